@@ -1,0 +1,82 @@
+"""Runtime configuration: every limit, cap and knob in one validated, immutable object.
+
+Example:
+    >>> cfg = RuntimeConfig(max_replans=1, step_timeout_s=30)
+    >>> cfg.max_step_retries
+    3
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["RuntimeConfig", "default_store_path"]
+
+
+def default_store_path() -> Path:
+    return Path.home() / ".tetrarch" / "tetrarch.db"
+
+
+class RuntimeConfig(BaseModel):
+    """Limits and deployment options of an ``Orchestrator``. All fields have safe defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # --- storage -------------------------------------------------------------------------------
+    store_path: Path = Field(default_factory=default_store_path)
+    """SQLite file holding checkpoints and the event log (WAL mode). Large outputs go beside it."""
+
+    # --- routing and reflection policy (DESIGN.md) ---------------------------------------------
+    router_min_confidence: float = Field(0.6, ge=0.0, le=1.0)
+    max_replans: int = Field(2, ge=0)
+    max_step_retries: int = Field(3, ge=0)
+    accept_min_score: int = Field(4, ge=1, le=5)
+    accept_min_correctness: int = Field(3, ge=1, le=5)
+    """Correctness must be at least this (DESIGN.md: "correctness > 2")."""
+
+    # --- termination -----------------------------------------------------------------------------
+    max_steps: int = Field(50, ge=1)
+    step_timeout_s: float = Field(60.0, gt=0)
+    task_timeout_s: float = Field(900.0, gt=0)
+    token_budget: int | None = Field(500_000, ge=1)
+    """Input + output tokens over every LLM call of a task; None disables the cap."""
+    max_llm_calls: int | None = Field(60, ge=1)
+    max_consecutive_errors: int = Field(6, ge=1)
+    loop_window: int = Field(3, ge=2)
+    """The same step with the same arguments failing this many times in a row is a loop."""
+
+    # --- tools -----------------------------------------------------------------------------------
+    max_tool_output_tokens: int = Field(2000, ge=16)
+    tool_max_attempts: int = Field(3, ge=1)
+    """Attempts per step for transient tool errors (timeouts, connection errors, 429/5xx)."""
+    tool_backoff_s: float = Field(0.2, ge=0)
+    tool_backoff_max_s: float = Field(5.0, ge=0)
+    workspace_dir: Path | None = None
+    """Root of the workspace file tools; None: a directory beside the store."""
+
+    # --- prompts -----------------------------------------------------------------------------------
+    prompt_versions: dict[str, str] = Field(default_factory=dict)
+    """Pin a template version per role, e.g. {"planner": "v1"}; unpinned roles use the latest."""
+    context_token_budget: int = Field(6000, ge=256)
+    """Token budget of one assembled prompt; the context layer is trimmed first."""
+    stream_plan: bool = True
+
+    # --- deployment ------------------------------------------------------------------------------
+    namespace: str = "tetrarch"
+    num_executors: int = Field(2, ge=1)
+    executor_max_concurrency: int = Field(64, ge=1)
+    role_replicas: int = Field(1, ge=1)
+    role_resources: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Custom Ray resources per role, e.g. {"planner": {"llm": 1}, "executor": {"worker": 1}}."""
+    actor_max_restarts: int = Field(-1, ge=-1)
+    ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+
+    @model_validator(mode="after")
+    def _check(self) -> RuntimeConfig:
+        if self.tool_backoff_max_s < self.tool_backoff_s:
+            raise ValueError("tool_backoff_max_s must be >= tool_backoff_s")
+        return self

@@ -1,0 +1,229 @@
+"""Typed task events (fixed by DESIGN.md): each has ``type``, ``task_id``, ``seq``, ``ts`` and a typed ``payload``.
+
+Events are what ``handle.events()`` streams live, what the store appends with every checkpoint, and
+what traces are rebuilt from.
+
+Example:
+    >>> ev = parse_event({"type": "step_started", "task_id": "t1", "seq": 3, "ts": 1.0,
+    ...                   "payload": {"step_id": 2, "attempt": 1, "tool_name": "calculator"}})
+    >>> ev.payload.step_id
+    2
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from planning.models import PlanStep, Reflection
+
+__all__ = [
+    "EventType",
+    "TaskStatus",
+    "StoppedReason",
+    "Event",
+    "TaskSubmitted",
+    "Routed",
+    "PlanStepEvent",
+    "StepStarted",
+    "StepFinished",
+    "StepFailed",
+    "Reflected",
+    "Replanned",
+    "Escalated",
+    "TaskFinished",
+    "AnyEvent",
+    "parse_event",
+    "EVENT_TYPES",
+]
+
+EventType = Literal[
+    "task_submitted",
+    "routed",
+    "plan_step",
+    "step_started",
+    "step_finished",
+    "step_failed",
+    "reflected",
+    "replanned",
+    "escalated",
+    "task_finished",
+]
+EVENT_TYPES: tuple[str, ...] = EventType.__args__  # type: ignore[attr-defined]
+
+TaskStatus = Literal["accepted", "escalated", "clarify", "refused", "failed"]
+
+StoppedReason = Literal[
+    "accepted",
+    "direct_answer",
+    "clarify",
+    "refused",
+    "escalated_by_reflector",
+    "max_replans",
+    "max_step_retries",
+    "needs_confirmation",
+    "invalid_llm_output",
+    "invalid_plan",
+    "max_steps",
+    "step_timeout",
+    "task_timeout",
+    "token_budget",
+    "max_llm_calls",
+    "consecutive_errors",
+    "loop_detected",
+    "llm_unavailable",
+    "cancelled",
+    "internal_error",
+]
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    seq: int
+    ts: float
+
+
+class TaskSubmittedPayload(_Payload):
+    task: str
+
+
+class RoutedPayload(_Payload):
+    route: Literal["plan", "direct", "clarify", "refuse"]
+    confidence: float
+    reason: str = ""
+
+
+class PlanStepPayload(_Payload):
+    step: PlanStep
+    plan_version: int = 1
+    """1 for the first plan, +1 for every replan."""
+
+
+class StepStartedPayload(_Payload):
+    step_id: int
+    attempt: int
+    tool_name: str | None = None
+    plan_version: int = 1
+    executor: str = ""
+    node_id: str = ""
+
+
+class StepFinishedPayload(_Payload):
+    step_id: int
+    attempt: int
+    output_preview: str = ""
+    started_at: float
+    finished_at: float
+    plan_version: int = 1
+
+
+class StepFailedPayload(_Payload):
+    step_id: int
+    attempt: int
+    error_kind: Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission",
+                        "dependency", "llm", "cancelled", "executor_died"]
+    error: str
+    will_retry: bool = False
+    started_at: float | None = None
+    finished_at: float | None = None
+    plan_version: int = 1
+
+
+class ReflectedPayload(_Payload):
+    reflection: Reflection
+    decision: Literal["accept", "retry_step", "replan", "escalate"]
+    reason: str = ""
+
+
+class ReplannedPayload(_Payload):
+    plan_version: int
+    feedback: str
+    kept_steps: list[int] = Field(default_factory=list)
+
+
+class EscalatedPayload(_Payload):
+    reason: str
+    question: str
+    kind: Literal["reflector", "caps", "confirmation"] = "reflector"
+    step_id: int | None = None
+
+
+class TaskFinishedPayload(_Payload):
+    status: Literal["accepted", "escalated", "clarify", "refused", "failed"]
+    stopped_reason: StoppedReason
+    answer: str | None = None
+    error: str | None = None
+
+
+class TaskSubmitted(_Event):
+    type: Literal["task_submitted"] = "task_submitted"
+    payload: TaskSubmittedPayload
+
+
+class Routed(_Event):
+    type: Literal["routed"] = "routed"
+    payload: RoutedPayload
+
+
+class PlanStepEvent(_Event):
+    type: Literal["plan_step"] = "plan_step"
+    payload: PlanStepPayload
+
+
+class StepStarted(_Event):
+    type: Literal["step_started"] = "step_started"
+    payload: StepStartedPayload
+
+
+class StepFinished(_Event):
+    type: Literal["step_finished"] = "step_finished"
+    payload: StepFinishedPayload
+
+
+class StepFailed(_Event):
+    type: Literal["step_failed"] = "step_failed"
+    payload: StepFailedPayload
+
+
+class Reflected(_Event):
+    type: Literal["reflected"] = "reflected"
+    payload: ReflectedPayload
+
+
+class Replanned(_Event):
+    type: Literal["replanned"] = "replanned"
+    payload: ReplannedPayload
+
+
+class Escalated(_Event):
+    type: Literal["escalated"] = "escalated"
+    payload: EscalatedPayload
+
+
+class TaskFinished(_Event):
+    type: Literal["task_finished"] = "task_finished"
+    payload: TaskFinishedPayload
+
+
+AnyEvent = Annotated[
+    Union[TaskSubmitted, Routed, PlanStepEvent, StepStarted, StepFinished, StepFailed, Reflected,
+          Replanned, Escalated, TaskFinished],
+    Field(discriminator="type"),
+]
+Event = AnyEvent
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
+
+
+def parse_event(data: dict[str, Any] | str) -> AnyEvent:
+    """Rebuild a typed event from its dict (or JSON) form, e.g. a row of the store's event log."""
+    if isinstance(data, str):
+        return _ADAPTER.validate_json(data)
+    return _ADAPTER.validate_python(data)

@@ -1,0 +1,124 @@
+"""The LLM protocol and its boundary types (fixed by DESIGN.md).
+
+Every model backend — ``OpenAIChat``, ``FunctionLLM``, ``SimulatedLLM``, ``ReplayLLM`` — implements
+``complete`` and ``stream``; the roles never know which one they talk to.
+
+Example:
+    >>> req = LLMRequest(role="planner", messages=[{"role": "user", "content": "plan this"}])
+    >>> req.role
+    'planner'
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Role",
+    "Usage",
+    "LLMRequest",
+    "LLMReply",
+    "LLM",
+    "LLMError",
+    "LLMTimeoutError",
+    "LLMRateLimitError",
+    "LLMConnectionError",
+    "LLMServerError",
+    "LLMResponseError",
+    "LLMScriptExhausted",
+]
+
+Role = Literal["router", "planner", "executor", "reflector", "react"]
+
+
+class Usage(BaseModel):
+    """Cost of one or more LLM calls. Adds with ``+``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            llm_calls=self.llm_calls + other.llm_calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class LLMRequest(BaseModel):
+    """One chat completion request from a role."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    messages: list[dict[str, Any]]
+    """OpenAI-style ``{"role": "system"|"user"|"assistant", "content": str}`` dicts."""
+    response_format: Literal["text", "json"] = "text"
+    json_schema: dict[str, Any] | None = None
+    """JSON Schema of the expected object when ``response_format == "json"``; backends that can
+    constrain decoding with it do, the others only ask for JSON."""
+    stream: bool = False
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    metadata: dict[str, str] = Field(default_factory=dict)
+    """Opaque tags (task_id, step_id, attempt) used for recording and replay; never sent to the model."""
+
+
+class LLMReply(BaseModel):
+    """What a backend returns for one request."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    usage: Usage = Field(default_factory=lambda: Usage(llm_calls=1))
+    latency_s: float = 0.0
+    model: str = ""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. ``stream`` yields text deltas and finally exactly one ``LLMReply``."""
+
+    async def complete(self, request: LLMRequest) -> LLMReply: ...
+
+    def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]: ...
+
+
+class LLMError(Exception):
+    """Base of every error a backend raises after its own retries are exhausted."""
+
+    transient: bool = False
+
+
+class LLMTimeoutError(LLMError):
+    transient = True
+
+
+class LLMRateLimitError(LLMError):
+    transient = True
+
+
+class LLMConnectionError(LLMError):
+    transient = True
+
+
+class LLMServerError(LLMError):
+    transient = True
+
+
+class LLMResponseError(LLMError):
+    """The server answered, but not with something usable (4xx, empty or truncated body)."""
+
+
+class LLMScriptExhausted(LLMError):
+    """A scripted fake was asked for more replies than its script holds (a test bug, never papered over)."""

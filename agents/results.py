@@ -1,0 +1,89 @@
+"""The public result of a task (fixed by DESIGN.md).
+
+Example:
+    >>> r = TaskResult(task_id="t1", status="refused", stopped_reason="refused")
+    >>> r.usage.total.llm_calls
+    0
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.events import StoppedReason, TaskStatus
+from agents.llm.base import Usage
+from planning.models import Plan, Reflection
+
+__all__ = ["StepStatus", "StepResult", "StepTiming", "Timings", "UsageReport", "TaskResult"]
+
+StepStatus = Literal["pending", "running", "completed", "failed", "skipped", "cancelled"]
+
+
+class StepTiming(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    started_at: float | None = None
+    """Epoch seconds when the latest attempt was dispatched to an executor."""
+    finished_at: float | None = None
+
+
+class StepResult(BaseModel):
+    """One step of the final plan, with its latest attempt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step_id: int
+    description: str = ""
+    tool_name: str | None = None
+    tool_input: dict[str, Any] = Field(default_factory=dict)
+    status: StepStatus
+    output: Any = None
+    error: str | None = None
+    attempts: int = 0
+    started_at: float | None = None
+    finished_at: float | None = None
+
+
+class Timings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    wall_s: float = 0.0
+    first_dispatch_s: float | None = None
+    """Submit → first step dispatched; None when no step ran."""
+    submitted_at: float = 0.0
+    finished_at: float | None = None
+    steps: dict[int, StepTiming] = Field(default_factory=dict)
+
+
+class UsageReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    total: Usage = Field(default_factory=Usage)
+    by_role: dict[str, Usage] = Field(default_factory=dict)
+
+    def add(self, role: str, usage: Usage) -> UsageReport:
+        by_role = dict(self.by_role)
+        by_role[role] = by_role.get(role, Usage()) + usage
+        return UsageReport(total=self.total + usage, by_role=by_role)
+
+
+class TaskResult(BaseModel):
+    """What a task ended with. ``error`` is None unless ``status == "failed"``; then it says what went
+    wrong and what to do. ``question`` is set for "escalated" and "clarify"."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    status: TaskStatus
+    stopped_reason: StoppedReason
+    answer: str | None = None
+    error: str | None = None
+    question: str | None = None
+    plan: Plan | None = None
+    steps: list[StepResult] = Field(default_factory=list)
+    reflections: list[Reflection] = Field(default_factory=list)
+    usage: UsageReport = Field(default_factory=UsageReport)
+    timings: Timings = Field(default_factory=Timings)
+    replans: int = 0

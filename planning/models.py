@@ -1,0 +1,93 @@
+"""Pydantic models for what each role's LLM must return (the fixed wire formats of DESIGN.md).
+
+These are the only shapes that cross the LLM boundary. Parsing (tolerant of fences, prose and
+trailing commas) lives in ``planning.parse``; meaning (ids, dependencies, tools) is checked in
+``planning.validate``.
+
+Example:
+    >>> Plan.model_validate({"steps": [{"step_id": 1, "description": "add", "tool_name": "calculator",
+    ...                                  "tool_input": {"expression": "1+1"}, "depends_on": []}]}).steps[0].step_id
+    1
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Route",
+    "RouterDecision",
+    "PlanStep",
+    "Plan",
+    "ReflectionAction",
+    "Scores",
+    "RetryDetails",
+    "Reflection",
+]
+
+Route = Literal["plan", "direct", "clarify", "refuse"]
+ReflectionAction = Literal["accept", "retry_step", "replan", "escalate"]
+
+
+class _Wire(BaseModel):
+    # Models add keys we never asked for; ignoring them is safer than failing a whole plan on them.
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class RouterDecision(_Wire):
+    """The router's verdict on a task."""
+
+    route: Route
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: str = ""
+    answer: str | None = None
+    """The direct answer (route "direct") or the clarifying question (route "clarify")."""
+
+
+class PlanStep(_Wire):
+    """One node of the plan DAG: a tool call, or a reasoning step when ``tool_name`` is None."""
+
+    step_id: int = Field(ge=1)
+    description: str = ""
+    tool_name: str | None = None
+    tool_input: dict[str, Any] = Field(default_factory=dict)
+    depends_on: list[int] = Field(default_factory=list)
+
+
+class Plan(_Wire):
+    """A whole plan as the planner emits it."""
+
+    steps: list[PlanStep]
+
+    def step(self, step_id: int) -> PlanStep:
+        for s in self.steps:
+            if s.step_id == step_id:
+                return s
+        raise KeyError(step_id)
+
+
+class Scores(_Wire):
+    completeness: int = Field(ge=1, le=5)
+    correctness: int = Field(ge=1, le=5)
+    format: int = Field(ge=1, le=5)
+
+    def minimum(self) -> int:
+        return min(self.completeness, self.correctness, self.format)
+
+
+class RetryDetails(_Wire):
+    step_id: int
+    modification: str = ""
+
+
+class Reflection(_Wire):
+    """The reflector's judgement of an executed plan. The policy (``planning.policy``) decides."""
+
+    scores: Scores
+    overall_pass: bool
+    action: ReflectionAction
+    retry_details: RetryDetails | None = None
+    feedback: str = ""
+    answer: str | None = None
