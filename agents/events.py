@@ -35,7 +35,18 @@ __all__ = [
     "TaskFinished",
     "AnyEvent",
     "parse_event",
+    "make_event",
     "EVENT_TYPES",
+    "TaskSubmittedPayload",
+    "RoutedPayload",
+    "PlanStepPayload",
+    "StepStartedPayload",
+    "StepFinishedPayload",
+    "StepFailedPayload",
+    "ReflectedPayload",
+    "ReplannedPayload",
+    "EscalatedPayload",
+    "TaskFinishedPayload",
 ]
 
 EventType = Literal[
@@ -227,3 +238,16 @@ def parse_event(data: dict[str, Any] | str) -> AnyEvent:
     if isinstance(data, str):
         return _ADAPTER.validate_json(data)
     return _ADAPTER.validate_python(data)
+
+
+_EVENT_BY_PAYLOAD: dict[type, type] = {
+    TaskSubmittedPayload: TaskSubmitted, RoutedPayload: Routed, PlanStepPayload: PlanStepEvent,
+    StepStartedPayload: StepStarted, StepFinishedPayload: StepFinished, StepFailedPayload: StepFailed,
+    ReflectedPayload: Reflected, ReplannedPayload: Replanned, EscalatedPayload: Escalated,
+    TaskFinishedPayload: TaskFinished,
+}
+
+
+def make_event(payload: _Payload, *, task_id: str, seq: int, ts: float) -> AnyEvent:
+    """The typed event that carries ``payload``."""
+    return _EVENT_BY_PAYLOAD[type(payload)](task_id=task_id, seq=seq, ts=ts, payload=payload)

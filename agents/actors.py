@@ -1,0 +1,262 @@
+"""Thin Ray actor shells around the plain role classes — the only place roles meet ``ray.remote``.
+
+Each shell builds its role in ``__init__`` (so a restarted actor is whole again) and forwards calls.
+Fault-tolerance options are applied in one factory, ``create_actors``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from agents.config import RuntimeConfig
+from agents.executor import Executor
+from agents.llm.base import LLM
+from agents.planner import Planner
+from agents.reflector import Reflector
+from agents.role_types import ReplanContext, StepOutcome, StepRequest, StepView
+from agents.router import Router
+from agents.tools import Tool, ToolRegistry
+from planning.models import Plan
+
+__all__ = ["ActorSet", "create_actors", "kill_actors"]
+
+log = logging.getLogger("tetrarch.actors")
+
+
+def _node_id() -> str:
+    try:
+        return ray.get_runtime_context().get_node_id()
+    except Exception:  # noqa: BLE001 - outside Ray (tests of the shells)
+        return socket.gethostname()
+
+
+class RouterShell:
+    def __init__(self, llm: LLM, catalog: str, config: RuntimeConfig) -> None:
+        self._role = Router(llm, catalog, config)
+
+    async def route(self, task_id: str, task: str):
+        return await self._role.route(task_id, task)
+
+    def ping(self) -> str:
+        return _node_id()
+
+
+class PlannerShell:
+    def __init__(self, llm: LLM, schemas: dict[str, dict], catalog: str, config: RuntimeConfig) -> None:
+        self._role = Planner(llm, schemas, catalog, config)
+
+    async def plan(self, task_id: str, task: str, replan: ReplanContext | None):
+        # An async generator method: called with num_returns="streaming", each item reaches the
+        # Supervisor as soon as it is yielded.
+        async for item in self._role.plan(task_id, task, replan):
+            yield item
+
+    def ping(self) -> str:
+        return _node_id()
+
+
+class ReflectorShell:
+    def __init__(self, llm: LLM, config: RuntimeConfig) -> None:
+        self._role = Reflector(llm, config)
+
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]):
+        return await self._role.reflect(task_id, task, plan, results)
+
+    def ping(self) -> str:
+        return _node_id()
+
+
+class RemoteJournal:
+    """IdempotencyJournal backed by the JournalShell actor (durable, shared by every executor)."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    async def get(self, key: str):
+        return await self._handle.get.remote(key)
+
+    async def put(self, key: str, output: Any) -> None:
+        await self._handle.put.remote(key, output)
+
+
+class JournalShell:
+    """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
+
+    def __init__(self, store_path: str) -> None:
+        from agents.store import Store
+
+        self._store = Store(Path(store_path))
+
+    def get(self, key: str):
+        return self._store.journal_get(key)
+
+    def put(self, key: str, output: Any) -> bool:
+        task_id = key.split(":", 1)[0]
+        return self._store.journal_put(key, task_id, output)
+
+
+class ExecutorShell:
+    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, name: str, journal: Any) -> None:
+        self._name = name
+        self._role = Executor(tools, llm, config, name=name, journal=RemoteJournal(journal) if journal else None,
+                              node_id=_node_id())
+
+    async def run(self, req: StepRequest, inputs: dict[int, Any]) -> tuple[StepOutcome, Any]:
+        resolved = {}
+        for dep, value in inputs.items():
+            resolved[dep] = await value if isinstance(value, ray.ObjectRef) else value
+        outcome = await self._role.run(req, resolved)
+        return outcome.without_output(), outcome.output
+
+    def ping(self) -> str:
+        return _node_id()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class SupervisorShell:
+    """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks."""
+
+    def __init__(self, config: RuntimeConfig, router: Any, planner: Any, reflector: Any, executors: list[Any],
+                 tool_specs: dict[str, Any]) -> None:
+        from agents.ray_runtime import RayRuntime
+        from agents.store import Store
+        from agents.supervisor import SupervisorCore
+
+        self._runtime = RayRuntime(router, planner, reflector, executors, tool_specs)
+        self._core = SupervisorCore(Store(config.store_path), self._runtime, config)
+        self._needs_reattach = ray.get_runtime_context().was_current_actor_reconstructed
+        self._reattach_lock: asyncio.Lock | None = None
+
+    async def _ready(self) -> None:
+        if not self._needs_reattach:
+            return
+        if self._reattach_lock is None:
+            self._reattach_lock = asyncio.Lock()
+        async with self._reattach_lock:
+            if self._needs_reattach:
+                self._needs_reattach = False
+                ids = await self._core.reattach()
+                log.warning("supervisor restarted; re-attached %d unfinished task(s)", len(ids))
+
+    async def submit(self, task: str, task_id: str) -> str:
+        await self._ready()
+        try:
+            await self._core.current_run(task_id)
+            return task_id  # a retried submit after a restart: the task exists already
+        except Exception:  # noqa: BLE001 - unknown task: create it
+            return await self._core.submit(task, task_id)
+
+    async def respond(self, task_id: str, text: str) -> int:
+        await self._ready()
+        return await self._core.respond(task_id, text)
+
+    async def resume(self, task_id: str) -> int:
+        await self._ready()
+        return await self._core.resume(task_id)
+
+    async def reattach(self) -> list[str]:
+        self._needs_reattach = False
+        return await self._core.reattach()
+
+    async def wait_events(self, task_id: str, after_seq: int, timeout_s: float) -> list[dict[str, Any]]:
+        await self._ready()
+        return await self._core.wait_events(task_id, after_seq, timeout_s)
+
+    async def wait_result(self, task_id: str, run: int, timeout_s: float) -> dict[str, Any] | None:
+        await self._ready()
+        return await self._core.wait_result(task_id, run, timeout_s)
+
+    async def current_run(self, task_id: str) -> int:
+        await self._ready()
+        return await self._core.current_run(task_id)
+
+    async def running_tasks(self) -> list[str]:
+        return await self._core.running_tasks()
+
+    def add_executors(self, executors: list[Any]) -> int:
+        self._runtime.add_executors(executors)
+        return len(self._runtime._executors)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def ping(self) -> str:
+        return _node_id()
+
+    async def shutdown(self) -> None:
+        await self._core.shutdown()
+
+
+@dataclass
+class ActorSet:
+    supervisor: Any
+    router: Any
+    planner: Any
+    reflector: Any
+    executors: list[Any]
+    journal: Any
+
+    def all(self) -> list[Any]:
+        return [self.supervisor, self.router, self.planner, self.reflector, self.journal, *self.executors]
+
+
+def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[str, Any]:
+    opts: dict[str, Any] = {
+        "name": name, "namespace": config.namespace, "num_cpus": 0,
+        "max_restarts": config.actor_max_restarts, "max_concurrency": 1000,
+    }
+    resources = config.role_resources.get(role)
+    if resources:
+        opts["resources"] = dict(resources)
+    opts.update(extra)
+    return opts
+
+
+def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str) -> ActorSet:
+    """Create every actor of one Orchestrator. The Supervisor and the journal (both write the SQLite
+    store) are pinned to the driver's node; the roles go wherever Ray places them (or their resources)."""
+    registry = ToolRegistry(tools)
+    catalog, schemas = registry.catalog_text(), registry.schemas()
+    specs = {t.name: t.spec for t in registry}
+    here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+    config.store_path.parent.mkdir(parents=True, exist_ok=True)
+
+    journal = ray.remote(JournalShell).options(
+        **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
+    ).remote(str(config.store_path))
+    router = ray.remote(RouterShell).options(**_options(config, "router", f"router-{instance}")).remote(
+        llm, catalog, config)
+    planner = ray.remote(PlannerShell).options(**_options(config, "planner", f"planner-{instance}")).remote(
+        llm, schemas, catalog, config)
+    reflector = ray.remote(ReflectorShell).options(**_options(config, "reflector", f"reflector-{instance}")).remote(
+        llm, config)
+    executors = [
+        ray.remote(ExecutorShell).options(**_options(
+            config, "executor", f"executor-{instance}-{i}", max_concurrency=config.executor_max_concurrency)
+        ).remote(list(tools), llm, config, f"executor-{i}", journal)
+        for i in range(config.num_executors)
+    ]
+    supervisor = ray.remote(SupervisorShell).options(**_options(
+        config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
+        max_concurrency=100_000)).remote(config, router, planner, reflector, executors, specs)
+    return ActorSet(supervisor, router, planner, reflector, executors, journal)
+
+
+def kill_actors(actors: ActorSet) -> None:
+    for handle in actors.all():
+        try:
+            ray.kill(handle, no_restart=True)
+        except Exception:  # noqa: BLE001 - already gone
+            pass

@@ -1,0 +1,248 @@
+"""The public Python API: ``Orchestrator`` and ``TaskHandle`` (fixed by DESIGN.md).
+
+Example:
+    >>> from agents import Orchestrator, tool
+    >>> from agents.llm import FunctionLLM
+    >>> orch = Orchestrator(llm=FunctionLLM(my_script), tools=[lookup])       # doctest: +SKIP
+    >>> handle = orch.submit("Which is bigger, Paris or Rome?")                # returns at once
+    >>> for ev in handle.events(): print(ev.type)                              # live, typed
+    >>> result = handle.result(timeout=120)
+    >>> orch.shutdown()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, Callable
+
+from agents.config import RuntimeConfig
+from agents.errors import (ClusterUnavailableError, ClusterVersionMismatchError, ConfigError, OrchestratorClosedError,
+                           TaskTimeoutError, UnknownTaskError)
+from agents.events import AnyEvent, parse_event
+from agents.llm.base import LLM
+from agents.results import TaskResult
+from agents.tools import Tool, tool as tool_decorator
+
+__all__ = ["Orchestrator", "TaskHandle"]
+
+log = logging.getLogger("tetrarch")
+
+_POLL_S = 5.0
+
+
+def _ray():
+    import ray
+
+    return ray
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """Ray wraps exceptions raised in actors; give the user the original typed error."""
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, Exception) else exc
+
+
+class TaskHandle:
+    """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
+
+    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1) -> None:
+        self._orch = orchestrator
+        self.task_id = task_id
+        self.run = run
+
+    def __repr__(self) -> str:
+        return f"TaskHandle(task_id={self.task_id!r}, run={self.run})"
+
+    def _call(self, method: str, *args: Any) -> Any:
+        ray = _ray()
+        try:
+            return ray.get(getattr(self._orch._supervisor, method).remote(*args))
+        except ray.exceptions.RayTaskError as exc:
+            raise _unwrap(exc) from None
+
+    async def _acall(self, method: str, *args: Any) -> Any:
+        ray = _ray()
+        try:
+            return await getattr(self._orch._supervisor, method).remote(*args)
+        except ray.exceptions.RayTaskError as exc:
+            raise _unwrap(exc) from None
+
+    def events(self, after_seq: int = 0) -> Iterator[AnyEvent]:
+        """Every event of this task from ``after_seq`` on, live, until this run's ``task_finished``."""
+        seq = after_seq
+        while True:
+            batch = self._call("wait_events", self.task_id, seq, _POLL_S)
+            for data in batch:
+                event = parse_event(data)
+                seq = event.seq
+                yield event
+                if event.type == "task_finished" and self._is_final(event):
+                    return
+
+    async def aevents(self, after_seq: int = 0) -> AsyncIterator[AnyEvent]:
+        seq = after_seq
+        while True:
+            batch = await self._acall("wait_events", self.task_id, seq, _POLL_S)
+            for data in batch:
+                event = parse_event(data)
+                seq = event.seq
+                yield event
+                if event.type == "task_finished" and self._is_final(event):
+                    return
+
+    def _is_final(self, event: AnyEvent) -> bool:
+        # A task continued by respond()/resume() has several task_finished events; the handle of run N
+        # stops at the first one that is not older than its own run.
+        current = self._call("current_run", self.task_id)
+        return current <= self.run or event.payload.status != "escalated"  # type: ignore[union-attr]
+
+    def result(self, timeout: float | None = None) -> TaskResult:
+        """Wait for the result. Never raises for a task that failed (see ``result.error``); raises
+        ``TaskTimeoutError`` if ``timeout`` seconds pass first (the task keeps running)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
+            data = self._call("wait_result", self.task_id, self.run, wait)
+            if data is not None:
+                return TaskResult.model_validate(data)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TaskTimeoutError(f"task {self.task_id} did not finish within {timeout}s; it keeps running — "
+                                       "call handle.result() again or orch.resume(task_id) later")
+
+    async def aresult(self, timeout: float | None = None) -> TaskResult:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
+            data = await self._acall("wait_result", self.task_id, self.run, wait)
+            if data is not None:
+                return TaskResult.model_validate(data)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TaskTimeoutError(f"task {self.task_id} did not finish within {timeout}s")
+
+
+class Orchestrator:
+    """Runs tasks on local Ray (``address=None``) or a cluster (``"auto"``, ``"ray://host:10001"``).
+
+    ``llm=None`` uses the embedded default: a local model behind llama.cpp's OpenAI-compatible server on
+    127.0.0.1 (``tetrarch models pull`` installs it). ``tools=None`` gives the built-in tools.
+    """
+
+    def __init__(self, llm: LLM | None = None, tools: Sequence[Tool | Callable[..., Any]] | None = None,
+                 config: RuntimeConfig | None = None, address: str | None = None) -> None:
+        self.config = config or RuntimeConfig()
+        if not isinstance(self.config, RuntimeConfig):
+            raise ConfigError(f"config must be a RuntimeConfig, not {type(self.config).__name__}")
+        self._closed = False
+        self._local_server = None
+        self._owns_ray = False
+        self.tools = self._resolve_tools(tools)
+        self.llm = llm if llm is not None else self._start_embedded_llm()
+        self._instance = uuid.uuid4().hex[:8]
+        self._connect(address)
+        from agents.actors import create_actors
+
+        self._actors = create_actors(self.config, self.llm, self.tools, self._instance)
+        self._supervisor = self._actors.supervisor
+
+    # ------------------------------------------------------------------ setup
+    def _resolve_tools(self, tools: Sequence[Tool | Callable[..., Any]] | None) -> list[Tool]:
+        if tools is None:
+            from agents.tools.builtins import builtin_tools
+
+            workspace = self.config.workspace_dir or self.config.store_path.parent / "workspace"
+            return list(builtin_tools(workspace))
+        return [t if isinstance(t, Tool) else tool_decorator(t) for t in tools]
+
+    def _start_embedded_llm(self) -> LLM:
+        from agents.llm.local import start_local_llm
+
+        llm, server = start_local_llm()
+        self._local_server = server
+        return llm
+
+    def _connect(self, address: str | None) -> None:
+        ray = _ray()
+        if ray.is_initialized():
+            return
+        kwargs: dict[str, Any] = {"namespace": self.config.namespace, "log_to_driver": False,
+                                  "configure_logging": True, "logging_level": logging.WARNING}
+        kwargs.update(self.config.ray_init_kwargs)
+        try:
+            ray.init(address=address, **kwargs)
+        except ConnectionError as exc:
+            raise ClusterUnavailableError(
+                f"could not reach a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` or pass "
+                "address=None for a local Ray") from exc
+        except RuntimeError as exc:
+            if "version" in str(exc).lower():
+                raise ClusterVersionMismatchError(
+                    f"the cluster at {address!r} runs another Ray/Python version: {exc}. Install the same versions "
+                    "on the driver and the cluster") from exc
+            raise ClusterUnavailableError(f"could not start or reach Ray ({address!r}): {exc}") from exc
+        self._owns_ray = True
+
+    def _check(self) -> None:
+        if self._closed:
+            raise OrchestratorClosedError()
+
+    # ------------------------------------------------------------------ API
+    def submit(self, task: str) -> TaskHandle:
+        """Start a task; returns at once."""
+        self._check()
+        if not isinstance(task, str) or not task.strip():
+            raise ConfigError("task must be a non-empty string describing what to do")
+        task_id = uuid.uuid4().hex[:16]
+        _ray().get(self._supervisor.submit.remote(task, task_id))
+        return TaskHandle(self, task_id, 1)
+
+    def run(self, task: str, timeout: float | None = None) -> TaskResult:
+        """``submit(task).result(timeout)``."""
+        return self.submit(task).result(timeout=timeout)
+
+    def respond(self, task_id: str, text: str) -> TaskHandle:
+        """Answer an escalation or a confirmation request ("approve" runs the pending tool call); the task
+        continues and the returned handle follows it."""
+        self._check()
+        run = TaskHandle(self, task_id)._call("respond", task_id, text)
+        return TaskHandle(self, task_id, run)
+
+    def resume(self, task_id: str) -> TaskHandle:
+        """Continue an unfinished task from its last checkpoint (e.g. after the driver was killed)."""
+        self._check()
+        run = TaskHandle(self, task_id)._call("resume", task_id)
+        return TaskHandle(self, task_id, run)
+
+    def handle(self, task_id: str) -> TaskHandle:
+        """A handle for a task submitted earlier (by this or another process sharing the store)."""
+        self._check()
+        run = TaskHandle(self, task_id)._call("current_run", task_id)
+        return TaskHandle(self, task_id, run)
+
+    def shutdown(self) -> None:
+        """Stop this Orchestrator's actors (and the embedded model server). Unfinished tasks stay
+        checkpointed and can be resumed by a new Orchestrator."""
+        if self._closed:
+            return
+        self._closed = True
+        ray = _ray()
+        try:
+            ray.get(self._supervisor.shutdown.remote(), timeout=10)
+        except Exception:  # noqa: BLE001 - shutting down a broken cluster must still release the rest
+            pass
+        from agents.actors import kill_actors
+
+        kill_actors(self._actors)
+        if self._local_server is not None:
+            self._local_server.stop()
+        if self._owns_ray:
+            ray.shutdown()
+
+    def __enter__(self) -> Orchestrator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()

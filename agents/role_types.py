@@ -1,0 +1,132 @@
+"""Values that cross the boundary between the Supervisor and the role actors.
+
+Plain frozen dataclasses: cheap to pickle through Ray, no behaviour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from agents.llm.base import Usage
+from planning.models import Plan, PlanStep
+
+__all__ = [
+    "RoleResult",
+    "StepRequest",
+    "StepOutcome",
+    "StepErrorKind",
+    "PlanItem",
+    "StepEmitted",
+    "PlanRestarted",
+    "PlanCompleted",
+    "PlanFailed",
+    "ReplanContext",
+    "StepView",
+]
+
+T = TypeVar("T")
+
+StepErrorKind = Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission",
+                        "dependency", "llm", "cancelled", "executor_died"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoleResult(Generic[T]):
+    """A role's answer plus what it cost and the LLM calls it made (for the event log / ReplayLLM)."""
+
+    value: T
+    usage: Usage = field(default_factory=Usage)
+    records: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StepRequest:
+    task_id: str
+    task: str
+    plan_version: int
+    step: PlanStep
+    attempt: int
+    idempotency_key: str
+    timeout_s: float
+    modification: str | None = None
+    """The reflector's instruction when this attempt is a retry_step."""
+    confirmed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """Result of one step attempt. ``output`` travels separately (object store) on Ray."""
+
+    step_id: int
+    attempt: int
+    ok: bool
+    started_at: float
+    finished_at: float
+    output: Any = None
+    error_kind: StepErrorKind | None = None
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    records: tuple[dict[str, Any], ...] = ()
+    executor: str = ""
+    node_id: str = ""
+    tool_attempts: int = 0
+    from_journal: bool = False
+    arguments: dict[str, Any] | None = None
+    """The arguments the tool finally ran with (after ref resolution and any repair)."""
+
+    def without_output(self) -> StepOutcome:
+        return StepOutcome(**{**{f: getattr(self, f) for f in self.__dataclass_fields__}, "output": None})
+
+
+@dataclass(frozen=True, slots=True)
+class StepEmitted:
+    step: PlanStep
+    kind: Literal["step"] = "step"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRestarted:
+    """The streamed plan was invalid; a repaired plan follows from scratch."""
+
+    error: str
+    kind: Literal["restart"] = "restart"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanCompleted:
+    plan: Plan
+    usage: Usage
+    records: tuple[dict[str, Any], ...] = ()
+    kind: Literal["completed"] = "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanFailed:
+    error: str
+    reason: Literal["invalid_plan", "invalid_llm_output", "llm_unavailable"]
+    usage: Usage
+    records: tuple[dict[str, Any], ...] = ()
+    kind: Literal["failed"] = "failed"
+
+
+PlanItem = StepEmitted | PlanRestarted | PlanCompleted | PlanFailed
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """What the reflector (and a replanning planner) sees of one step."""
+
+    step_id: int
+    description: str
+    tool_name: str | None
+    status: str
+    output: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplanContext:
+    feedback: str
+    previous_plan: Plan
+    results: tuple[StepView, ...]

@@ -1,0 +1,76 @@
+"""The checkpointed state of one task. JSON-serialisable; small and bounded by the plan size.
+
+Together with the event log and the stored step outputs, this is everything needed to resume a
+task in a new process (``orch.resume``) or after a Supervisor restart.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.events import StoppedReason, TaskStatus
+from agents.results import StepStatus, UsageReport
+from planning.models import PlanStep, Reflection
+
+__all__ = ["Phase", "StepState", "Escalation", "TaskState"]
+
+Phase = Literal["route", "plan", "execute", "reflect", "waiting", "done"]
+
+
+class StepState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: StepStatus = "pending"
+    attempts: int = 0
+    error: str | None = None
+    error_kind: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    tool_attempts: int = 0
+    from_journal: bool = False
+
+
+class Escalation(BaseModel):
+    kind: Literal["reflector", "caps", "confirmation"]
+    reason: str
+    question: str
+    step_id: int | None = None
+
+
+class TaskState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    task: str
+    run: int = 1
+    """1 for the first run; +1 each time respond()/resume() continues the task."""
+    phase: Phase = "route"
+    submitted_at: float
+    first_dispatch_at: float | None = None
+
+    plan_version: int = 0
+    plan_steps: list[PlanStep] = Field(default_factory=list)
+    plan_complete: bool = False
+    steps: dict[int, StepState] = Field(default_factory=dict)
+    step_retries: dict[int, int] = Field(default_factory=dict)
+    modifications: dict[int, str] = Field(default_factory=dict)
+    confirmed: list[int] = Field(default_factory=list)
+    replans: int = 0
+    extra_replans: int = 0
+    """Replans granted by a human's answer to an escalation, on top of max_replans."""
+
+    usage: UsageReport = Field(default_factory=UsageReport)
+    reflections: list[Reflection] = Field(default_factory=list)
+    consecutive_errors: int = 0
+    failure_signatures: dict[str, int] = Field(default_factory=dict)
+    escalation: Escalation | None = None
+    human_response: str | None = None
+
+    status: TaskStatus | None = None
+    stopped_reason: StoppedReason | None = None
+    answer: str | None = None
+    error: str | None = None
+    question: str | None = None
+    finished_at: float | None = None

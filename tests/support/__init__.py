@@ -1,0 +1,1 @@
+"""Helpers shared by tests: wire-format JSON builders for scripted roles and tiny tools."""

@@ -1,0 +1,43 @@
+"""Run the real state machine and roles in-process (no Ray): the fast path for flow tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from agents.config import RuntimeConfig
+from agents.executor import Executor
+from agents.llm.base import LLM
+from agents.planner import Planner
+from agents.reflector import Reflector
+from agents.results import TaskResult
+from agents.router import Router
+from agents.runtime import LocalRuntime
+from agents.task_runner import TaskRunner
+from agents.task_sink import MemorySink
+from agents.task_state import TaskState
+from agents.tools import MemoryJournal, Tool, ToolRegistry
+from support.tools import ALL
+
+
+def local_runtime(llm: LLM, tools: Sequence[Tool] = ALL, config: RuntimeConfig | None = None,
+                  executors: int = 2) -> LocalRuntime:
+    config = config or RuntimeConfig()
+    registry = ToolRegistry(tools)
+    journal = MemoryJournal()
+    return LocalRuntime(
+        Router(llm, registry.catalog_text(), config),
+        Planner(llm, registry.schemas(), registry.catalog_text(), config),
+        [Executor(tools, llm, config, name=f"executor-{i}", journal=journal) for i in range(executors)],
+        Reflector(llm, config),
+        {t.name: t.spec for t in registry},
+    )
+
+
+async def run_task(llm: LLM, task: str, *, tools: Sequence[Tool] = ALL,
+                   config: RuntimeConfig | None = None) -> tuple[TaskResult, MemorySink]:
+    config = config or RuntimeConfig()
+    state = TaskState(task_id="t-local", task=task, submitted_at=time.time())
+    sink = MemorySink("t-local")
+    runner = TaskRunner(state, config=config, runtime=local_runtime(llm, tools, config), sink=sink)
+    return await runner.run(), sink
