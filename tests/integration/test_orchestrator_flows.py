@@ -1,0 +1,128 @@
+"""End-to-end flows through the public API on one local Ray session (scripted roles, real actors)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agents import Orchestrator, RuntimeConfig
+from agents.llm import FunctionLLM, ScriptedLLM
+from support import tools as T
+from support import wire
+
+pytestmark = pytest.mark.ray
+
+
+@pytest.fixture(scope="module")
+def module_store(tmp_path_factory):
+    return tmp_path_factory.mktemp("store") / "tetrarch.db"
+
+
+def orchestrator(llm, store, **cfg):
+    return Orchestrator(llm=llm, tools=T.ALL, config=RuntimeConfig(store_path=store, **cfg))
+
+
+def test_accept_on_ray_with_live_events(ray_session, module_store):
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}),
+                     wire.step(3, "subtract", {"a": "$step_2_result", "b": "$step_1_result"}, deps=[1, 2]))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="Rome")]})
+    orch = orchestrator(llm, module_store)
+    try:
+        handle = orch.submit("Which is bigger, Paris or Rome, and by how much?")
+        seen = [e.type for e in handle.events()]
+        result = handle.result(timeout=60)
+    finally:
+        orch.shutdown()
+    assert result.status == "accepted" and result.answer == "Rome"
+    assert [s.output for s in result.steps] == [2.1, 2.8, 0.7]
+    assert result.usage.total.llm_calls == 3
+    assert seen[0] == "task_submitted" and seen[-1] == "task_finished"
+    assert seen.count("step_finished") == 3
+
+
+def test_independent_steps_overlap(ray_session, module_store):
+    plan = wire.plan(*[wire.step(i, "sleepy", {"seconds": 1.0, "label": str(i)}) for i in (1, 2, 3)])
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
+    orch = orchestrator(llm, module_store, num_executors=2)
+    try:
+        result = orch.run("three slow lookups", timeout=60)
+    finally:
+        orch.shutdown()
+    assert result.status == "accepted"
+    starts = [s.started_at for s in result.steps]
+    ends = [s.finished_at for s in result.steps]
+    makespan = max(ends) - min(starts)
+    assert makespan < 2.0, f"three independent 1 s steps took {makespan:.2f}s: they did not overlap"
+
+
+def test_streamed_plan_dispatches_before_the_plan_ends(ray_session, module_store):
+    plan = wire.plan(wire.step(1, "sleepy", {"seconds": 0.05, "label": "a"}),
+                     *[wire.step(i, "sleepy", {"seconds": 0.05, "label": "b"}) for i in range(2, 7)])
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role],
+                      stream_chunk_size=8, chunk_delay_s=0.02)
+    orch = orchestrator(llm, module_store)
+    try:
+        handle = orch.submit("stream it")
+        events = list(handle.events())
+    finally:
+        orch.shutdown()
+    started_1 = next(e.ts for e in events if e.type == "step_started" and e.payload.step_id == 1)
+    last_plan_step = max(e.ts for e in events if e.type == "plan_step")
+    assert started_1 < last_plan_step
+
+
+def test_confirmation_escalates_then_respond_runs_it(ray_session, module_store):
+    T.reset("delete-r9")
+    plan = wire.plan(wire.step(1, "delete_record", {"record_id": "r9"}))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="deleted")]})
+    orch = orchestrator(llm, module_store)
+    try:
+        first = orch.submit("delete record r9").result(timeout=60)
+        assert first.status == "escalated" and first.stopped_reason == "needs_confirmation"
+        assert T.count("delete-r9") == 0
+        final = orch.respond(first.task_id, "approve").result(timeout=60)
+    finally:
+        orch.shutdown()
+    assert final.status == "accepted" and final.answer == "deleted"
+    assert T.count("delete-r9") == 1
+
+
+def test_garbage_plan_fails_cleanly_after_one_repair(ray_session, module_store):
+    llm = ScriptedLLM({"router": [wire.route()], "planner": ["garbage", "more garbage"]})
+    orch = orchestrator(llm, module_store)
+    try:
+        result = orch.run("anything", timeout=60)
+    finally:
+        orch.shutdown()
+    assert result.status == "failed" and result.error and "planner" in result.error
+    assert result.usage.by_role["planner"].llm_calls == 2
+
+
+def test_fifty_concurrent_tasks(ray_session, module_store):
+    plan = wire.plan(wire.step(1, "sleepy", {"seconds": 0.2, "label": "x"}),
+                     wire.step(2, "sleepy", {"seconds": 0.2, "label": "y"}))
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
+    orch = orchestrator(llm, module_store)
+    try:
+        t0 = time.monotonic()
+        handles = [orch.submit(f"task {i}") for i in range(50)]
+        results = [h.result(timeout=120) for h in handles]
+        elapsed = time.monotonic() - t0
+    finally:
+        orch.shutdown()
+    assert all(r.status == "accepted" for r in results)
+    assert len({r.task_id for r in results}) == 50
+    assert elapsed < 60
+
+
+def test_shutdown_leaves_no_actors(ray_session, module_store):
+    from ray.util.state import list_actors
+
+    llm = ScriptedLLM({"router": [wire.route("direct", answer="hi")]})
+    orch = orchestrator(llm, module_store)
+    assert orch.run("say hi", timeout=60).answer == "hi"
+    orch.shutdown()
+    time.sleep(1.0)
+    alive = [a for a in list_actors(filters=[("state", "=", "ALIVE")]) if a.ray_namespace == "tetrarch"]
+    assert alive == []
