@@ -1,0 +1,165 @@
+"""SimulatedLLM: plays each benchmark task's gold behaviour for every role, with a latency model.
+
+Benchmarks measure the *system* (scheduling, parallelism, prompt sizes, call counts), not a model. The
+simulated model answers what a correct model would answer, after the time a real serving stack would
+take: ``ttft_s + input_tokens / prefill_tokens_per_s + output_tokens / decode_tokens_per_s``. Its token
+counts are the real prompts each system assembles, counted with tiktoken — so token comparisons are real.
+
+Example:
+    >>> gold = GoldTask(task="Add 1 and 2", plan=[{"step_id": 1, "description": "add", "tool_name": "calculator",
+    ...     "tool_input": {"expression": "1+2"}, "depends_on": []}], answer="3",
+    ...     react_turns=[[{"tool_name": "calculator", "tool_input": {"expression": "1+2"}}]])
+    >>> llm = SimulatedLLM([gold], latency=LatencyModel(ttft_s=0, decode_tokens_per_s=1e9, prefill_tokens_per_s=1e9))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, Usage
+from prompts import count_message_tokens, count_tokens
+
+__all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyModel:
+    """Time one call takes on a serving stack.
+
+    Defaults: a small hosted model of the GPT-4o-mini class as commonly measured in 2024-2025 public
+    benchmarks (Artificial Analysis' provider pages report ≈ 0.3-0.5 s to first token and ≈ 70-100 output
+    tokens/s); prefill throughput of a vLLM-served 7-8B model on one A100 is several thousand tokens/s.
+    Every value is a flag of ``tetrarch bench``; the report prints the model used.
+    """
+
+    ttft_s: float = 0.35
+    decode_tokens_per_s: float = 80.0
+    prefill_tokens_per_s: float = 5000.0
+
+    def seconds(self, input_tokens: int, output_tokens: int) -> float:
+        return (self.ttft_s + input_tokens / self.prefill_tokens_per_s
+                + output_tokens / self.decode_tokens_per_s)
+
+    def describe(self) -> str:
+        return (f"ttft {self.ttft_s:g}s + input/{self.prefill_tokens_per_s:g} tok/s + "
+                f"output/{self.decode_tokens_per_s:g} tok/s")
+
+
+DEFAULT_LATENCY = LatencyModel()
+
+
+class GoldTask(BaseModel):
+    """What a correct model does on one task."""
+
+    task: str
+    plan: list[dict[str, Any]]
+    """The gold plan (wire format steps)."""
+    first_plan: list[dict[str, Any]] | None = None
+    """A first plan that fails and must be repaired (the repair suite); the replan returns ``plan``."""
+    replan_feedback: str = "A step failed; fix its input and plan again."
+    answer: str
+    react_turns: list[list[dict[str, Any]]] = Field(default_factory=list)
+    """The gold ReAct trajectory: each turn's tool calls, with concrete arguments."""
+    reasoning_outputs: dict[int, str] = Field(default_factory=dict)
+
+
+class SimulatedLLM:
+    """Answers every role from the gold task found in the prompt; raises if the prompt holds no known task."""
+
+    def __init__(self, tasks: Sequence[GoldTask], latency: LatencyModel = DEFAULT_LATENCY, *,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, encoding: str = "o200k_base",
+                 model: str = "simulated") -> None:
+        self._tasks = {t.task: t for t in tasks}
+        self.latency = latency
+        self._sleep = sleep
+        self._encoding = encoding
+        self.model = model
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_sleep"] = None if state["_sleep"] is asyncio.sleep else state["_sleep"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._sleep is None:
+            self._sleep = asyncio.sleep
+
+    # ------------------------------------------------------------------ answers
+    def _gold(self, request: LLMRequest) -> GoldTask:
+        text = "\n".join(str(m.get("content", "")) for m in request.messages)
+        for task, gold in self._tasks.items():
+            if task in text:
+                return gold
+        raise LLMResponseError("SimulatedLLM: the prompt contains no task of the loaded suite")
+
+    def answer(self, request: LLMRequest) -> str:
+        gold = self._gold(request)
+        match request.role:
+            case "router":
+                return json.dumps({"route": "plan", "confidence": 0.95, "reason": "needs tools", "answer": None})
+            case "planner":
+                # agents.planner starts every replan context with this sentence.
+                replanning = any("Your previous plan:" in str(m.get("content", "")) for m in request.messages)
+                steps = gold.plan if replanning or gold.first_plan is None else gold.first_plan
+                return json.dumps({"steps": steps})
+            case "reflector":
+                # agents._render marks a failed step as "— failed".
+                results = "\n".join(str(m.get("content", "")) for m in request.messages)
+                if gold.first_plan is not None and "— failed" in results:
+                    return json.dumps({"scores": {"completeness": 2, "correctness": 2, "format": 4},
+                                       "overall_pass": False, "action": "replan", "retry_details": None,
+                                       "feedback": gold.replan_feedback, "answer": None})
+                return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5},
+                                   "overall_pass": True, "action": "accept", "retry_details": None,
+                                   "feedback": "", "answer": gold.answer})
+            case "executor":
+                step = request.metadata.get("step_id", "0")
+                return gold.reasoning_outputs.get(int(step), "ok")
+            case "react":
+                return self._react_turn(gold, request)
+        raise LLMResponseError(f"SimulatedLLM has no behaviour for role {request.role!r}")
+
+    def _react_turn(self, gold: GoldTask, request: LLMRequest) -> str:
+        turn = sum(1 for m in request.messages if m.get("role") == "assistant")
+        parallel = "actions" in (request.json_schema or {}).get("properties", {})
+        turns = gold.react_turns if parallel else [[a] for t in gold.react_turns for a in t]
+        if turn >= len(turns):
+            return json.dumps({"thought": "I have everything I need.", "action": None, "actions": [],
+                               "final_answer": gold.answer})
+        calls = turns[turn]
+        if parallel:
+            return json.dumps({"thought": "Call the tools I need now.", "actions": calls, "final_answer": None})
+        return json.dumps({"thought": "Call the next tool.", "action": calls[0], "final_answer": None})
+
+    # ------------------------------------------------------------------ LLM protocol
+    def _usage(self, request: LLMRequest, text: str) -> Usage:
+        return Usage(llm_calls=1, input_tokens=count_message_tokens(request.messages, self._encoding),
+                     output_tokens=count_tokens(text, self._encoding))
+
+    async def complete(self, request: LLMRequest) -> LLMReply:
+        start = time.monotonic()
+        text = self.answer(request)
+        usage = self._usage(request, text)
+        await self._sleep(self.latency.seconds(usage.input_tokens, usage.output_tokens))
+        return LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model)
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
+        """Chunks paced like a real decoder: the first after ttft + prefill, then one per ~16 tokens."""
+        start = time.monotonic()
+        text = self.answer(request)
+        usage = self._usage(request, text)
+        await self._sleep(self.latency.ttft_s + usage.input_tokens / self.latency.prefill_tokens_per_s)
+        chunk_chars = 64  # ≈ 16 tokens of JSON
+        per_chunk = (usage.output_tokens / self.latency.decode_tokens_per_s) / max(1, -(-len(text) // chunk_chars))
+        for i in range(0, len(text), chunk_chars):
+            await self._sleep(per_chunk)
+            yield text[i:i + chunk_chars]
+        yield LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model)
