@@ -1,0 +1,73 @@
+"""`tetrarch bench`: plan-then-execute vs ReAct vs ReAct+parallel calls, side by side, written to results/."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.llm.simulated import DEFAULT_LATENCY, LatencyModel
+from benchmarks.suite import SUITES
+
+__all__ = ["main"]
+
+RESULTS = Path(__file__).parent / "results"
+QUICK_TASKS = 5
+QUICK_SCALE = 0.25
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tetrarch bench")
+    p.add_argument("--suite", choices=SUITES, action="append", help="suite(s) to run (default with --all: all)")
+    p.add_argument("--all", action="store_true", help="every suite, then the system microbenchmarks")
+    p.add_argument("--quick", action="store_true",
+                   help=f"{QUICK_TASKS} tasks per suite, latencies x{QUICK_SCALE} (ratios are kept; < 3 min)")
+    p.add_argument("--llm", default="sim", help="sim (default) or openai:MODEL with --base-url")
+    p.add_argument("--base-url")
+    p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--limit", type=int, help="tasks per suite")
+    p.add_argument("--reps", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--time-scale", type=float, help="multiply every latency (LLM and tools) by this")
+    p.add_argument("--ttft", type=float, default=DEFAULT_LATENCY.ttft_s, help="simulated time to first token, s")
+    p.add_argument("--decode-tps", type=float, default=DEFAULT_LATENCY.decode_tokens_per_s)
+    p.add_argument("--prefill-tps", type=float, default=DEFAULT_LATENCY.prefill_tokens_per_s)
+    p.add_argument("--no-system", action="store_true", help="skip the system microbenchmarks with --all")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from benchmarks.report import ratio_lines, write_report
+    from benchmarks.runner import run_suite
+
+    suites = args.suite or (list(SUITES) if args.all else ["parallel"])
+    scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
+    limit = args.limit if args.limit is not None else (QUICK_TASKS if args.quick else None)
+    llm = None
+    if args.llm != "sim":
+        from agents.cli import build_llm
+
+        llm = build_llm(args.llm, args.base_url)
+        scale = 1.0 if args.time_scale is None else args.time_scale
+    latency = LatencyModel(args.ttft, args.decode_tps, args.prefill_tps)
+    t0 = time.monotonic()
+    for suite in suites:
+        print(f"== suite {suite}", flush=True)
+        run = run_suite(suite, llm=llm, latency=latency, quick=args.quick, limit=limit, reps=args.reps,
+                        seed=args.seed, time_scale=scale, progress=lambda s: print(s, flush=True))
+        summary = write_report(run, args.out)
+        print(json.dumps(summary["systems"], indent=1))
+        print("\n".join(ratio_lines(summary)))
+    if args.all and not args.no_system:
+        from benchmarks.system.run import main as system_main
+
+        system_main(["--out", str(args.out)] + (["--quick"] if args.quick else []))
+    print(f"bench finished in {time.monotonic() - t0:.0f}s; results in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""Writes a suite's results: NAME.json (fixed format of DESIGN.md), NAME.md (medians and ratios) and PNG plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.runner import SYSTEMS, SuiteRun, to_jsonable
+
+__all__ = ["write_report", "ratio_lines"]
+
+_LABEL = {"tetrarch": "tetrarch (plan-then-execute)", "react": "ReAct", "react_parallel": "ReAct + parallel calls"}
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if not a or not b else b / a
+
+
+def ratio_lines(summary: dict[str, Any]) -> list[str]:
+    s = summary["systems"]
+    t = s.get("tetrarch")
+    lines = []
+    for other in ("react", "react_parallel"):
+        o = s.get(other)
+        if not t or not o:
+            continue
+        wall = _ratio(t["median_wall_s"], o["median_wall_s"])
+        toks = _ratio(t["median_input_tokens"], o["median_input_tokens"])
+        calls = _ratio(t["median_llm_calls"], o["median_llm_calls"])
+        lines.append(f"- vs {_LABEL[other]}: **{wall:.2f}× faster** (median wall time), "
+                     f"**{toks:.2f}× fewer input tokens**, {calls:.2f}× fewer LLM calls")
+    return lines
+
+
+def _table(summary: dict[str, Any]) -> list[str]:
+    rows = ["| system | tasks | completed | median wall s | median first dispatch s | median LLM calls | "
+            "median input tokens | median output tokens | makespan / critical path | accuracy |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for name in SYSTEMS:
+        x = summary["systems"].get(name)
+        if not x:
+            continue
+        acc = "n/a (simulated)" if x["accuracy"] is None else f"{x['accuracy']:.0%}"
+        mcp = "-" if x["median_makespan_over_critical_path"] is None else f"{x['median_makespan_over_critical_path']:.2f}"
+        fd = "-" if x["median_first_dispatch_s"] is None else f"{x['median_first_dispatch_s']:.2f}"
+        rows.append(f"| {_LABEL[name]} | {x['tasks']} | {x['completed']} | {x['median_wall_s']:.2f} | {fd} | "
+                    f"{x['median_llm_calls']:g} | {x['median_input_tokens']:g} | {x['median_output_tokens']:g} | "
+                    f"{mcp} | {acc} |")
+    return rows
+
+
+def _plots(run: SuiteRun, out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agents.trace.gantt import plot_gantt_comparison
+
+    files = []
+    metrics = [("wall_s", "wall time per task (s)"), ("llm_calls", "LLM calls per task"),
+               ("input_tokens", "input tokens per task"), ("output_tokens", "output tokens per task")]
+    fig, axes = plt.subplots(1, 4, figsize=(16, 4))
+    for ax, (key, title) in zip(axes, metrics):
+        data = [[getattr(r, key) for r in run.records if r.system == s] for s in SYSTEMS]
+        ax.boxplot(data, tick_labels=["tetrarch", "ReAct", "ReAct∥"])
+        ax.set_title(title, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"suite '{run.suite}' — {run.latency_model}", fontsize=10)
+    fig.tight_layout()
+    path = out / f"{run.suite}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    files.append(path.name)
+    task_id = next((r.task_id for r in run.records if r.system == "tetrarch" and r.status == "accepted"), None)
+    if task_id:
+        pair = {s: next(r for r in run.records if r.system == s and r.task_id == task_id)
+                for s in SYSTEMS if any(r.system == s and r.task_id == task_id for r in run.records)}
+        gantt = out / f"{run.suite}-gantt.png"
+        plot_gantt_comparison({_LABEL[s]: (r.timeline, r.wall_s) for s, r in pair.items()}, gantt,
+                              title=f"{task_id}: one task under each system (bars = tool steps)")
+        files.append(gantt.name)
+    return files
+
+
+def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
+    out.mkdir(parents=True, exist_ok=True)
+    doc = to_jsonable(run)
+    (out / f"{run.suite}.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    summary = run.summary()
+    plots = _plots(run, out)
+    md = [f"# Benchmark: suite `{run.suite}`", "",
+          f"Generated {doc['generated_at']} by `tetrarch bench --suite {run.suite}{' --quick' if run.quick else ''}`"
+          f" — LLM: {run.llm}; latency model: {run.latency_model}; tool latency scale: {run.time_scale:g}.",
+          "All systems ran in one process, interleaved task by task, on the same tools and LLM.", "",
+          *_table(summary), "", "Ratios (medians):", *ratio_lines(summary), ""]
+    md += [f"![{p}]({p})" for p in plots]
+    (out / f"{run.suite}.md").write_text("\n".join(md) + "\n")
+    return summary

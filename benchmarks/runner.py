@@ -1,0 +1,162 @@
+"""Runs plan-then-execute (tetrarch on local Ray), ReAct and ReAct+parallel calls on one suite, side by side.
+
+All systems share the LLM (simulated or real), the tools (same seeded latencies) and the prompt machinery.
+Runs are interleaved task by task, rotating the order, so drift on a noisy machine hits every system alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.config import RuntimeConfig
+from agents.llm.base import LLM
+from agents.llm.simulated import LatencyModel, SimulatedLLM
+from agents.react import ReActAgent
+from agents.results import TaskResult
+from benchmarks.suite import BenchTask, answer_matches, load_suite
+from benchmarks.world import World, make_tools
+from dag.graph import critical_path
+
+__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "run_suite"]
+
+SYSTEMS = ("tetrarch", "react", "react_parallel")
+
+
+@dataclass
+class RunRecord:
+    suite: str
+    task_id: str
+    system: str
+    rep: int
+    status: str
+    wall_s: float
+    first_dispatch_s: float | None
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    correct: bool | None
+    steps: int
+    makespan_s: float | None
+    critical_path_s: float | None
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class SuiteRun:
+    suite: str
+    latency_model: str
+    llm: str
+    quick: bool
+    time_scale: float
+    records: list[RunRecord]
+
+    def summary(self) -> dict[str, Any]:
+        systems: dict[str, Any] = {}
+        for system in SYSTEMS:
+            rs = [r for r in self.records if r.system == system]
+            if not rs:
+                continue
+            checked = [r.correct for r in rs if r.correct is not None]
+            systems[system] = {
+                "tasks": len(rs),
+                "median_wall_s": round(statistics.median(r.wall_s for r in rs), 4),
+                "median_input_tokens": statistics.median(r.input_tokens for r in rs),
+                "median_output_tokens": statistics.median(r.output_tokens for r in rs),
+                "median_llm_calls": statistics.median(r.llm_calls for r in rs),
+                "accuracy": None if not checked or self.llm == "sim" else round(sum(checked) / len(checked), 4),
+                "completed": sum(r.status == "accepted" for r in rs),
+                "median_first_dispatch_s": _median([r.first_dispatch_s for r in rs]),
+                "median_makespan_over_critical_path": _median(
+                    [r.makespan_s / r.critical_path_s for r in rs if r.makespan_s and r.critical_path_s]),
+            }
+        return {"suite": self.suite, "latency_model": self.latency_model, "llm": self.llm, "quick": self.quick,
+                "time_scale": self.time_scale, "systems": systems}
+
+
+def _median(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return round(statistics.median(vals), 4) if vals else None
+
+
+def _timeline(result: TaskResult) -> list[dict[str, Any]]:
+    t0 = result.timings.submitted_at
+    return [{"step_id": s.step_id, "tool": s.tool_name or "reasoning", "status": s.status,
+             "start": round(s.started_at - t0, 4), "end": round(s.finished_at - t0, 4)}
+            for s in result.steps if s.started_at is not None and s.finished_at is not None]
+
+
+def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str) -> RunRecord:
+    timed = [s for s in result.steps if s.started_at is not None and s.finished_at is not None]
+    makespan = cp = None
+    if timed and result.plan is not None:
+        makespan = max(s.finished_at for s in timed) - min(s.started_at for s in timed)
+        durations = {s.step_id: s.finished_at - s.started_at for s in timed}
+        deps = {s.step_id: [d for d in s.depends_on if d in durations] for s in result.plan.steps
+                if s.step_id in durations}
+        cp = critical_path(deps, durations)[0] if deps else None
+    u = result.usage.total
+    return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
+                     u.llm_calls, u.input_tokens, u.output_tokens,
+                     answer_matches(result.answer, task.answer_number) if llm_kind != "sim" else None,
+                     len(result.steps), makespan, cp, _timeline(result))
+
+
+def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
+              limit: int | None = None, reps: int = 1, seed: int = 0, time_scale: float = 1.0,
+              systems: tuple[str, ...] = SYSTEMS, progress=print) -> SuiteRun:
+    """``llm=None`` → SimulatedLLM with ``latency`` scaled by ``time_scale``."""
+    import ray
+
+    from agents import Orchestrator
+
+    tasks = load_suite(suite, limit)
+    llm_kind = "sim" if llm is None else getattr(llm, "model", "real")
+    if llm is None:
+        scaled = LatencyModel(latency.ttft_s * time_scale, latency.decode_tokens_per_s / time_scale,
+                              latency.prefill_tokens_per_s / time_scale)
+        llm = SimulatedLLM([t.gold for t in tasks], scaled)
+        latency_desc = scaled.describe()
+    else:
+        latency_desc = f"real model ({llm_kind})"
+    tools = make_tools(World.load(), seed=seed, time_scale=time_scale)
+    store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
+    config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
+                           token_budget=None, max_llm_calls=200)
+    owns_ray = not ray.is_initialized()
+    orch = Orchestrator(llm=llm, tools=tools, config=config)
+    records: list[RunRecord] = []
+    try:
+        for rep in range(reps):
+            for i, task in enumerate(tasks):
+                order = systems[i % len(systems):] + systems[:i % len(systems)]
+                for system in order:
+                    result = _run_one(system, orch, llm, tools, config, task)
+                    records.append(_record(suite, task, system, rep, result, llm_kind))
+                    r = records[-1]
+                    progress(f"  {suite} {task.id} {system:15} {r.status:9} wall {r.wall_s:6.2f}s  "
+                             f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
+    finally:
+        orch.shutdown()
+        if owns_ray:
+            ray.shutdown()
+    return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records)
+
+
+def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig, task: BenchTask) -> TaskResult:
+    if system == "tetrarch":
+        return orch.run(task.text, timeout=900)
+    agent = ReActAgent(llm, tools, config, parallel=system == "react_parallel")
+    return asyncio.run(agent.run(task.text))
+
+
+def to_jsonable(run: SuiteRun) -> dict[str, Any]:
+    doc = run.summary()
+    doc["runs"] = [asdict(r) for r in run.records]
+    doc["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return doc
