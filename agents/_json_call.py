@@ -6,6 +6,7 @@ failure" is implemented once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -39,6 +40,7 @@ def reply_record(role: Role, messages: list[dict[str, Any]], reply: LLMReply | N
         "latency_s": reply.latency_s if reply else 0.0,
         "model": reply.model if reply else "",
         "error": error,
+        "ended_at": time.time(),
     }
 
 
