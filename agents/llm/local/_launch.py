@@ -1,0 +1,75 @@
+"""Child-side entry point of the managed llama.cpp server: ``python .../_launch.py ARGS``.
+
+Run by file path, not ``-m``: that keeps the child from importing the ``agents`` package (and Ray).
+
+It runs ``llama_cpp.server`` with ``ARGS`` after two safety steps:
+
+* **No orphans.** ``stop()`` and interpreter exit terminate the server, but a parent killed with
+  SIGKILL (``ray.kill``, an OOM kill, a CI timeout) runs no cleanup. A daemon thread therefore
+  watches the parent pid named in ``TETRARCH_PARENT_PID`` and exits as soon as this process has been
+  re-parented. (``PR_SET_PDEATHSIG`` would tie the server's life to the *thread* that spawned it,
+  which is wrong when a thread pool starts the server.)
+* **No surprise settings.** llama_cpp.server reads its options from same-named environment variables
+  too (``PORT``, ``HOST``, ``API_KEY``, ``N_CTX`` …, no prefix), so a ``PORT`` or ``API_KEY`` set for
+  something else would silently move the server or lock us out. They are removed; the command line
+  is the only source of settings.
+
+Example:
+    >>> _settings_env_names({"n_ctx": None, "model": None}) >= {"n_ctx", "model", "port", "host"}
+    True
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Run as a script, Python puts this directory first on sys.path; its module names (server, errors…)
+# must not shadow anything llama_cpp imports.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Iterable  # noqa: E402
+
+__all__ = ["main", "PARENT_PID_ENV"]
+
+PARENT_PID_ENV = "TETRARCH_PARENT_PID"
+_WATCH_INTERVAL_S = 1.0
+
+
+def _settings_env_names(fields: Iterable[str]) -> set[str]:
+    return {name.lower() for name in fields} | {"host", "port", "config_file"}
+
+
+def _scrub_settings_env() -> None:
+    from llama_cpp.server.settings import Settings
+
+    names = _settings_env_names(Settings.model_fields)
+    for key in list(os.environ):
+        if key.lower() in names:
+            del os.environ[key]
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(_WATCH_INTERVAL_S)
+    # The parent is gone and nobody will ever stop us: exit now (no handlers, no atexit).
+    os._exit(0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    parent = os.environ.pop(PARENT_PID_ENV, "")
+    if parent.isdigit():
+        threading.Thread(target=_watch_parent, args=(int(parent),), name="parent-watch", daemon=True).start()
+    _scrub_settings_env()
+    from llama_cpp.server.__main__ import main as server_main
+
+    sys.argv = ["llama_cpp.server", *args]
+    server_main()
+
+
+if __name__ == "__main__":
+    main()
