@@ -25,7 +25,7 @@ import time
 import urllib.error
 import urllib.request
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 

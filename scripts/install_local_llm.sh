@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Install the embedded model server (llama-cpp-python[server]) into a Python environment, once.
+#
+#   scripts/install_local_llm.sh [PYTHON]      # default: $PYTHON, else .venv/bin/python
+#
+# Idempotent: exits at once when llama_cpp and its server extra already import. llama-cpp-python has
+# no binary wheel for glibc < 2.38, so pip compiles llama.cpp (about 10 min on 2 cores, 0.7 GB peak).
+# The build is portable (AVX2/FMA/F16C, no -march=native) so the wheel pip caches in
+# ~/.cache/pip/wheels can be reused on similar machines; a second run installs that wheel in seconds.
+# Override the flags with CMAKE_ARGS, the parallelism with CMAKE_BUILD_PARALLEL_LEVEL.
+set -euo pipefail
+
+PY="${1:-${PYTHON:-.venv/bin/python}}"
+SPEC="llama-cpp-python[server]==0.3.36"
+MODULES="llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings"
+PROGRESS_EVERY_S=30
+
+if ! "$PY" -c "import sys" 2>/dev/null; then
+    echo "install_local_llm: no Python at '$PY'; pass one, e.g. scripts/install_local_llm.sh .venv/bin/python" >&2
+    exit 2
+fi
+if "$PY" -c "import ${MODULES}" 2>/dev/null; then
+    echo "llama.cpp backend already installed ($("$PY" -c 'import llama_cpp; print(llama_cpp.__version__)'))"
+    exit 0
+fi
+
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_CURL=OFF -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
+LOG="$(mktemp -t tetrarch-llama-build.XXXXXX.log)"
+
+echo "installing ${SPEC} (CMAKE_ARGS=${CMAKE_ARGS}); log: ${LOG}"
+"$PY" -m pip install --disable-pip-version-check "${SPEC}" >"${LOG}" 2>&1 &
+PIP_PID=$!
+# Ctrl-C or a CI timeout must not leave a compiler running in the background.
+trap 'kill "${PIP_PID}" 2>/dev/null || true' INT TERM EXIT
+
+start=${SECONDS}
+next=$((start + PROGRESS_EVERY_S))
+while kill -0 "${PIP_PID}" 2>/dev/null; do
+    sleep 1
+    if (( SECONDS >= next )); then
+        elapsed=$((SECONDS - start))
+        printf 'building llama.cpp (one time, ≈ 10 min on 2 cores)… %dm%02ds\n' $((elapsed / 60)) $((elapsed % 60))
+        next=$((next + PROGRESS_EVERY_S))
+    fi
+done
+
+if ! wait "${PIP_PID}"; then
+    trap - INT TERM EXIT
+    echo "install_local_llm: pip failed; last lines of ${LOG}:" >&2
+    tail -n 25 "${LOG}" >&2
+    echo "A C/C++ compiler and cmake are needed (Debian: apt-get install build-essential cmake)." >&2
+    exit 1
+fi
+trap - INT TERM EXIT
+"$PY" -c "import ${MODULES}"
+echo "llama.cpp backend installed in $((SECONDS - start))s"

