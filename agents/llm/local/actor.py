@@ -29,7 +29,7 @@ from agents.llm.local.errors import LocalModelError
 from agents.llm.local.provision import model_path
 from agents.llm.local.server import LlamaServer
 
-__all__ = ["LlamaServerActor", "spawn_llama_server_actor", "LLM_RESOURCE", "MissingResourceError"]
+__all__ = ["LLM_RESOURCE", "LlamaServerActor", "MissingResourceError", "spawn_llama_server_actor"]
 
 LLM_RESOURCE = "llm"
 """Custom resource marking the node that hosts the model (``ray start --resources '{"llm": 1}'``)."""

@@ -23,13 +23,13 @@ from types import MappingProxyType
 from agents.llm.local.errors import UnknownModelError
 
 __all__ = [
-    "PartLayout",
-    "ModelPart",
-    "LocalModel",
     "CATALOG",
     "DEFAULT_MODEL",
     "FAST_MODEL",
     "SMOKE_MODEL",
+    "LocalModel",
+    "ModelPart",
+    "PartLayout",
     "get_model",
 ]
 

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from agents.errors import TetrarchError, UsageError
 
 __all__ = [
-    "LocalModelError",
-    "UnknownModelError",
-    "ModelNotInstalledError",
-    "ModelIntegrityError",
-    "ModelDownloadError",
-    "LocalBackendUnavailable",
-    "LlamaServerError",
     "INSTALL_HINT",
+    "LlamaServerError",
+    "LocalBackendUnavailable",
+    "LocalModelError",
+    "ModelDownloadError",
+    "ModelIntegrityError",
+    "ModelNotInstalledError",
+    "UnknownModelError",
 ]
 
 INSTALL_HINT = (

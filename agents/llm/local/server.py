@@ -27,19 +27,19 @@ import urllib.request
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 from agents.llm.local._launch import PARENT_PID_ENV
 from agents.llm.local.errors import LlamaServerError, LocalBackendUnavailable
 
 __all__ = [
+    "BACKEND_MODULES",
+    "LOG_TAIL_LINES",
     "LlamaServer",
     "ServerState",
-    "BACKEND_MODULES",
     "check_backend",
     "free_port",
     "server_command",
-    "LOG_TAIL_LINES",
     "start_local_llm",
 ]
 
@@ -119,7 +119,7 @@ def _read_tail(path: Path, lines: int = LOG_TAIL_LINES) -> list[str]:
 
 def _answers(url: str, timeout_s: float = 1.0) -> bool:
     try:
-        with urllib.request.urlopen(url, timeout=timeout_s) as resp:  # noqa: S310 (our own 127.0.0.1 URL)
+        with urllib.request.urlopen(url, timeout=timeout_s) as resp:
             return 200 <= resp.status < 300
     except (urllib.error.URLError, OSError, ValueError):
         return False
@@ -186,7 +186,7 @@ class LlamaServer:
                               n_ctx=self.n_ctx, alias=self.alias, python=self.python)
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> LlamaServer:
+    def start(self) -> Self:
         """Spawn the server and block until it answers; returns ``self``. No-op when already running.
 
         Raises:
@@ -252,7 +252,7 @@ class LlamaServer:
         if self._state is not ServerState.NEW:
             self._state = ServerState.STOPPED
 
-    def __enter__(self) -> LlamaServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:

@@ -25,7 +25,7 @@ def _arg(args: list[str], flag: str) -> str:
 
 def _serve(port: int, alias: str) -> None:
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server API
+        def do_GET(self) -> None:
             body = json.dumps({"object": "list", "data": [{"id": alias}]}).encode()
             self.send_response(200 if self.path == "/v1/models" else 404)
             self.send_header("Content-Type", "application/json")

