@@ -64,6 +64,15 @@ def local(smoke_model):
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def run():
+    """One event loop for the module, as in an actor: an HTTP client's pooled connections belong to
+    the loop that opened them, so the tests share one loop instead of one ``asyncio.run`` each."""
+    loop = asyncio.new_event_loop()
+    yield loop.run_until_complete
+    loop.close()
+
+
 def _group_gone(pgid: int, timeout_s: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -83,36 +92,36 @@ def _raw_usage(base_url: str, messages: list[dict], max_tokens: int) -> dict:
         return json.load(resp)["usage"]
 
 
-def test_complete_reports_the_servers_usage(local):
+def test_complete_reports_the_servers_usage(local, run):
     llm, server = local
-    reply = asyncio.run(llm.complete(LLMRequest(role="executor", messages=HELLO, max_tokens=24)))
+    reply = run(llm.complete(LLMRequest(role="executor", messages=HELLO, max_tokens=24)))
     assert reply.text.strip()
     # The server's own count (SmolLM2's tokenizer), not a tiktoken estimate.
     assert reply.usage.input_tokens == _raw_usage(server.base_url, HELLO, 1)["prompt_tokens"]
     assert 0 < reply.usage.output_tokens <= 24 and reply.usage.llm_calls == 1
 
 
-def test_stream_yields_deltas_then_one_reply(local):
+def test_stream_yields_deltas_then_one_reply(local, run):
     llm, _server = local
 
     async def collect() -> list[str | LLMReply]:
         return [item async for item in llm.stream(
             LLMRequest(role="executor", messages=HELLO, max_tokens=24, stream=True))]
 
-    items = asyncio.run(collect())
+    items = run(collect())
     deltas, final = items[:-1], items[-1]
     assert deltas and all(isinstance(d, str) for d in deltas)
     assert isinstance(final, LLMReply) and final.text == "".join(deltas) and final.text.strip()
     assert final.usage.input_tokens > 0 and final.usage.output_tokens > 0
 
 
-def test_json_object_schema_is_grammar_constrained(local):
+def test_json_object_schema_is_grammar_constrained(local, run):
     llm, _server = local
     schema = {"type": "object", "properties": {"city": {"type": "string"}, "population": {"type": "integer"}},
               "required": ["city", "population"]}
     request = LLMRequest(role="planner", response_format="json", json_schema=schema, max_tokens=64,
                          messages=[{"role": "user", "content": "Give the city and population of Paris as JSON."}])
-    reply = asyncio.run(llm.complete(request))
+    reply = run(llm.complete(request))
     value = json.loads(reply.text)
     assert isinstance(value["city"], str) and isinstance(value["population"], int)
 
