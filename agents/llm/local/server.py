@@ -196,6 +196,7 @@ class LlamaServer:
         """
         if self.state is ServerState.RUNNING:
             return self
+        self.stop()  # reap a previous run that crashed after startup (no-op otherwise)
         check_backend()
         if not self.model_path.is_file():
             raise FileNotFoundError(f"model file {self.model_path} does not exist; install it with "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import signal
 import socket
 import sys
 import time
@@ -145,6 +147,19 @@ def test_stop_is_idempotent_and_start_after_running_is_a_noop(fake):
     server.stop()
     server.stop()
     assert _wait_dead(pid)
+
+
+def test_a_server_that_died_can_be_started_again(fake):
+    server = fake()
+    server.start()
+    first = server.pid
+    os.kill(first, signal.SIGKILL)
+    assert _wait_dead(first) and server.state is ServerState.STOPPED
+    server.start()
+    try:
+        assert server.state is ServerState.RUNNING and server.pid != first
+    finally:
+        server.stop()
 
 
 def test_crash_during_startup_quotes_the_last_log_lines(fake):
