@@ -17,18 +17,18 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
-    "DagError",
-    "UnknownStepError",
-    "DuplicateStepError",
-    "SelfDependencyError",
     "CycleError",
-    "SchedulerSealedError",
-    "UnknownDependencyError",
-    "NotReadyError",
+    "DagError",
+    "DuplicateStepError",
     "InvalidTransitionError",
-    "StaleAttemptError",
-    "SnapshotError",
+    "NotReadyError",
     "RefResolutionError",
+    "SchedulerSealedError",
+    "SelfDependencyError",
+    "SnapshotError",
+    "StaleAttemptError",
+    "UnknownDependencyError",
+    "UnknownStepError",
 ]
 
 

@@ -21,7 +21,7 @@ import networkx as nx
 
 from dag.errors import CycleError
 
-__all__ = ["build_graph", "find_cycle", "topological_levels", "critical_path"]
+__all__ = ["build_graph", "critical_path", "find_cycle", "topological_levels"]
 
 
 def build_graph(deps: Mapping[int, Iterable[int]]) -> nx.DiGraph:
@@ -59,7 +59,7 @@ def topological_levels(deps: Mapping[int, Iterable[int]]) -> list[list[int]]:
 
 
 def critical_path(deps: Mapping[int, Iterable[int]], durations: Mapping[int, float]) -> tuple[float, list[int]]:
-    """The longest chain by total duration, and its steps from first to last.
+    """The longest chain by total duration, and its steps from a first step (no dependencies) to a last one.
 
     A step without a duration counts as 0 (e.g. one that never ran). No schedule can finish the plan faster
     than this length, whatever the parallelism. Ties go to the chain with the smaller ids. Raises CycleError
@@ -74,7 +74,9 @@ def critical_path(deps: Mapping[int, Iterable[int]], durations: Mapping[int, flo
         best[node] = (start + float(durations.get(node, 0.0)), via)
     if not best:
         return 0.0, []
-    end = min(best, key=lambda n: (-best[n][0], n))
+    # Some chain ending at a step nothing depends on is always longest: ending there (rather than at a
+    # tie with zero-length steps after it) gives the full chain from a first step to a last one.
+    end = min((n for n in best if graph.out_degree(n) == 0), key=lambda n: (-best[n][0], n))
     path = [end]
     while (prev := best[path[-1]][1]) is not None:
         path.append(prev)

@@ -27,7 +27,7 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["Ref", "Template", "compile_value", "references", "resolve", "decompile"]
+__all__ = ["Ref", "Template", "compile_value", "decompile", "references", "resolve"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH

@@ -22,7 +22,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-__all__ = ["StepLike", "to_mermaid", "to_dot", "STATE_COLOURS"]
+__all__ = ["STATE_COLOURS", "StepLike", "to_dot", "to_mermaid"]
 
 _MAX_DESCRIPTION = 80
 

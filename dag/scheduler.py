@@ -44,7 +44,7 @@ from dag.errors import (
     UnknownStepError,
 )
 
-__all__ = ["StepState", "Scheduler"]
+__all__ = ["Scheduler", "StepState"]
 
 _SNAPSHOT_FORMAT = 1
 
