@@ -63,7 +63,7 @@ def _brute_force(deps: dict[int, list[int]], durations: dict[int, float]) -> flo
     return max((longest_from(i) for i in deps), default=0.0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(n=st.integers(0, 9), seed=st.integers(0, 2**32))
 def test_critical_path_matches_brute_force(n, seed):
     rng = random.Random(seed)
