@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "Role",
     "Usage",
     "LLMRequest",
@@ -29,6 +29,8 @@ __all__ = [
     "LLMServerError",
     "LLMResponseError",
     "LLMScriptExhausted",
+    "LLMStreamTruncated",
+    "LLMReplayMismatch",
 ]
 
 Role = Literal["router", "planner", "executor", "reflector", "react"]
@@ -122,3 +124,15 @@ class LLMResponseError(LLMError):
 
 class LLMScriptExhausted(LLMError):
     """A scripted fake was asked for more replies than its script holds (a test bug, never papered over)."""
+
+
+class LLMStreamTruncated(LLMResponseError):
+    """A streamed reply ended without a finish_reason (the connection dropped mid-answer).
+
+    Transient: the same request usually succeeds when sent again, so callers may retry it."""
+
+    transient = True
+
+
+class LLMReplayMismatch(LLMError):
+    """``ReplayLLM`` was asked for a call that the recording does not hold (the code or prompts changed)."""

@@ -1,0 +1,150 @@
+"""FunctionLLM: a chat model backed by a plain Python function — how tests and checks script every role.
+
+The function gets the ``LLMRequest`` and returns the reply text (or a full ``LLMReply``); it may be sync
+or async. Text replies are costed like a real call: one LLM call, input tokens counted from the messages
+and output tokens from the text with tiktoken, so token budgets behave as they would against a server.
+``stream()`` cuts the text into ``stream_chunk_size``-character deltas so the streaming plan parser is
+exercised exactly as with a real streaming model.
+
+Example:
+    >>> import asyncio
+    >>> llm = FunctionLLM(lambda request: '{"route": "plan"}', stream_chunk_size=4)
+    >>> request = LLMRequest(role="router", messages=[{"role": "user", "content": "hi"}])
+    >>> reply = asyncio.run(llm.complete(request))
+    >>> reply.text, reply.usage.llm_calls
+    ('{"route": "plan"}', 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from agents.llm.base import LLMReply, LLMRequest, Usage
+from prompts import count_message_tokens, count_tokens
+
+__all__ = ["FunctionLLM", "ReplyFn", "chunk_text", "counted_reply", "stream_reply"]
+
+ReplyFn = Callable[[LLMRequest], "str | LLMReply | Awaitable[str | LLMReply]"]
+"""What ``FunctionLLM`` calls: ``fn(request) -> str | LLMReply`` (or an awaitable of one)."""
+
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+def counted_reply(request: LLMRequest, text: str, *, model: str, latency_s: float = 0.0,
+                  encoding: str = "o200k_base") -> LLMReply:
+    """An ``LLMReply`` for ``text`` costed as one call, with tokens counted by tiktoken.
+
+    Example:
+        >>> req = LLMRequest(role="executor", messages=[{"role": "user", "content": "hi"}])
+        >>> counted_reply(req, "hello", model="m").usage.output_tokens
+        1
+    """
+    usage = Usage(llm_calls=1, input_tokens=count_message_tokens(request.messages, encoding),
+                  output_tokens=count_tokens(text, encoding))
+    return LLMReply(text=text, usage=usage, latency_s=latency_s, model=model)
+
+
+def chunk_text(text: str, size: int | None) -> list[str]:
+    """``text`` cut into pieces of ``size`` characters (the whole text as one piece when ``size`` is None).
+
+    Example:
+        >>> chunk_text("abcde", 2)
+        ['ab', 'cd', 'e']
+    """
+    if not text:
+        return []
+    if size is None:
+        return [text]
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+async def stream_reply(reply: LLMReply, chunk_size: int | None, *, chunk_delay_s: float = 0.0,
+                       sleep: Sleep = asyncio.sleep) -> AsyncIterator[str | LLMReply]:
+    """Yield ``reply.text`` in chunks (sleeping ``chunk_delay_s`` before each), then ``reply`` itself."""
+    for piece in chunk_text(reply.text, chunk_size):
+        if chunk_delay_s > 0:
+            await sleep(chunk_delay_s)
+        yield piece
+    yield reply
+
+
+def _check_chunking(stream_chunk_size: int | None, chunk_delay_s: float) -> None:
+    if stream_chunk_size is not None and stream_chunk_size < 1:
+        raise ValueError(f"stream_chunk_size must be a positive number of characters or None (the whole "
+                         f"text as one chunk), got {stream_chunk_size}")
+    if chunk_delay_s < 0:
+        raise ValueError(f"chunk_delay_s must be >= 0 seconds, got {chunk_delay_s}")
+
+
+class _ProducerLLM:
+    """Shared ``complete``/``stream`` for fakes whose replies come from Python (FunctionLLM, ScriptedLLM).
+
+    Subclasses implement ``_produce``; exceptions it raises propagate unchanged (tests inject errors so).
+    """
+
+    def __init__(self, *, stream_chunk_size: int | None, chunk_delay_s: float, model: str,
+                 sleep: Sleep, clock: Callable[[], float]) -> None:
+        _check_chunking(stream_chunk_size, chunk_delay_s)
+        self.stream_chunk_size = stream_chunk_size
+        self.chunk_delay_s = chunk_delay_s
+        self.model = model
+        self._sleep = sleep
+        self._clock = clock
+
+    async def _produce(self, request: LLMRequest) -> str | LLMReply:
+        raise NotImplementedError
+
+    async def complete(self, request: LLMRequest) -> LLMReply:
+        """The reply for ``request``: a produced ``LLMReply`` as is, or the text costed with tiktoken."""
+        started = self._clock()
+        result = await self._produce(request)
+        if isinstance(result, LLMReply):
+            return result
+        if not isinstance(result, str):
+            raise TypeError(f"{type(self).__name__}: the reply for role {request.role!r} is a "
+                            f"{type(result).__name__}; return the reply text (str) or an LLMReply")
+        return counted_reply(request, result, model=self.model, latency_s=self._clock() - started)
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
+        """Text deltas of ``stream_chunk_size`` characters, then exactly one final ``LLMReply``."""
+        reply = await self.complete(request)
+        async for item in stream_reply(reply, self.stream_chunk_size, chunk_delay_s=self.chunk_delay_s,
+                                       sleep=self._sleep):
+            yield item
+
+
+class FunctionLLM(_ProducerLLM):
+    """A chat model whose replies come from ``fn(request) -> str | LLMReply`` (sync or async).
+
+    Picklable with cloudpickle (as Ray ships it to actors) as long as ``fn`` is; this module never
+    imports Ray. ``chunk_delay_s`` slows streams down so tests can observe work overlapping a stream.
+
+    Example:
+        >>> llm = FunctionLLM(lambda r: {"router": '{"route": "direct"}'}.get(r.role, "ok"))
+        >>> llm.model
+        'function'
+    """
+
+    def __init__(self, fn: ReplyFn, *, stream_chunk_size: int | None = None, chunk_delay_s: float = 0.0,
+                 model: str = "function", sleep: Sleep = asyncio.sleep,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        if not callable(fn):
+            raise TypeError(f"FunctionLLM needs a callable fn(request) -> str | LLMReply, "
+                            f"got {type(fn).__name__}")
+        super().__init__(stream_chunk_size=stream_chunk_size, chunk_delay_s=chunk_delay_s, model=model,
+                         sleep=sleep, clock=clock)
+        self.fn = fn
+
+    async def _produce(self, request: LLMRequest) -> str | LLMReply:
+        result = self.fn(request)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def __repr__(self) -> str:
+        name = getattr(self.fn, "__qualname__", type(self.fn).__name__)
+        return f"FunctionLLM(fn={name}, stream_chunk_size={self.stream_chunk_size}, model={self.model!r})"
