@@ -173,13 +173,13 @@ class OpenAIChat:
         loop = asyncio.get_running_loop()
         if self._loop_ref is None or self._loop_ref() is not loop:
             self._clients, self._loop_ref = {}, weakref.ref(loop)
+        root = self._clients.get(self.max_retries)
+        if root is None:
+            root = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                      timeout=self.timeout_s, max_retries=self.max_retries)
+            self._clients[self.max_retries] = root
         client = self._clients.get(max_retries)
-        if client is None:
-            root = self._clients.get(self.max_retries)
-            if root is None:
-                root = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                          timeout=self.timeout_s, max_retries=self.max_retries)
-                self._clients[self.max_retries] = root
+        if client is None:  # a copy with fewer retries shares the root's connection pool
             client = self._clients[max_retries] = root.with_options(max_retries=max_retries)
         return client
 
