@@ -28,13 +28,22 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from agents._store.blobs import BlobDir
 from agents._store.codec import decode, encode
-from agents._store.errors import (BlobMissingError, EventSequenceError, InvalidWriteError, SchemaVersionError,
-                                  SecretTooShortError, StoreClosedError, StoreError, StoreSerializationError,
-                                  StoreTaskNotFoundError, TaskExistsError)
+from agents._store.errors import (
+    BlobMissingError,
+    EventSequenceError,
+    InvalidWriteError,
+    SchemaVersionError,
+    SecretTooShortError,
+    StoreClosedError,
+    StoreError,
+    StoreSerializationError,
+    StoreTaskNotFoundError,
+    TaskExistsError,
+)
 from agents._store.journal import StoreJournal
 from agents._store.records import STATUSES, UNFINISHED, JournalRecord, StoreStatus, TaskRow, TaskSummary
 from agents._store.redact import REDACTED, Redactor
@@ -112,7 +121,7 @@ class Store:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -18,7 +18,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from agents._store.errors import StoreSerializationError
 from agents._store.redact import Redactor
 
-__all__ = ["encode", "decode"]
+__all__ = ["decode", "encode"]
 
 
 def encode(value: Any, redactor: Redactor, *, what: str) -> str:

@@ -10,16 +10,16 @@ from __future__ import annotations
 from agents.errors import TetrarchError, UnknownTaskError, UsageError
 
 __all__ = [
-    "StoreError",
-    "StoreClosedError",
-    "TaskExistsError",
-    "StoreTaskNotFoundError",
-    "EventSequenceError",
-    "SchemaVersionError",
-    "StoreSerializationError",
     "BlobMissingError",
-    "SecretTooShortError",
+    "EventSequenceError",
     "InvalidWriteError",
+    "SchemaVersionError",
+    "SecretTooShortError",
+    "StoreClosedError",
+    "StoreError",
+    "StoreSerializationError",
+    "StoreTaskNotFoundError",
+    "TaskExistsError",
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["StoreStatus", "STATUSES", "UNFINISHED", "TaskRow", "TaskSummary", "JournalRecord"]
+__all__ = ["STATUSES", "UNFINISHED", "JournalRecord", "StoreStatus", "TaskRow", "TaskSummary"]
 
 StoreStatus = Literal["submitted", "running", "accepted", "escalated", "clarify", "refused", "failed"]
 """A task's status in the store: the five final ``TaskStatus`` values plus the two unfinished ones."""

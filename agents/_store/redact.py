@@ -18,7 +18,7 @@ from typing import Any
 
 from agents._store.errors import SecretTooShortError
 
-__all__ = ["REDACTED", "MIN_SECRET_LEN", "KEY_PATTERNS", "Redactor"]
+__all__ = ["KEY_PATTERNS", "MIN_SECRET_LEN", "REDACTED", "Redactor"]
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 4

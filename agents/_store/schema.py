@@ -20,8 +20,15 @@ from collections.abc import Callable, Sequence
 
 from agents._store.errors import SchemaVersionError
 
-__all__ = ["Migration", "MIGRATIONS", "SCHEMA_VERSION", "BUSY_TIMEOUT_MS", "open_connection", "migrate",
-           "schema_version"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Migration",
+    "migrate",
+    "open_connection",
+    "schema_version",
+]
 
 Migration = Callable[[sqlite3.Connection], None]
 """Upgrades the schema by one version; runs inside the migration's write transaction."""

@@ -19,7 +19,7 @@ from agents.store import Store
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE))
-from store_worker_script import BLOB_EVERY, EVENTS_PER_TRANSITION, big_output  # noqa: E402
+from store_worker_script import BLOB_EVERY, EVENTS_PER_TRANSITION, big_output
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 

@@ -11,13 +11,29 @@ import pytest
 
 from agents._store import schema
 from agents.errors import UnknownTaskError, UsageError
-from agents.events import (StepFinishedPayload, StepStartedPayload, TaskFinishedPayload, TaskSubmittedPayload,
-                           make_event)
+from agents.events import (
+    StepFinishedPayload,
+    StepStartedPayload,
+    TaskFinishedPayload,
+    TaskSubmittedPayload,
+    make_event,
+)
 from agents.llm.base import Usage
 from agents.results import TaskResult, Timings, UsageReport
-from agents.store import (SCHEMA_VERSION, BlobMissingError, InvalidWriteError, JournalRecord, SchemaVersionError,
-                          Store, StoreClosedError, StoreJournal, StoreSerializationError, StoreTaskNotFoundError,
-                          TaskExistsError, TaskRow)
+from agents.store import (
+    SCHEMA_VERSION,
+    BlobMissingError,
+    InvalidWriteError,
+    JournalRecord,
+    SchemaVersionError,
+    Store,
+    StoreClosedError,
+    StoreJournal,
+    StoreSerializationError,
+    StoreTaskNotFoundError,
+    TaskExistsError,
+    TaskRow,
+)
 
 
 class FakeClock:
