@@ -1,0 +1,41 @@
+"""Tools: ``@tool`` declarations, the registry, the dispatcher with its retry/timeout/journal policies.
+
+    >>> from agents.tools import tool, ToolRegistry
+"""
+
+from agents.tools.decorator import Permission, Tool, ToolSpec, tool
+from agents.tools.dispatch import ToolCallResult, ToolDispatcher
+from agents.tools.errors import (
+    PermanentToolError,
+    ToolArgumentError,
+    ToolDefinitionError,
+    ToolError,
+    ToolPermissionError,
+    ToolTimeoutError,
+    TransientToolError,
+    UnknownToolError,
+)
+from agents.tools.journal import IdempotencyJournal, JournalEntry, MemoryJournal, idempotency_key
+from agents.tools.registry import ToolRegistry
+
+__all__ = [
+    "IdempotencyJournal",
+    "JournalEntry",
+    "MemoryJournal",
+    "PermanentToolError",
+    "Permission",
+    "Tool",
+    "ToolArgumentError",
+    "ToolCallResult",
+    "ToolDefinitionError",
+    "ToolDispatcher",
+    "ToolError",
+    "ToolPermissionError",
+    "ToolRegistry",
+    "ToolSpec",
+    "ToolTimeoutError",
+    "TransientToolError",
+    "UnknownToolError",
+    "idempotency_key",
+    "tool",
+]

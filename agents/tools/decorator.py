@@ -1,0 +1,196 @@
+"""``@tool``: turn a typed, documented function into a Tool an LLM can call.
+
+    >>> @tool(permission="read", timeout_s=5)
+    ... def population(city: str) -> float:
+    ...     '''Population of a city in millions.
+    ...
+    ...     Args:
+    ...         city: English city name.
+    ...     '''
+    ...     return {"paris": 2.1}[city.lower()]
+    >>> population("Paris"), population.spec.parameters["required"]
+    (2.1, ['city'])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, overload
+
+import pydantic
+
+from agents.tools.errors import ToolArgumentError, ToolDefinitionError
+from agents.tools.schema import ParameterModel, build_parameter_model, parameters_schema, parse_docstring
+
+__all__ = ["Permission", "ToolSpec", "Tool", "tool"]
+
+Permission = Literal["read", "write", "admin"]
+
+
+class ToolSpec(pydantic.BaseModel):
+    """What the runtime and the LLM know about a tool. Plain data: it crosses actor boundaries."""
+
+    model_config = pydantic.ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    permission: Permission = "read"
+    requires_confirmation: bool = False
+    timeout_s: float | None = None
+    idempotent: bool = True
+    secret_params: tuple[str, ...] = ()
+    cpu_heavy: bool = False
+
+
+class Tool:
+    """A callable function plus its ToolSpec. ``tool_obj(...)`` calls the function directly;
+    ``await tool_obj.invoke(args)`` validates LLM-produced arguments first."""
+
+    def __init__(self, fn: Callable[..., Any], spec: ToolSpec) -> None:
+        self.fn = fn
+        self.spec = spec
+        self._model: type[ParameterModel] | None = None
+        functools.update_wrapper(self, fn)
+        self._qualname = fn.__qualname__.removesuffix(".__wrapped__")
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self.fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tool({self.spec.name!r}, permission={self.spec.permission!r})"
+
+    def _argument_model(self) -> type[ParameterModel]:
+        # Rebuilt lazily after unpickling: generated pydantic classes do not pickle by reference.
+        if self._model is None:
+            self._model = build_parameter_model(self.fn, self.spec.name, parse_docstring(self.fn.__doc__))
+        return self._model
+
+    def validate_arguments(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Check LLM-produced arguments against the schema; returns the coerced keyword arguments.
+
+        Raises ToolArgumentError listing every problem, phrased so the LLM can fix the call.
+        """
+        if not isinstance(args, Mapping):
+            raise ToolArgumentError(f"tool {self.name!r} takes a JSON object of arguments, got "
+                                    f"{type(args).__name__}", tool_name=self.name)
+        model = self._argument_model()
+        try:
+            parsed = model.model_validate(dict(args))
+        except pydantic.ValidationError as exc:
+            raise ToolArgumentError(self._describe(exc, args), tool_name=self.name) from None
+        return {name: getattr(parsed, name) for name in model.model_fields}
+
+    def _describe(self, exc: pydantic.ValidationError, args: Mapping[str, Any]) -> str:
+        expected = ", ".join(self._argument_model().model_fields) or "no arguments"
+        problems: list[str] = []
+        for err in exc.errors(include_url=False):
+            loc = ".".join(str(p) for p in err["loc"])
+            if err["type"] == "extra_forbidden":
+                problems.append(f"unknown argument {loc!r} (expected: {expected})")
+            elif err["type"] == "missing" and len(err["loc"]) == 1:
+                problems.append(f"missing required argument {loc!r}")
+            else:
+                problems.append(f"argument {loc!r}: {err['msg']}")
+        return f"invalid arguments for tool {self.name!r}: " + "; ".join(problems)
+
+    async def invoke(self, args: Mapping[str, Any]) -> Any:
+        """Validate, then run: coroutines are awaited, blocking functions run in a worker thread so the
+        executor's event loop keeps serving other steps."""
+        kwargs = self.validate_arguments(args)
+        if self.is_async:
+            return await self.fn(**kwargs)
+        return await asyncio.to_thread(self.fn, **kwargs)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_tool, (self._picklable_fn(), self.spec))
+
+    def _picklable_fn(self) -> Callable[..., Any]:
+        # `@tool` rebinds the module name to the Tool, so plain pickle would not find the function under
+        # its own qualname. Point the qualname at `<name>.__wrapped__` (functools sets it on the Tool),
+        # which pickle and cloudpickle resolve by reference; nested functions go by value (cloudpickle).
+        module = sys.modules.get(self.fn.__module__)
+        if module is not None and "." not in self._qualname and "<" not in self._qualname:
+            target = getattr(module, self._qualname, None)
+            if target is self:
+                self.fn.__qualname__ = f"{self._qualname}.__wrapped__"
+            elif target is self.fn:
+                self.fn.__qualname__ = self._qualname
+        return self.fn
+
+
+def _rebuild_tool(fn: Callable[..., Any], spec: ToolSpec) -> Tool:
+    return Tool(fn, spec)
+
+
+def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confirmation: bool,
+               timeout_s: float | None, idempotent: bool | None, name: str | None,
+               secret_params: tuple[str, ...], cpu_heavy: bool) -> Tool:
+    if isinstance(fn, Tool):
+        fn = fn.fn
+    if not callable(fn):
+        raise ToolDefinitionError(f"@tool needs a function, got {type(fn).__name__}")
+    tool_name = name or getattr(fn, "__name__", "")
+    if not tool_name.isidentifier():
+        raise ToolDefinitionError(f"tool name {tool_name!r} must be an identifier; pass name='...'")
+    if permission not in ("read", "write", "admin"):
+        raise ToolDefinitionError(f"tool {tool_name!r}: permission must be 'read', 'write' or 'admin', "
+                                  f"not {permission!r}", tool_name=tool_name)
+    if timeout_s is not None and timeout_s <= 0:
+        raise ToolDefinitionError(f"tool {tool_name!r}: timeout_s must be positive", tool_name=tool_name)
+    docs = parse_docstring(fn.__doc__)
+    if not docs.summary:
+        raise ToolDefinitionError(f"tool {tool_name!r} has no docstring; add one: the LLM chooses tools by it",
+                                  tool_name=tool_name)
+    model = build_parameter_model(fn, tool_name, docs)
+    unknown_secrets = set(secret_params) - set(model.model_fields)
+    if unknown_secrets:
+        raise ToolDefinitionError(f"tool {tool_name!r}: secret_params {sorted(unknown_secrets)} are not "
+                                  "parameters of the function", tool_name=tool_name)
+    spec = ToolSpec(name=tool_name, description=docs.summary, parameters=parameters_schema(model),
+                    permission=permission, requires_confirmation=requires_confirmation, timeout_s=timeout_s,
+                    idempotent=(permission == "read") if idempotent is None else idempotent,
+                    secret_params=tuple(secret_params), cpu_heavy=cpu_heavy)
+    made = Tool(fn, spec)
+    made._model = model
+    return made
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(*, permission: Permission = "read", requires_confirmation: bool = False, timeout_s: float | None = None,
+         idempotent: bool | None = None, name: str | None = None, secret_params: tuple[str, ...] = (),
+         cpu_heavy: bool = False) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(fn: Callable[..., Any] | None = None, /, *, permission: Permission = "read",
+         requires_confirmation: bool = False, timeout_s: float | None = None, idempotent: bool | None = None,
+         name: str | None = None, secret_params: tuple[str, ...] = (), cpu_heavy: bool = False) -> Any:
+    """Declare a tool. Usable bare (``@tool``) or with options (``@tool(permission="write")``).
+
+    ``permission``: read | write | admin. ``requires_confirmation``: the call escalates for a human's
+    approval before it runs. ``idempotent`` defaults to True for read tools and False otherwise;
+    non-idempotent calls go through the idempotency journal so a retry or a resume never applies them
+    twice. ``secret_params`` are redacted from events and traces. ``cpu_heavy`` tools may run as Ray
+    tasks with their own CPU.
+    """
+    options = dict(permission=permission, requires_confirmation=requires_confirmation, timeout_s=timeout_s,
+                   idempotent=idempotent, name=name, secret_params=tuple(secret_params), cpu_heavy=cpu_heavy)
+    if fn is not None:
+        return _make_tool(fn, **options)  # type: ignore[arg-type]
+    return lambda f: _make_tool(f, **options)  # type: ignore[arg-type]

@@ -1,0 +1,157 @@
+"""Run one tool call: validate, check permission and the idempotency journal, apply the timeout,
+classify failures, retry transient ones with exponential backoff and full jitter, bound the output."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agents.tools.decorator import Tool
+from agents.tools.errors import (
+    PermanentToolError,
+    ToolArgumentError,
+    ToolError,
+    ToolPermissionError,
+    ToolTimeoutError,
+    TransientToolError,
+)
+from agents.tools.journal import IdempotencyJournal
+from agents.tools.output import serialize_output, truncate_output
+from agents.tools.registry import ToolRegistry
+
+__all__ = ["ToolCallResult", "ToolDispatcher", "classify_exception", "backoff_delay"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallResult:
+    output: Any
+    attempts: int
+    truncated: bool
+    duration_s: float
+    from_journal: bool
+
+
+def classify_exception(exc: BaseException, tool_name: str) -> ToolError:
+    """Map whatever a tool raised onto the error tree. HTTP-ish errors (a ``status_code``/``status`` of
+    429 or ≥ 500), timeouts and connection errors are transient; anything else unknown is permanent,
+    because blindly retrying a bug wastes the budget."""
+    if isinstance(exc, ToolError):
+        if exc.tool_name is None:
+            exc.tool_name = tool_name
+        return exc
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return ToolTimeoutError(f"tool {tool_name!r} timed out: {exc or 'no reply'}", tool_name=tool_name)
+    status = getattr(exc, "status_code", None) or getattr(exc, "status", None)
+    if isinstance(exc, ConnectionError) or (isinstance(status, int) and (status == 429 or status >= 500)):
+        retry_after = getattr(exc, "retry_after", None)
+        return TransientToolError(f"tool {tool_name!r} failed transiently ({type(exc).__name__}: {exc})",
+                                  tool_name=tool_name,
+                                  retry_after=float(retry_after) if isinstance(retry_after, (int, float)) else None)
+    return PermanentToolError(f"tool {tool_name!r} raised {type(exc).__name__}: {exc}", tool_name=tool_name)
+
+
+def backoff_delay(attempt: int, base_s: float, max_s: float, rng: random.Random) -> float:
+    """Full jitter (AWS architecture blog): uniform in [0, min(max, base·2^(attempt-1))]. Spreads the
+    retries of many parallel steps hitting the same rate-limited API."""
+    return rng.uniform(0.0, min(max_s, base_s * (2 ** (attempt - 1))))
+
+
+class ToolDispatcher:
+    """Calls tools from a registry with the runtime's policies.
+
+    >>> import asyncio
+    >>> from agents.tools import tool
+    >>> @tool
+    ... def double(x: int) -> int:
+    ...     '''Twice x.
+    ...
+    ...     Args:
+    ...         x: A number.
+    ...     '''
+    ...     return 2 * x
+    >>> asyncio.run(ToolDispatcher(ToolRegistry([double])).call("double", {"x": 4})).output
+    8
+    """
+
+    def __init__(self, registry: ToolRegistry, *, max_attempts: int = 3, backoff_s: float = 0.2,
+                 backoff_max_s: float = 5.0, max_output_tokens: int = 2000,
+                 journal: IdempotencyJournal | None = None,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, rng: random.Random | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self._registry = registry
+        self._max_attempts = max_attempts
+        self._backoff_s = backoff_s
+        self._backoff_max_s = backoff_max_s
+        self._max_output_tokens = max_output_tokens
+        self._journal = journal
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._clock = clock
+
+    @property
+    def registry(self) -> ToolRegistry:
+        return self._registry
+
+    async def call(self, name: str, args: Mapping[str, Any], *, idempotency_key: str | None = None,
+                   timeout_s: float | None = None, confirmed: bool = False) -> ToolCallResult:
+        """Run ``name`` with ``args``. Raises a ToolError subclass; transient ones only after
+        ``max_attempts`` (their ``.attempts`` says how many ran)."""
+        started = self._clock()
+        target = self._registry.get(name)
+        spec = target.spec
+        if spec.requires_confirmation and not confirmed:
+            raise ToolPermissionError(
+                f"tool {name!r} ({spec.permission}) requires a human's confirmation before it runs; the task "
+                "escalates and continues after orch.respond(task_id, 'approve')", tool_name=name)
+        kwargs = target.validate_arguments(args)
+        journaled = not spec.idempotent and self._journal is not None and idempotency_key is not None
+        if journaled:
+            entry = await self._journal.get(idempotency_key)  # type: ignore[union-attr,arg-type]
+            if entry is not None:
+                return ToolCallResult(entry.output, 0, False, self._clock() - started, True)
+        timeout = timeout_s if timeout_s is not None else spec.timeout_s
+        if spec.timeout_s is not None and timeout_s is not None:
+            timeout = min(timeout_s, spec.timeout_s)
+        raw, attempts = await self._run_with_retries(target, kwargs, timeout)
+        output, truncated = truncate_output(serialize_output(raw), self._max_output_tokens)
+        if journaled:
+            await self._journal.put(idempotency_key, output)  # type: ignore[union-attr,arg-type]
+        return ToolCallResult(output, attempts, truncated, self._clock() - started, False)
+
+    async def _run_with_retries(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> tuple[Any, int]:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self._run_once(target, kwargs, timeout), attempt
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # classified below; nothing escapes unclassified
+                error = classify_exception(exc, target.name)
+            error.attempts = attempt
+            if isinstance(error, ToolArgumentError) or not isinstance(error, TransientToolError):
+                raise error
+            if attempt >= self._max_attempts:
+                error.message = f"{error.message} (gave up after {attempt} attempts)"
+                error.args = (error.message,)
+                raise error
+            delay = backoff_delay(attempt, self._backoff_s, self._backoff_max_s, self._rng)
+            if error.retry_after is not None:
+                delay = max(delay, min(error.retry_after, self._backoff_max_s))
+            await self._sleep(delay)
+
+    async def _run_once(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> Any:
+        call = target.fn(**kwargs) if target.is_async else asyncio.to_thread(target.fn, **kwargs)
+        if timeout is None:
+            return await call
+        try:
+            return await asyncio.wait_for(call, timeout)
+        except asyncio.TimeoutError:
+            raise ToolTimeoutError(f"tool {target.name!r} did not return within {timeout:g}s",
+                                   tool_name=target.name) from None

@@ -1,0 +1,102 @@
+"""The set of tools one Orchestrator offers: lookup by name, schemas for plan validation, a catalogue
+for prompts."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from agents.tools.decorator import Tool, tool
+from agents.tools.errors import ToolDefinitionError, UnknownToolError
+
+__all__ = ["ToolRegistry"]
+
+
+class ToolRegistry:
+    """Tools by name. Plain callables are wrapped with ``@tool`` defaults (read, idempotent).
+
+    >>> from agents.tools.decorator import tool
+    >>> @tool
+    ... def echo(text: str) -> str:
+    ...     '''Return the text.
+    ...
+    ...     Args:
+    ...         text: Anything.
+    ...     '''
+    ...     return text
+    >>> ToolRegistry([echo]).names()
+    ['echo']
+    """
+
+    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for item in tools:
+            made = item if isinstance(item, Tool) else tool(item)
+            if made.name in self._tools:
+                raise ToolDefinitionError(f"two tools are named {made.name!r}; give one of them name='...'",
+                                          tool_name=made.name)
+            self._tools[made.name] = made
+
+    def get(self, name: str) -> Tool:
+        try:
+            return self._tools[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, list(self._tools), n=1, cutoff=0.6)
+            raise UnknownToolError(name, list(self._tools), close[0] if close else None) from None
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        """Tool name → JSON Schema of its parameters (what ``planning.validate`` checks plans against)."""
+        return {name: t.spec.parameters for name, t in self._tools.items()}
+
+    def catalog(self) -> list[dict[str, Any]]:
+        return [{"name": t.name, "description": t.spec.description, "parameters": _compact(t.spec.parameters),
+                 "permission": t.spec.permission} for t in self._tools.values()]
+
+    def catalog_text(self) -> str:
+        """One line per tool, as prompts show them: ``name(arg: type, ...) [permission] — description``
+        followed by the argument descriptions. Compact on purpose: every token of it is paid per call."""
+        lines = []
+        for t in self._tools.values():
+            props = t.spec.parameters.get("properties", {})
+            required = set(t.spec.parameters.get("required", []))
+            sig = ", ".join(f"{n}: {_type_name(p)}" + ("" if n in required else "?") for n, p in props.items())
+            flag = "" if t.spec.permission == "read" else f" [{t.spec.permission}]"
+            lines.append(f"- {t.name}({sig}){flag}: {t.spec.description}")
+            for n, p in props.items():
+                if p.get("description"):
+                    lines.append(f"    {n}: {p['description']}")
+        return "\n".join(lines)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+def _type_name(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return "|".join(json.dumps(v) for v in prop["enum"])
+    if "const" in prop:
+        return json.dumps(prop["const"])
+    if "anyOf" in prop:
+        return "|".join(_type_name(p) for p in prop["anyOf"])
+    kind = prop.get("type", "any")
+    if kind == "array" and isinstance(prop.get("items"), dict):
+        return f"list[{_type_name(prop['items'])}]"
+    if isinstance(kind, list):
+        return "|".join(kind)
+    return {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "object": "object",
+            "null": "null"}.get(kind, kind)
+
+
+def _compact(schema: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k != "additionalProperties"}

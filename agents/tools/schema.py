@@ -1,0 +1,178 @@
+"""JSON Schema for a tool's parameters, from its type hints and its Google-style docstring.
+
+The LLM chooses a tool and fills its arguments from this schema alone, so a function the schema cannot
+describe is rejected at decoration time (``ToolDefinitionError``), never at call time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from agents.tools.errors import ToolDefinitionError
+
+__all__ = ["Docstring", "parse_docstring", "ParameterModel", "build_parameter_model", "parameters_schema",
+           "inline_refs"]
+
+_SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?|Attributes)\s*:\s*$")
+_ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Docstring:
+    summary: str
+    params: Mapping[str, str]
+
+
+def parse_docstring(doc: str | None) -> Docstring:
+    """Split a Google-style docstring into its description and its ``Args:`` entries.
+
+    >>> d = parse_docstring("Find a city.\\n\\nArgs:\\n    city (str): English name.\\n        Case-insensitive.")
+    >>> d.summary, d.params["city"]
+    ('Find a city.', 'English name. Case-insensitive.')
+    """
+    lines = inspect.cleandoc(doc or "").splitlines()
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    arg_indent: int | None = None
+    for line in lines:
+        stripped = line.strip()
+        header = _SECTION.match(stripped)
+        if header and (len(line) - len(line.lstrip())) == 0:
+            section, current, arg_indent = header.group(1), None, None
+            continue
+        if section is None:
+            summary.append(stripped)
+            continue
+        if section not in ("Args", "Arguments", "Parameters") or not stripped:
+            continue
+        indent = len(line) - len(line.lstrip())
+        match = _ARG.match(stripped)
+        if match and (arg_indent is None or indent <= arg_indent):
+            arg_indent = indent
+            current = match.group(1).lstrip("*")
+            params[current] = match.group(3).strip()
+        elif current is not None:
+            params[current] = f"{params[current]} {stripped}".strip()
+    text = " ".join(_paragraphs(summary))
+    return Docstring(summary=text.strip(), params=params)
+
+
+def _paragraphs(lines: list[str]) -> list[str]:
+    # The description sent to the LLM is the docstring's prose before the first section, joined into
+    # one line per paragraph: prompt tokens are precious and hard-wrapped lines add nothing.
+    out: list[str] = []
+    buf: list[str] = []
+    for line in [*lines, ""]:
+        if line:
+            buf.append(line)
+        elif buf:
+            out.append(" ".join(buf))
+            buf = []
+    return out
+
+
+class ParameterModel(pydantic.BaseModel):
+    """Base of the generated argument models: unknown arguments are errors, not silently dropped."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", arbitrary_types_allowed=False)
+
+
+def build_parameter_model(fn: Callable[..., Any], tool_name: str, docs: Docstring) -> type[ParameterModel]:
+    """A pydantic model with one field per parameter of ``fn``; raises ToolDefinitionError for what an LLM
+    cannot fill in (``*args``, ``**kwargs``, missing or unsupported annotations)."""
+    signature = inspect.signature(fn)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:  # NameError from a forward reference, typically
+        raise ToolDefinitionError(f"tool {tool_name!r}: cannot resolve its type hints ({exc}); use types importable "
+                                  "at module level", tool_name=tool_name) from exc
+    fields: dict[str, Any] = {}
+    for name, param in signature.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ToolDefinitionError(f"tool {tool_name!r}: parameter {param}: *args/**kwargs cannot be described "
+                                      "to an LLM; declare each argument with a type", tool_name=tool_name)
+        if param.kind is param.POSITIONAL_ONLY:
+            raise ToolDefinitionError(f"tool {tool_name!r}: parameter {name!r} is positional-only; tools are "
+                                      "called with keyword arguments", tool_name=tool_name)
+        if name not in hints:
+            raise ToolDefinitionError(f"tool {tool_name!r}: parameter {name!r} has no type annotation; add one "
+                                      "(the JSON Schema the LLM sees is built from it)", tool_name=tool_name)
+        annotation = hints[name]
+        _check_supported(annotation, tool_name, name)
+        default = ... if param.default is param.empty else param.default
+        fields[name] = (annotation, pydantic.Field(default, description=docs.params.get(name) or None))
+    model_name = "".join(part.title() for part in re.split(r"\W+", tool_name) if part) + "Arguments"
+    try:
+        return pydantic.create_model(model_name, __base__=ParameterModel, **fields)
+    except (pydantic.PydanticSchemaGenerationError, TypeError) as exc:
+        raise ToolDefinitionError(f"tool {tool_name!r}: {exc}", tool_name=tool_name) from exc
+
+
+def _check_supported(annotation: Any, tool_name: str, param: str) -> None:
+    try:
+        pydantic.TypeAdapter(annotation).json_schema()
+    except Exception as exc:
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: parameter {param!r} has type {annotation!r}, which has no JSON Schema; use str, "
+            "int, float, bool, list/dict/tuple of those, Literal, Enum, a TypedDict or a pydantic model",
+            tool_name=tool_name) from exc
+
+
+def parameters_schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema as an LLM-facing ``parameters`` object: refs inlined, titles dropped,
+    ``additionalProperties: false`` and ``required`` always present."""
+    schema = inline_refs(model.model_json_schema())
+    schema = _drop_titles(schema)
+    schema.setdefault("properties", {})
+    schema["required"] = list(schema.get("required", []))
+    schema["additionalProperties"] = False
+    schema["type"] = "object"
+    return schema
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace ``{"$ref": "#/$defs/X"}`` with the definition. Small models and some servers' grammar
+    builders handle flat schemas better. Recursive definitions keep their ``$defs``."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any, seen: frozenset[str]) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                key = ref.removeprefix("#/$defs/")
+                if key in seen or key not in defs:
+                    raise _Recursive
+                merged = {**resolve(defs[key], seen | {key}), **{k: v for k, v in node.items() if k != "$ref"}}
+                return merged
+            return {k: resolve(v, seen) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [resolve(v, seen) for v in node]
+        return node
+
+    try:
+        return resolve(schema, frozenset())
+    except _Recursive:
+        return schema
+
+
+class _Recursive(Exception):
+    pass
+
+
+def _drop_titles(node: Any, *, in_properties: bool = False) -> Any:
+    # "title" is pydantic noise for an LLM — except where it is the NAME of a property.
+    if isinstance(node, dict):
+        return {k: _drop_titles(v, in_properties=(k == "properties" and not in_properties))
+                for k, v in node.items() if in_properties or k != "title"}
+    if isinstance(node, list):
+        return [_drop_titles(v) for v in node]
+    return node
