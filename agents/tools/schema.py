@@ -123,8 +123,8 @@ def _check_supported(annotation: Any, tool_name: str, param: str) -> None:
     except Exception as exc:
         raise ToolDefinitionError(
             f"tool {tool_name!r}: parameter {param!r} has type {annotation!r}, which has no JSON Schema; use str, "
-            "int, float, bool, list/dict/tuple of those, Literal, Enum, a TypedDict or a pydantic model",
-            tool_name=tool_name) from exc
+            f"int, float, bool, list/dict/tuple of those, Literal, Enum, a TypedDict or a pydantic model "
+            f"({str(exc).splitlines()[0]})", tool_name=tool_name) from exc
 
 
 def parameters_schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
