@@ -239,13 +239,11 @@ class TaskRunner:
                 st.phase = "execute"
             case Replan(feedback=feedback):
                 self._start_replan(feedback)
-            case Escalate(reason=reason, question=question):
-                caps = "max_" in reason
-                raise _Stop("escalated", "max_replans" if "replan" in reason and caps else
-                            "max_step_retries" if caps else "escalated_by_reflector",
+            case Escalate(reason=reason, question=question, cause=cause):
+                raise _Stop("escalated", "escalated_by_reflector" if cause == "reflector" else cause,
                             question=question, answer=st.reflections[-1].answer if st.reflections else None,
-                            escalation=Escalation(kind="caps" if caps else "reflector", reason=reason,
-                                                  question=question))
+                            escalation=Escalation(kind="reflector" if cause == "reflector" else "caps",
+                                                  reason=reason, question=question))
             case _:
                 assert_never(decision)
 

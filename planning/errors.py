@@ -3,7 +3,7 @@ LLM that gets one repair round with ``str(error)``. Constructors have no side ef
 
 from __future__ import annotations
 
-__all__ = ["PlanningError", "LLMOutputError"]
+__all__ = ["LLMOutputError", "PlanValidationError", "PlanningError"]
 
 
 class PlanningError(Exception):
@@ -19,3 +19,15 @@ class LLMOutputError(PlanningError):
     def __init__(self, message: str, *, raw: str = "") -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class PlanValidationError(PlanningError):
+    """A plan that parsed but makes no sense: ``problems`` lists every one found.
+
+    ``str(err)`` is a short list meant for the planner's repair round.
+    """
+
+    def __init__(self, problems: tuple[object, ...]) -> None:
+        self.problems = problems
+        lines = "\n".join(f"- {getattr(p, 'message', p)}" for p in problems)
+        super().__init__(f"The plan is invalid:\n{lines}\nReturn the corrected complete plan as one JSON object.")

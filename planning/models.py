@@ -17,14 +17,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "Plan",
+    "PlanStep",
+    "Reflection",
+    "ReflectionAction",
+    "RetryDetails",
     "Route",
     "RouterDecision",
-    "PlanStep",
-    "Plan",
-    "ReflectionAction",
     "Scores",
-    "RetryDetails",
-    "Reflection",
 ]
 
 Route = Literal["plan", "direct", "clarify", "refuse"]

@@ -26,7 +26,7 @@ import pydantic
 from agents.tools.errors import ToolArgumentError, ToolDefinitionError
 from agents.tools.schema import ParameterModel, build_parameter_model, parameters_schema, parse_docstring
 
-__all__ = ["Permission", "ToolSpec", "Tool", "tool"]
+__all__ = ["Permission", "Tool", "ToolSpec", "tool"]
 
 Permission = Literal["read", "write", "admin"]
 

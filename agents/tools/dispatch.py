@@ -23,7 +23,7 @@ from agents.tools.journal import IdempotencyJournal
 from agents.tools.output import serialize_output, truncate_output
 from agents.tools.registry import ToolRegistry
 
-__all__ = ["ToolCallResult", "ToolDispatcher", "classify_exception", "backoff_delay"]
+__all__ = ["ToolCallResult", "ToolDispatcher", "backoff_delay", "classify_exception"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +152,6 @@ class ToolDispatcher:
             return await call
         try:
             return await asyncio.wait_for(call, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ToolTimeoutError(f"tool {target.name!r} did not return within {timeout:g}s",
                                    tool_name=target.name) from None

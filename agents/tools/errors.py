@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 __all__ = [
-    "ToolErrorKind",
-    "ToolError",
-    "ToolArgumentError",
-    "TransientToolError",
-    "ToolTimeoutError",
     "PermanentToolError",
-    "UnknownToolError",
-    "ToolPermissionError",
+    "ToolArgumentError",
     "ToolDefinitionError",
+    "ToolError",
+    "ToolErrorKind",
+    "ToolPermissionError",
+    "ToolTimeoutError",
+    "TransientToolError",
+    "UnknownToolError",
 ]
 
 ToolErrorKind = Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission", "definition"]

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["JournalEntry", "IdempotencyJournal", "MemoryJournal", "idempotency_key"]
+__all__ = ["IdempotencyJournal", "JournalEntry", "MemoryJournal", "idempotency_key"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pydantic
 
-__all__ = ["serialize_output", "truncate_output", "TRUNCATION_MARKER"]
+__all__ = ["TRUNCATION_MARKER", "serialize_output", "truncate_output"]
 
 TRUNCATION_MARKER = "\n…[output truncated by tetrarch: showing {shown} of {total} tokens]"
 

@@ -16,9 +16,9 @@ from typing import Any
 import pydantic
 
 from agents.tools.errors import ToolDefinitionError
+from planning.parse import drop_titles, inline_refs
 
-__all__ = ["Docstring", "parse_docstring", "ParameterModel", "build_parameter_model", "parameters_schema",
-           "inline_refs"]
+__all__ = ["Docstring", "ParameterModel", "build_parameter_model", "parameters_schema", "parse_docstring"]
 
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?|Attributes)\s*:\s*$")
 _ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
@@ -130,49 +130,9 @@ def _check_supported(annotation: Any, tool_name: str, param: str) -> None:
 def parameters_schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     """The model's JSON Schema as an LLM-facing ``parameters`` object: refs inlined, titles dropped,
     ``additionalProperties: false`` and ``required`` always present."""
-    schema = inline_refs(model.model_json_schema())
-    schema = _drop_titles(schema)
+    schema = drop_titles(inline_refs(model.model_json_schema()))
     schema.setdefault("properties", {})
     schema["required"] = list(schema.get("required", []))
     schema["additionalProperties"] = False
     schema["type"] = "object"
     return schema
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """Replace ``{"$ref": "#/$defs/X"}`` with the definition. Small models and some servers' grammar
-    builders handle flat schemas better. Recursive definitions keep their ``$defs``."""
-    defs = schema.get("$defs", {})
-
-    def resolve(node: Any, seen: frozenset[str]) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                key = ref.removeprefix("#/$defs/")
-                if key in seen or key not in defs:
-                    raise _Recursive
-                merged = {**resolve(defs[key], seen | {key}), **{k: v for k, v in node.items() if k != "$ref"}}
-                return merged
-            return {k: resolve(v, seen) for k, v in node.items() if k != "$defs"}
-        if isinstance(node, list):
-            return [resolve(v, seen) for v in node]
-        return node
-
-    try:
-        return resolve(schema, frozenset())
-    except _Recursive:
-        return schema
-
-
-class _Recursive(Exception):
-    pass
-
-
-def _drop_titles(node: Any, *, in_properties: bool = False) -> Any:
-    # "title" is pydantic noise for an LLM — except where it is the NAME of a property.
-    if isinstance(node, dict):
-        return {k: _drop_titles(v, in_properties=(k == "properties" and not in_properties))
-                for k, v in node.items() if in_properties or k != "title"}
-    if isinstance(node, list):
-        return [_drop_titles(v) for v in node]
-    return node

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Literal
 
-from ray import cloudpickle
 import pydantic
 import pytest
+from ray import cloudpickle
 from typing_extensions import TypedDict
 
 from agents.tools import (
@@ -32,7 +32,7 @@ from agents.tools.output import serialize_output, truncate_output
 from agents.tools.schema import parse_docstring
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _sample_tools  # noqa: E402
+import _sample_tools
 
 
 class Color(enum.Enum):

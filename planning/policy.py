@@ -1,0 +1,144 @@
+"""The reflection policy: the reflector proposes, this pure function decides (DESIGN.md: code has the
+last word). It enforces the acceptance bar and the retry/replan caps, so no model output can accept a
+poor answer or loop forever.
+
+    >>> from planning.models import Reflection, Scores
+    >>> r = Reflection(scores=Scores(completeness=5, correctness=2, format=5), overall_pass=True, action="accept")
+    >>> decide(ReflectionContext(reflection=r, step_retries={}, replans=0, limits=PolicyLimits(),
+    ...                          step_ids=frozenset({1})))
+    Replan(feedback='The answer did not pass review (correctness 2/5, needs ≥ 4). Fix what is wrong.')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, assert_never
+
+from planning.models import Reflection, Route, RouterDecision
+
+__all__ = [
+    "Accept",
+    "Decision",
+    "Escalate",
+    "EscalationCause",
+    "PolicyLimits",
+    "ReflectionContext",
+    "Replan",
+    "RetryStep",
+    "decide",
+    "effective_route",
+]
+
+EscalationCause = Literal["reflector", "max_replans", "max_step_retries"]
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    answer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryStep:
+    step_id: int
+    modification: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replan:
+    feedback: str
+
+
+@dataclass(frozen=True, slots=True)
+class Escalate:
+    reason: str
+    question: str
+    cause: EscalationCause = "reflector"
+
+
+Decision = Accept | RetryStep | Replan | Escalate
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyLimits:
+    max_step_retries: int = 3
+    max_replans: int = 2
+    accept_min_score: int = 4
+    accept_min_correctness: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectionContext:
+    reflection: Reflection
+    step_retries: Mapping[int, int]
+    replans: int
+    limits: PolicyLimits = field(default_factory=PolicyLimits)
+    step_ids: frozenset[int] = frozenset()
+
+
+def decide(ctx: ReflectionContext) -> Decision:
+    """What happens next, from the reflector's proposal and the counters."""
+    r = ctx.reflection
+    match r.action:
+        case "accept":
+            shortfall = _shortfall(ctx)
+            if shortfall is None:
+                return Accept(r.answer)
+            return _replan(ctx, f"The answer did not pass review ({shortfall}). "
+                                f"{r.feedback or 'Fix what is wrong.'}".strip())
+        case "retry_step":
+            details = r.retry_details
+            if details is None or details.step_id not in ctx.step_ids:
+                named = "no step" if details is None else f"step {details.step_id}, which is not in the plan"
+                return _replan(ctx, f"The reviewer asked to retry {named}; replanning instead. {r.feedback}".strip())
+            done = ctx.step_retries.get(details.step_id, 0)
+            if done >= ctx.limits.max_step_retries:
+                return Escalate(
+                    reason=f"step {details.step_id} was already retried {done} times (max_step_retries="
+                           f"{ctx.limits.max_step_retries})",
+                    question=_question(r, f"Step {details.step_id} keeps failing review after {done} retries."),
+                    cause="max_step_retries")
+            return RetryStep(details.step_id, details.modification or r.feedback)
+        case "replan":
+            return _replan(ctx, r.feedback or "The results do not answer the task; make a better plan.")
+        case "escalate":
+            return Escalate(reason=f"the reflector escalated: {r.feedback or 'no reason given'}",
+                            question=_question(r, "The reviewer needs a human decision."), cause="reflector")
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _shortfall(ctx: ReflectionContext) -> str | None:
+    r, lim = ctx.reflection, ctx.limits
+    s = r.scores
+    low = [f"{name} {value}/5" for name, value in (("completeness", s.completeness), ("correctness", s.correctness),
+                                                   ("format", s.format)) if value < lim.accept_min_score]
+    if s.correctness < lim.accept_min_correctness and not any(x.startswith("correctness") for x in low):
+        low.append(f"correctness {s.correctness}/5")
+    if low:
+        return ", ".join(low) + f", needs ≥ {lim.accept_min_score}"
+    if not r.overall_pass:
+        return "overall_pass was false"
+    return None
+
+
+def _replan(ctx: ReflectionContext, feedback: str) -> Decision:
+    if ctx.replans >= ctx.limits.max_replans:
+        return Escalate(reason=f"the plan was already replanned {ctx.replans} times (max_replans="
+                               f"{ctx.limits.max_replans}); last feedback: {feedback}",
+                        question=_question(ctx.reflection, f"After {ctx.replans} replans the answer still does not "
+                                                           f"pass review: {feedback}"),
+                        cause="max_replans")
+    return Replan(feedback)
+
+
+def _question(r: Reflection, fallback: str) -> str:
+    base = r.feedback.strip() or fallback
+    return base if base.endswith("?") else f"{base} How should I proceed?"
+
+
+def effective_route(decision: RouterDecision, min_confidence: float) -> Route:
+    """The route taken: below ``min_confidence`` the router's guess is not trusted and the user is asked."""
+    if decision.route != "clarify" and decision.confidence < min_confidence:
+        return "clarify"
+    return decision.route

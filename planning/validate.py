@@ -1,0 +1,263 @@
+"""Meaning checks of a plan, with messages a model can act on in its repair round.
+
+``validate_step`` runs on each step as it streams in (a dependency on a step that has not arrived yet is
+allowed to be pending); ``validate_plan`` runs on the whole plan and finds everything, including what
+only the whole plan can show (dependencies that never arrived, cycles).
+
+    >>> from planning.models import Plan, PlanStep
+    >>> plan = Plan(steps=[PlanStep(step_id=1, tool_name="search", tool_input={"q": "$step_2_result"})])
+    >>> try:
+    ...     validate_plan(plan, {"search": {"type": "object", "properties": {"q": {"type": "string"}}}}, max_steps=5)
+    ... except PlanValidationError as err:
+    ...     print(err.problems[0].message)
+    step 1 uses $step_2_result but does not list 2 in depends_on; add 2 to depends_on.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from planning.errors import PlanValidationError
+from planning.models import Plan, PlanStep
+
+__all__ = [
+    "PlanProblem",
+    "PlanValidationError",
+    "ProblemCode",
+    "ToolSchemas",
+    "check_arguments",
+    "validate_plan",
+    "validate_step",
+]
+
+ToolSchemas = Mapping[str, Mapping[str, Any]]
+
+
+class ProblemCode(enum.StrEnum):
+    EMPTY_PLAN = "empty_plan"
+    TOO_MANY_STEPS = "too_many_steps"
+    DUPLICATE_STEP_ID = "duplicate_step_id"
+    SELF_DEPENDENCY = "self_dependency"
+    UNKNOWN_DEPENDENCY = "unknown_dependency"
+    CYCLE = "cycle"
+    UNKNOWN_TOOL = "unknown_tool"
+    UNDECLARED_REFERENCE = "undeclared_reference"
+    INVALID_ARGUMENTS = "invalid_arguments"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanProblem:
+    code: ProblemCode
+    message: str
+    step_id: int | None = None
+
+
+def validate_plan(plan: Plan, tools: ToolSchemas, *, max_steps: int, completed: Collection[int] = ()) -> None:
+    """Raise PlanValidationError listing every problem of the whole plan; return None when it is sound.
+
+    ``completed``: ids of steps finished under an earlier plan that this plan may depend on.
+    """
+    problems: list[PlanProblem] = []
+    if not plan.steps:
+        problems.append(PlanProblem(ProblemCode.EMPTY_PLAN, "the plan has no steps; add at least one step."))
+    if len(plan.steps) > max_steps:
+        problems.append(PlanProblem(ProblemCode.TOO_MANY_STEPS, f"the plan has {len(plan.steps)} steps; the limit "
+                                    f"is {max_steps}. Merge steps or drop the ones the task does not need."))
+    ids = [s.step_id for s in plan.steps]
+    seen: set[int] = set()
+    for sid in ids:
+        if sid in seen:
+            problems.append(_duplicate(sid))
+        seen.add(sid)
+    known = set(ids) | set(completed)
+    for step in plan.steps:
+        problems.extend(_step_problems(step, tools))
+        for dep in step.depends_on:
+            if dep != step.step_id and dep not in known:
+                problems.append(PlanProblem(ProblemCode.UNKNOWN_DEPENDENCY, f"step {step.step_id} depends on step "
+                                            f"{dep}, which does not exist.", step.step_id))
+    cycle = _find_cycle((s.step_id, s.depends_on) for s in plan.steps)
+    if cycle:
+        problems.append(_cycle(cycle))
+    if problems:
+        raise PlanValidationError(tuple(problems))
+
+
+def validate_step(step: PlanStep, known: Mapping[int, PlanStep], tools: ToolSchemas, *, max_steps: int,
+                  completed: Collection[int] = ()) -> None:
+    """Check one streamed step against the steps already accepted (``known``). Dependencies on ids that
+    have not arrived are pending, not errors; ``validate_plan`` settles them at the end."""
+    problems: list[PlanProblem] = []
+    if len(known) + 1 > max_steps:
+        problems.append(PlanProblem(ProblemCode.TOO_MANY_STEPS, f"the plan has more than {max_steps} steps; the "
+                                    f"limit is {max_steps}. Merge steps or drop the ones the task does not need.",
+                                    step.step_id))
+    if step.step_id in known:
+        problems.append(_duplicate(step.step_id))
+    problems.extend(_step_problems(step, tools))
+    deps = {s.step_id: s.depends_on for s in known.values()}
+    deps[step.step_id] = step.depends_on
+    cycle = _find_cycle(deps.items())
+    if cycle:
+        problems.append(_cycle(cycle))
+    if problems:
+        raise PlanValidationError(tuple(problems))
+
+
+def _duplicate(sid: int) -> PlanProblem:
+    return PlanProblem(ProblemCode.DUPLICATE_STEP_ID, f"step_id {sid} is used by more than one step; give every "
+                       "step a unique step_id.", sid)
+
+
+def _cycle(cycle: list[int]) -> PlanProblem:
+    path = " -> ".join(str(s) for s in [*cycle, cycle[0]])
+    return PlanProblem(ProblemCode.CYCLE, f"steps {path} depend on each other in a cycle; a step may only depend "
+                       "on steps that can finish before it starts.", cycle[0])
+
+
+def _find_cycle(deps: Iterable[tuple[int, Iterable[int]]]) -> list[int] | None:
+    graph = nx.DiGraph()
+    for sid, on in deps:
+        graph.add_node(sid)
+        graph.add_edges_from((d, sid) for d in on if d != sid)
+    try:
+        edges = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        return None
+    return [u for u, _ in edges]
+
+
+def _step_problems(step: PlanStep, tools: ToolSchemas) -> list[PlanProblem]:
+    from dag.refs import references
+
+    problems: list[PlanProblem] = []
+    sid = step.step_id
+    if sid in step.depends_on:
+        problems.append(PlanProblem(ProblemCode.SELF_DEPENDENCY, f"step {sid} depends on itself; remove {sid} "
+                                    "from its depends_on.", sid))
+    for ref in sorted(references(step.tool_input)):
+        if ref not in step.depends_on:
+            problems.append(PlanProblem(ProblemCode.UNDECLARED_REFERENCE, f"step {sid} uses $step_{ref}_result but "
+                                        f"does not list {ref} in depends_on; add {ref} to depends_on.", sid))
+    if step.tool_name is None:
+        return problems
+    if step.tool_name not in tools:
+        listing = ", ".join(sorted(tools)) or "(no tools)"
+        problems.append(PlanProblem(ProblemCode.UNKNOWN_TOOL, f"step {sid} uses unknown tool '{step.tool_name}'; "
+                                    f"use one of: {listing}; or null for a reasoning step.", sid))
+        return problems
+    for issue in check_arguments(step.tool_input, tools[step.tool_name]):
+        problems.append(PlanProblem(ProblemCode.INVALID_ARGUMENTS, f"step {sid} ({step.tool_name}): {issue}.", sid))
+    return problems
+
+
+_JSON_TYPE_NAMES = {"string": "a string", "number": "a number", "integer": "an integer", "boolean": "true or false",
+                    "array": "an array", "object": "an object", "null": "null"}
+
+
+def check_arguments(args: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    """Problems of literal arguments against a tool's parameter schema: unknown names, missing required
+    names, JSON types that cannot fit. ``$step_N_result`` values are skipped: unknown until run time.
+
+    The type check is as lenient as the tool's own (pydantic) validation, so a plan is never rejected for
+    something the call would have accepted ("3" for a number)."""
+    from dag.refs import references
+
+    props: Mapping[str, Any] = schema.get("properties", {}) or {}
+    issues: list[str] = []
+    if schema.get("additionalProperties") is not True:
+        for name in args:
+            if name not in props:
+                expected = ", ".join(props) or "no arguments"
+                issues.append(f"unknown argument '{name}' (expected: {expected})")
+    for name in schema.get("required", []) or []:
+        if name not in args:
+            issues.append(f"missing required argument '{name}'")
+    for name, value in args.items():
+        prop = props.get(name)
+        if not isinstance(prop, Mapping) or references(value):
+            continue
+        allowed = _allowed_types(prop)
+        if allowed and not any(_fits(value, t) for t in allowed):
+            wanted = " or ".join(_JSON_TYPE_NAMES.get(t, t) for t in allowed)
+            issues.append(f"argument '{name}' should be {wanted}, got {_json_type(value)} {_short(value)}")
+        elif "enum" in prop and value not in prop["enum"]:
+            issues.append(f"argument '{name}' must be one of {', '.join(map(_short, prop['enum']))}; "
+                          f"got {_short(value)}")
+    return issues
+
+
+def _allowed_types(prop: Mapping[str, Any]) -> list[str]:
+    branches = prop.get("anyOf") or prop.get("oneOf")
+    if branches:
+        types: list[str] = []
+        for branch in branches:
+            sub = _allowed_types(branch) if isinstance(branch, Mapping) else []
+            if not sub:
+                return []  # an untyped branch accepts anything
+            types.extend(sub)
+        return types
+    kind = prop.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list):
+        return [k for k in kind if isinstance(k, str)]
+    return []
+
+
+def _fits(value: Any, kind: str) -> bool:
+    match kind:
+        case "string":
+            return isinstance(value, str)
+        case "boolean":
+            return isinstance(value, bool) or (isinstance(value, str) and value.lower() in ("true", "false")) \
+                or value in (0, 1)
+        case "integer":
+            if isinstance(value, bool):
+                return False
+            if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+                return True
+            return isinstance(value, str) and value.strip().lstrip("+-").isdigit()
+        case "number":
+            if isinstance(value, bool):
+                return False
+            if isinstance(value, (int, float)):
+                return True
+            try:
+                float(value) if isinstance(value, str) else None
+            except ValueError:
+                return False
+            return isinstance(value, str)
+        case "array":
+            return isinstance(value, list)
+        case "object":
+            return isinstance(value, dict)
+        case "null":
+            return value is None
+    return True
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _short(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."

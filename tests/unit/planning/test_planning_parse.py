@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planning import (
+    LLMOutputError,
+    extract_json_object,
+    json_schema_for,
+    parse_plan,
+    parse_reflection,
+    parse_router_decision,
+)
+from planning.models import Plan, Reflection
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"a": 1}', {"a": 1}),
+    ('```json\n{"a": 1}\n```', {"a": 1}),
+    ('```\n{"a": 1}\n```', {"a": 1}),
+    ('Output: {"a": {"b": [1, 2,],},}', {"a": {"b": [1, 2]}}),
+    ('I think {so} but here: ```json\n{"a": "}{"}\n``` hope this helps', {"a": "}{"}),
+    ('{"a": "say \\"hi\\" {", "b": true}', {"a": 'say "hi" {', "b": True}),
+    ('{"a": True, "b": None, "c": "None"}', {"a": True, "b": None, "c": "None"}),
+    ('{"ville": "Zürich ✓", "n": 1e3}', {"ville": "Zürich ✓", "n": 1000.0}),
+    ('prose {not json} then {"a": 2}', {"a": 2}),
+])
+def test_extract_json_object_tolerates_real_model_output(text, expected):
+    assert extract_json_object(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("no json here", "Your output contained no JSON object. Return only one JSON object."),
+    ('{"a": 1', "Your output ended before the JSON object was closed"),
+    ('{"a": 1 "b": 2}', "Your output was not valid JSON: Expecting ',' delimiter: line 1 column 9 (char 8). "
+                        "Return only one JSON object."),
+])
+def test_extract_errors_are_written_for_the_repair_round(text, message):
+    with pytest.raises(LLMOutputError) as err:
+        extract_json_object(text)
+    assert str(err.value).startswith(message)
+    assert err.value.raw == text
+
+
+def test_router_and_reflection():
+    d = parse_router_decision('{"route": "clarify", "confidence": 0.4, "reason": "vague", "answer": "Which city?"}')
+    assert (d.route, d.answer) == ("clarify", "Which city?")
+    r = parse_reflection('```json\n{"scores": {"completeness": 5, "correctness": 4, "format": 5}, "overall_pass": '
+                         'true, "action": "retry_step", "retry_details": {"step_id": 2, "modification": "use km"}, '
+                         '"feedback": "units", "answer": null, "extra": 1}\n```')
+    assert r.retry_details is not None and r.retry_details.step_id == 2 and r.action == "retry_step"
+
+
+def test_wrong_shape_lists_fields():
+    with pytest.raises(LLMOutputError) as err:
+        parse_reflection('{"scores": {"completeness": 9}, "overall_pass": "maybe", "action": "celebrate"}')
+    text = str(err.value)
+    assert text.startswith("Your JSON does not match the required format: scores.completeness: Input should be "
+                           "less than or equal to 5; scores.correctness: Field required")
+    assert "action: Input should be 'accept', 'retry_step', 'replan' or 'escalate'" in text
+
+
+def test_plan_forms():
+    plan = parse_plan('[{"step_id": 1, "tool_name": "none"}, {"step_id": 2, "tool_name": "", "depends_on": [1]},]')
+    assert [s.tool_name for s in plan.steps] == [None, None]
+    with pytest.raises(LLMOutputError, match=r"steps.0.depends_on: Input should be a valid list"):
+        parse_plan('{"steps": [{"step_id": 1, "depends_on": "none"}]}')
+    with pytest.raises(LLMOutputError, match='no "steps" array'):
+        parse_plan('{"route": "plan"}')
+    assert parse_plan('{"steps": []}').steps == []
+
+
+def test_json_schema_for_is_flat():
+    schema = json_schema_for(Reflection)
+    assert "$defs" not in schema and "title" not in json.dumps(schema)
+    assert schema["properties"]["scores"]["properties"]["format"]["maximum"] == 5
+    assert json_schema_for(Plan)["properties"]["steps"]["items"]["properties"]["step_id"]["minimum"] == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('{}[]",:\\ abc1\n`truefalsn')), max_size=80))
+def test_garbage_raises_only_llm_output_error(text):
+    for fn in (extract_json_object, parse_plan, parse_reflection, parse_router_decision):
+        try:
+            fn(text)
+        except LLMOutputError:
+            pass

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planning import Accept, Escalate, PolicyLimits, Reflection, ReflectionContext, Replan, RetryStep, decide
+from planning.models import RetryDetails, RouterDecision, Scores
+from planning.policy import effective_route
+
+
+def reflection(action, scores=(5, 5, 5), ok=True, retry=None, feedback="", answer="42"):
+    return Reflection(scores=Scores(completeness=scores[0], correctness=scores[1], format=scores[2]),
+                      overall_pass=ok, action=action, retry_details=RetryDetails(step_id=retry, modification="m")
+                      if retry else None, feedback=feedback, answer=answer)
+
+
+def ctx(r, retries=None, replans=0, limits=PolicyLimits(), steps=(1, 2, 3)):
+    return ReflectionContext(reflection=r, step_retries=retries or {}, replans=replans, limits=limits,
+                             step_ids=frozenset(steps))
+
+
+@pytest.mark.parametrize("r, kwargs, expected", [
+    (reflection("accept"), {}, Accept("42")),
+    (reflection("accept", (4, 4, 4)), {}, Accept("42")),
+    (reflection("accept", (5, 3, 5), feedback="wrong total"), {},
+     Replan("The answer did not pass review (correctness 3/5, needs ≥ 4). wrong total")),
+    (reflection("accept", ok=False), {}, Replan("The answer did not pass review (overall_pass was false). "
+                                                "Fix what is wrong.")),
+    (reflection("retry_step", retry=2), {}, RetryStep(2, "m")),
+    (reflection("retry_step", retry=9, feedback="f"), {},
+     Replan("The reviewer asked to retry step 9, which is not in the plan; replanning instead. f")),
+    (reflection("retry_step", feedback="f"), {},
+     Replan("The reviewer asked to retry no step; replanning instead. f")),
+    (reflection("replan", feedback="use metric"), {}, Replan("use metric")),
+    (reflection("escalate", feedback="Which year do you mean?"), {},
+     Escalate("the reflector escalated: Which year do you mean?", "Which year do you mean?", "reflector")),
+])
+def test_rules(r, kwargs, expected):
+    assert decide(ctx(r, **kwargs)) == expected
+
+
+def test_caps_escalate_and_name_the_cap():
+    retry_capped = decide(ctx(reflection("retry_step", retry=2), retries={2: 3}))
+    assert isinstance(retry_capped, Escalate) and retry_capped.cause == "max_step_retries"
+    assert "step 2 was already retried 3 times (max_step_retries=3)" in retry_capped.reason
+    replan_capped = decide(ctx(reflection("replan", feedback="still wrong"), replans=2))
+    assert isinstance(replan_capped, Escalate) and replan_capped.cause == "max_replans"
+    assert replan_capped.reason.startswith("the plan was already replanned 2 times (max_replans=2)")
+    # a failed accept also counts against the replan cap
+    assert decide(ctx(reflection("accept", (2, 2, 2)), replans=2)).cause == "max_replans"
+
+
+def test_custom_bar():
+    lenient = PolicyLimits(accept_min_score=3, accept_min_correctness=3)
+    assert decide(ctx(reflection("accept", (3, 3, 3)), limits=lenient)) == Accept("42")
+    assert isinstance(decide(ctx(reflection("accept", (3, 2, 3)), limits=lenient)), Replan)
+
+
+scores = st.tuples(*[st.integers(1, 5)] * 3)
+
+
+@given(scores, st.booleans(), st.sampled_from(["accept", "retry_step", "replan", "escalate"]),
+       st.integers(0, 5), st.integers(0, 5), st.integers(1, 4))
+def test_never_accepts_below_the_bar_and_never_exceeds_caps(sc, ok, action, retries, replans, retry_step):
+    limits = PolicyLimits()
+    d = decide(ctx(reflection(action, sc, ok, retry=retry_step), retries={retry_step: retries}, replans=replans,
+                   limits=limits))
+    if isinstance(d, Accept):
+        assert action == "accept" and ok and min(sc) >= limits.accept_min_score
+    if isinstance(d, Replan):
+        assert replans < limits.max_replans
+    if isinstance(d, RetryStep):
+        assert retries < limits.max_step_retries and d.step_id in (1, 2, 3)
+
+
+@pytest.mark.parametrize("route, confidence, expected", [
+    ("plan", 0.9, "plan"), ("direct", 0.59, "clarify"), ("refuse", 0.3, "clarify"), ("clarify", 0.1, "clarify"),
+])
+def test_effective_route(route, confidence, expected):
+    assert effective_route(RouterDecision(route=route, confidence=confidence), 0.6) == expected
