@@ -1,10 +1,44 @@
 """Versioned prompt templates, token counting and prompt assembly.
 
 Importing this package makes ``tiktoken.get_encoding("cl100k_base" | "o200k_base")`` work offline.
+
+    >>> from prompts import load_prompt
+    >>> load_prompt("router").variables
+    ('task', 'tools')
 """
 
 from prompts.tokens import count_message_tokens, count_tokens, ensure_offline_encodings, get_encoding
 
 ensure_offline_encodings()
 
-__all__ = ["count_tokens", "count_message_tokens", "get_encoding", "ensure_offline_encodings"]
+from prompts.assemble import AssembledPrompt, ContextItem, assemble  # noqa: E402
+from prompts.errors import (  # noqa: E402
+    PromptBudgetError,
+    PromptError,
+    PromptFormatError,
+    PromptNotFoundError,
+    PromptVariableError,
+)
+from prompts.fence import fence_untrusted  # noqa: E402
+from prompts.registry import PromptRegistry, PromptTemplate, RenderedPrompt, available_prompts, load_prompt  # noqa: E402
+
+__all__ = [
+    "AssembledPrompt",
+    "ContextItem",
+    "PromptBudgetError",
+    "PromptError",
+    "PromptFormatError",
+    "PromptNotFoundError",
+    "PromptRegistry",
+    "PromptTemplate",
+    "PromptVariableError",
+    "RenderedPrompt",
+    "assemble",
+    "available_prompts",
+    "count_message_tokens",
+    "count_tokens",
+    "ensure_offline_encodings",
+    "fence_untrusted",
+    "get_encoding",
+    "load_prompt",
+]

@@ -1,0 +1,30 @@
+"""Prompt errors; each message says what to change."""
+
+from __future__ import annotations
+
+__all__ = ["PromptError", "PromptNotFoundError", "PromptVariableError", "PromptFormatError", "PromptBudgetError"]
+
+
+class PromptError(Exception):
+    """Base of every prompts error."""
+
+
+class PromptNotFoundError(PromptError):
+    """No template with that name/version; the message lists what exists."""
+
+
+class PromptVariableError(PromptError):
+    """A render call passed a variable the template does not declare, or missed one it needs."""
+
+
+class PromptFormatError(PromptError):
+    """A template file is malformed (header, sections, or placeholders not declared)."""
+
+
+class PromptBudgetError(PromptError):
+    """The prompt does not fit its token budget even with every context variable trimmed away."""
+
+    def __init__(self, message: str, *, needed: int, budget: int) -> None:
+        super().__init__(message)
+        self.needed = needed
+        self.budget = budget

@@ -1,0 +1,196 @@
+"""Versioned prompt templates: ``prompts/<name>/v<N>.txt``, loaded by name (latest) or pinned version.
+
+File format (see prompts/README.md)::
+
+    # name: planner
+    # version: 1
+    # purpose: one line
+    # variables: task, tools, max_steps, replan_context
+    # context: replan_context          (trimmable under a token budget; first listed is trimmed first)
+    === system
+    ... {{tools}} ...
+    === user
+    Task: {{task}}
+    === guardrails
+    ...
+
+    >>> p = load_prompt("repair").render(error="Expecting ',' delimiter")
+    >>> p.template_id, p.messages[1]["role"]
+    ('repair/v1', 'user')
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prompts.assemble import ContextItem, fit_context
+from prompts.errors import PromptBudgetError, PromptFormatError, PromptNotFoundError, PromptVariableError
+from prompts.tokens import count_message_tokens
+
+__all__ = ["PromptTemplate", "RenderedPrompt", "PromptRegistry", "load_prompt", "available_prompts", "PROMPTS_DIR"]
+
+PROMPTS_DIR = Path(__file__).parent
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+_SECTIONS = ("system", "user", "guardrails")
+_VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPrompt:
+    messages: list[dict[str, Any]]
+    input_tokens: int
+    trimmed: tuple[str, ...]
+    template_id: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptTemplate:
+    name: str
+    version: str
+    purpose: str
+    variables: tuple[str, ...]
+    context_variables: tuple[str, ...]
+    sections: tuple[tuple[str, str], ...]
+    fingerprint: str
+
+    @property
+    def template_id(self) -> str:
+        return f"{self.name}/{self.version}"
+
+    def render(self, *, budget_tokens: int | None = None, encoding: str = "o200k_base", **values: Any) -> RenderedPrompt:
+        """Fill every declared variable (strictly: missing or extra names raise PromptVariableError).
+        With ``budget_tokens``, context variables are trimmed from the middle until the prompt fits."""
+        missing = [v for v in self.variables if v not in values]
+        extra = sorted(set(values) - set(self.variables))
+        if missing or extra:
+            parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
+                    ([f"unknown {', '.join(extra)}"] if extra else [])
+            raise PromptVariableError(f"prompt {self.template_id} takes variables {', '.join(self.variables)}: "
+                                      f"{'; '.join(parts)}")
+        texts = {k: "" if v is None else str(v) for k, v in values.items()}
+        messages = self._messages(texts)
+        tokens = count_message_tokens(messages, encoding)
+        trimmed: tuple[str, ...] = ()
+        if budget_tokens is not None and tokens > budget_tokens:
+            messages, tokens, trimmed = self._fit(texts, budget_tokens, encoding)
+        return RenderedPrompt(messages, tokens, trimmed, self.template_id, self.fingerprint)
+
+    def _fit(self, texts: dict[str, str], budget: int, encoding: str) -> tuple[list[dict[str, Any]], int, tuple[str, ...]]:
+        fixed = count_message_tokens(self._messages({**texts, **{c: "" for c in self.context_variables}}), encoding)
+        if fixed > budget or not self.context_variables:
+            raise PromptBudgetError(
+                f"prompt {self.template_id} needs {fixed} tokens before any context but the budget is {budget} "
+                f"({fixed - budget} over); raise RuntimeConfig.context_token_budget or shorten the task or the "
+                "tool descriptions", needed=fixed, budget=budget)
+        n = len(self.context_variables)
+        items = [ContextItem(c, texts[c], priority=i) for i, c in enumerate(self.context_variables)]
+        available = budget - fixed
+        for _ in range(4):  # token merges at the seams can add a few; shrink until it fits
+            fitted, trimmed = fit_context(items, max(0, available), encoding)
+            messages = self._messages({**texts, **fitted})
+            tokens = count_message_tokens(messages, encoding)
+            if tokens <= budget:
+                return messages, tokens, trimmed
+            available -= tokens - budget + 2 * n
+        raise PromptBudgetError(f"prompt {self.template_id} does not fit {budget} tokens after trimming its context; "
+                                "raise RuntimeConfig.context_token_budget", needed=tokens, budget=budget)
+
+    def _messages(self, texts: dict[str, str]) -> list[dict[str, Any]]:
+        def fill(section: str) -> str:
+            # one pass: a value that itself contains "{{x}}" is data, never expanded again
+            return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], section).strip()
+
+        parts = {name: fill(body) for name, body in self.sections}
+        system = "\n\n".join(p for p in (parts.get("system", ""), parts.get("guardrails", "")) if p)
+        return [{"role": "system", "content": system}, {"role": "user", "content": parts.get("user", "")}]
+
+
+def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
+    header: dict[str, str] = {}
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        if current is None and line.startswith("#"):
+            key, _, value = line[1:].partition(":")
+            header[key.strip()] = value.strip()
+        elif line.startswith("=== "):
+            current = line[4:].strip()
+            if current not in _SECTIONS or current in sections:
+                raise PromptFormatError(f"{name}/{version}: unknown or repeated section '=== {current}'; "
+                                        f"use each of {', '.join(_SECTIONS)} at most once")
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+        elif line.strip():
+            raise PromptFormatError(f"{name}/{version}: text before the first '=== section' line: {line[:40]!r}")
+    if header.get("name") != name or header.get("version") != version.removeprefix("v"):
+        raise PromptFormatError(f"{name}/{version}: header says name={header.get('name')!r} "
+                                f"version={header.get('version')!r}; make it match the file path")
+    if "system" not in sections or "user" not in sections:
+        raise PromptFormatError(f"{name}/{version}: needs '=== system' and '=== user' sections")
+    declared = _names(header.get("variables", ""))
+    context = _names(header.get("context", ""))
+    body = {k: "\n".join(v) for k, v in sections.items()}
+    used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
+    if used != set(declared) or not set(context) <= set(declared):
+        raise PromptFormatError(f"{name}/{version}: declared variables {sorted(declared)} but the text uses "
+                                f"{sorted(used)}; context {sorted(context)} must be declared too")
+    return PromptTemplate(name=name, version=version, purpose=header.get("purpose", ""), variables=declared,
+                          context_variables=context, sections=tuple(body.items()),
+                          fingerprint=hashlib.sha256(text.encode()).hexdigest())
+
+
+def _names(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+class PromptRegistry:
+    """Templates under one directory. The package's own is ``load_prompt``'s default."""
+
+    def __init__(self, root: Path = PROMPTS_DIR) -> None:
+        self.root = Path(root)
+        self._cache: dict[tuple[str, str], PromptTemplate] = {}
+
+    def available(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for d in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            versions = sorted((int(m.group(1)) for f in d.iterdir() if (m := _VERSION_FILE.match(f.name))))
+            if versions:
+                found[d.name] = [f"v{v}" for v in versions]
+        return found
+
+    def load(self, name: str, version: str | None = None) -> PromptTemplate:
+        options = self.available()
+        if name not in options:
+            raise PromptNotFoundError(f"no prompt named {name!r}; available: {', '.join(options) or '(none)'}")
+        if version is None:
+            version = options[name][-1]
+        version = version if version.startswith("v") else f"v{version}"
+        if version not in options[name]:
+            raise PromptNotFoundError(f"prompt {name!r} has no version {version!r}; available: "
+                                      f"{', '.join(options[name])}")
+        key = (name, version)
+        if key not in self._cache:
+            text = (self.root / name / f"{version}.txt").read_text(encoding="utf-8")
+            self._cache[key] = parse_template(text, name=name, version=version)
+        return self._cache[key]
+
+
+@functools.lru_cache(maxsize=1)
+def _default() -> PromptRegistry:
+    return PromptRegistry()
+
+
+def load_prompt(name: str, version: str | None = None) -> PromptTemplate:
+    """The template ``name`` at ``version`` ("v1", "1") or the latest one."""
+    return _default().load(name, version)
+
+
+def available_prompts() -> dict[str, list[str]]:
+    return _default().available()
