@@ -175,6 +175,7 @@ class PlanExecution:
                 self._hooks.charge("planner", usage, records)
                 self._sched.seal()
                 self._st.plan_complete = True
+                self._plan_iter = None  # exhausted: a later run() (retry_step) must not read it again
                 return
             case PlanFailed(usage=usage, records=records):
                 self._hooks.charge("planner", usage, records)

@@ -117,12 +117,27 @@ def test_fifty_concurrent_tasks(ray_session, module_store):
 
 
 def test_shutdown_leaves_no_actors(ray_session, module_store):
-    from ray.util.state import list_actors
+    import ray
 
     llm = ScriptedLLM({"router": [wire.route("direct", answer="hi")]})
     orch = orchestrator(llm, module_store)
     assert orch.run("say hi", timeout=60).answer == "hi"
+    names = [f"{role}-{orch._instance}" for role in ("supervisor", "router", "planner", "reflector", "journal")]
+    names += [f"executor-{orch._instance}-{i}" for i in range(orch.config.num_executors)]
+    namespace = orch.config.namespace
+    assert all(ray.get_actor(n, namespace=namespace) for n in names)  # they existed by these names
     orch.shutdown()
-    time.sleep(1.0)
-    alive = [a for a in list_actors(filters=[("state", "=", "ALIVE")]) if a.ray_namespace == "tetrarch"]
+    deadline = time.monotonic() + 10
+    alive = names
+    while alive and time.monotonic() < deadline:
+        alive = [n for n in alive if _named_actor_exists(ray, n, namespace)]
+        time.sleep(0.2)
     assert alive == []
+
+
+def _named_actor_exists(ray, name: str, namespace: str) -> bool:
+    try:
+        ray.get_actor(name, namespace=namespace)
+    except ValueError:
+        return False
+    return True

@@ -117,7 +117,7 @@ def test_retry_cap_escalates():
 
 
 @pytest.mark.parametrize("bad_plan,fragment", [
-    ("this is not json at all", "not valid JSON"),
+    ("this is not json at all", "no \"steps\" array"),
     (wire.plan(wire.step(1, "lookup", {"city": "a"}, deps=[2]), wire.step(2, "lookup", {"city": "b"}, deps=[1])),
      "cycle"),
     (wire.plan(wire.step(1, "teleport", {"to": "Mars"})), "teleport"),
