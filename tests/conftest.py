@@ -11,13 +11,6 @@ import pytest
 TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))  # `import support` from every test directory
 
-# These tests exercise the runtime spine (issue 5) and the local-model server path (issue 9). They need
-# modules that have not landed yet (agents.tools, planning.parse/stream/validate/policy, prompts registry)
-# or a llama.cpp build that `make test` does not install yet. They are kept, not deleted, and are
-# collected again as soon as those pieces exist; every other test runs.
-collect_ignore = ["integration/test_local_llm_server.py",
-                  "faults"]
-
 
 @pytest.fixture(scope="module")
 def ray_session(request):
