@@ -3,6 +3,7 @@
     >>> from agents.tools import tool, ToolRegistry
 """
 
+from agents.tools.builtins import builtin_tools
 from agents.tools.decorator import Permission, Tool, ToolSpec, tool
 from agents.tools.dispatch import ToolCallResult, ToolDispatcher
 from agents.tools.errors import (
@@ -36,6 +37,7 @@ __all__ = [
     "ToolTimeoutError",
     "TransientToolError",
     "UnknownToolError",
+    "builtin_tools",
     "idempotency_key",
     "tool",
 ]

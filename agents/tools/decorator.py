@@ -189,8 +189,8 @@ def tool(fn: Callable[..., Any] | None = None, /, *, permission: Permission = "r
     twice. ``secret_params`` are redacted from events and traces. ``cpu_heavy`` tools may run as Ray
     tasks with their own CPU.
     """
-    options = dict(permission=permission, requires_confirmation=requires_confirmation, timeout_s=timeout_s,
-                   idempotent=idempotent, name=name, secret_params=tuple(secret_params), cpu_heavy=cpu_heavy)
+    options = {"permission": permission, "requires_confirmation": requires_confirmation, "timeout_s": timeout_s,
+               "idempotent": idempotent, "name": name, "secret_params": tuple(secret_params), "cpu_heavy": cpu_heavy}
     if fn is not None:
         return _make_tool(fn, **options)  # type: ignore[arg-type]
     return lambda f: _make_tool(f, **options)  # type: ignore[arg-type]

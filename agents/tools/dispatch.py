@@ -132,7 +132,7 @@ class ToolDispatcher:
                 return await self._run_once(target, kwargs, timeout), attempt
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # classified below; nothing escapes unclassified
+            except Exception as exc:  # noqa: BLE001 - classified below; nothing escapes unclassified
                 error = classify_exception(exc, target.name)
             error.attempts = attempt
             if isinstance(error, ToolArgumentError) or not isinstance(error, TransientToolError):

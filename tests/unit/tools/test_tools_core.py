@@ -120,7 +120,7 @@ def test_property_named_title_is_kept():
 ])
 def test_definition_errors(source, message):
     namespace: dict = {"object": type("Opaque", (), {})}
-    exec(source, namespace)
+    exec(source, namespace)  # noqa: S102 - the test defines functions from source on purpose
     with pytest.raises(ToolDefinitionError, match=message.replace("*", r"\*")):
         tool(namespace["f"])
 

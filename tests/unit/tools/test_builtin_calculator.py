@@ -1,0 +1,94 @@
+"""The calculator: exact arithmetic, the documented conveniences, and nothing but ToolArgumentError for hostile input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.tools import ToolArgumentError
+from agents.tools.builtins.calculator import MAX_EXPRESSION_CHARS, calculator, evaluate_expression
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("1 + 2 * 3", 7),
+    ("(2.10 - 2.75) / 2.75 * 100", (2.10 - 2.75) / 2.75 * 100),
+    ("2 ** 10", 1024),
+    ("7 // 2", 3),
+    ("7 % 3", 1),
+    ("-(3 - 5)", 2),
+    ("sqrt(16) + abs(-2)", 6.0),
+    ("max(1, 5, 3) - min(4, 2)", 3),
+    ("round(2.71828, 2)", 2.72),
+    ("floor(2.7) + ceil(2.1)", 5),
+    ("log(e)", 1.0),
+    ("2,165,000 / 1,000", 2165.0),
+    ("15% * 200", 30.0),
+    ("max(1,2)", 2),  # a comma between arguments is not a thousands separator
+    ("3 × 4 − 2", 10),
+    ("2^3", 8),
+])
+def test_evaluates_arithmetic(expression: str, expected: float) -> None:
+    assert evaluate_expression(expression) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ("", "empty"),
+    ("1 / 0", "division by zero"),
+    ("9 ** 9 ** 9", "exponent"),
+    ("10 ** 5000", "bits"),
+    ("__import__('os').system('id')", "is not allowed"),
+    ("().__class__.__bases__[0].__subclasses__()", "is not allowed"),
+    ("(1).__class__", "not arithmetic"),
+    ("open('/etc/passwd')", "'open' is not allowed"),
+    ("x + 1", "unknown name 'x'"),
+    ("'a' * 3", "only numbers"),
+    ("[1, 2]", "not arithmetic"),
+    ("lambda: 1", "not arithmetic"),
+    ("[x for x in (1,)]", "not arithmetic"),
+    ("True + 1", "only numbers"),
+    ("sqrt(-1)", "math domain error"),
+    ("1e308 * 10", "not a finite number"),
+    ("10.0 ** 400", "too large"),
+    ("round(2.5, ndigits=1)", "keyword arguments"),
+    ("1 +", "cannot parse"),
+    ("-" * 200 + "1", "nests deeper"),
+    ("1" * (MAX_EXPRESSION_CHARS + 1), "limit"),
+])
+def test_refuses_with_a_message_that_says_why(expression: str, message: str) -> None:
+    with pytest.raises(ToolArgumentError) as info:
+        evaluate_expression(expression)
+    assert message in str(info.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_hostile_text_only_ever_raises_argument_errors(text: str) -> None:
+    try:
+        value = evaluate_expression(text)
+    except ToolArgumentError:
+        return
+    assert isinstance(value, int | float) and not isinstance(value, bool)
+    assert not isinstance(value, float) or math.isfinite(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(
+    st.integers(-10**6, 10**6).map(str) | st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+    lambda inner: st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**", "%", "//"]), inner)
+    .map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+    max_leaves=8))
+def test_random_arithmetic_terminates_quickly_with_a_number_or_a_clear_error(expression: str) -> None:
+    try:
+        evaluate_expression(expression)
+    except ToolArgumentError as exc:
+        assert str(exc)
+
+
+def test_the_tool_rounds_floats_and_validates_its_argument() -> None:
+    assert calculator("0.1 + 0.2") == 0.3
+    assert calculator.spec.parameters["required"] == ["expression"]
+    with pytest.raises(ToolArgumentError, match="missing required argument 'expression'"):
+        calculator.validate_arguments({})
