@@ -19,6 +19,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from agents.config import RuntimeConfig
+from agents.errors import ActorStartError
 from agents.executor import Executor
 from agents.llm.base import LLM
 from agents.planner import Planner
@@ -77,16 +78,26 @@ class ReflectorShell:
 
 
 class RemoteJournal:
-    """IdempotencyJournal backed by the JournalShell actor (durable, shared by every executor)."""
+    """IdempotencyJournal backed by the JournalShell actor (durable, shared by every executor).
 
-    def __init__(self, handle: Any) -> None:
-        self._handle = handle
+    It holds the journal's *name*, not its handle: an actor handle in a constructor argument cannot be
+    reconstructed by lineage, so a restarted executor could fail to start (ray-project/ray#53727).
+    """
+
+    def __init__(self, name: str, namespace: str) -> None:
+        self._name, self._namespace = name, namespace
+        self._handle: Any = None
+
+    def _journal(self) -> Any:
+        if self._handle is None:
+            self._handle = ray.get_actor(self._name, namespace=self._namespace)
+        return self._handle
 
     async def get(self, key: str):
-        return await self._handle.get.remote(key)
+        return await self._journal().get.remote(key)
 
     async def put(self, key: str, output: Any) -> None:
-        await self._handle.put.remote(key, output)
+        await self._journal().put.remote(key, output)
 
 
 class JournalShell:
@@ -106,10 +117,11 @@ class JournalShell:
 
 
 class ExecutorShell:
-    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, name: str, journal: Any) -> None:
+    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, name: str,
+                 journal_name: str | None) -> None:
         self._name = name
-        self._role = Executor(tools, llm, config, name=name, journal=RemoteJournal(journal) if journal else None,
-                              node_id=_node_id())
+        journal = RemoteJournal(journal_name, config.namespace) if journal_name else None
+        self._role = Executor(tools, llm, config, name=name, journal=journal, node_id=_node_id())
 
     async def run(self, req: StepRequest, inputs: dict[int, Any]) -> tuple[StepOutcome, Any]:
         resolved = {}
@@ -128,13 +140,22 @@ class ExecutorShell:
 class SupervisorShell:
     """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks."""
 
-    def __init__(self, config: RuntimeConfig, router: Any, planner: Any, reflector: Any, executors: list[Any],
-                 tool_specs: dict[str, Any]) -> None:
+    def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any]) -> None:
         from agents.ray_runtime import RayRuntime
         from agents.store import Store
         from agents.supervisor import SupervisorCore
 
-        self._runtime = RayRuntime(router, planner, reflector, executors, tool_specs)
+        # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
+        # every executor named for this instance counts, including ones added after start-up.
+        def peer(role: str) -> Any:
+            return ray.get_actor(f"{role}-{instance}", namespace=config.namespace)
+
+        prefix = f"executor-{instance}-"
+        names = sorted((a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+                        if a["namespace"] == config.namespace and a["name"].startswith(prefix)),
+                       key=lambda n: int(n.removeprefix(prefix)))
+        executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
+        self._runtime = RayRuntime(peer("router"), peer("planner"), peer("reflector"), executors, tool_specs)
         self._core = SupervisorCore(Store(config.store_path), self._runtime, config)
         self._needs_reattach = ray.get_runtime_context().was_current_actor_reconstructed
         self._reattach_lock: asyncio.Lock | None = None
@@ -245,13 +266,25 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     executors = [
         ray.remote(ExecutorShell).options(**_options(
             config, "executor", f"executor-{instance}-{i}", max_concurrency=config.executor_max_concurrency)
-        ).remote(list(tools), llm, config, f"executor-{i}", journal)
+        ).remote(list(tools), llm, config, f"executor-{i}", f"journal-{instance}")
         for i in range(config.num_executors)
     ]
+    # The supervisor looks its peers up by name, so they must be registered before it starts.
+    _wait_started([router, planner, reflector, *executors], journal, config)
     supervisor = ray.remote(SupervisorShell).options(**_options(
         config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
-        max_concurrency=100_000)).remote(config, router, planner, reflector, executors, specs)
+        max_concurrency=100_000)).remote(config, instance, specs)
     return ActorSet(supervisor, router, planner, reflector, executors, journal)
+
+
+def _wait_started(roles: list[Any], journal: Any, config: RuntimeConfig, timeout_s: float = 300) -> None:
+    try:
+        ray.get([a.ping.remote() for a in roles] + [journal.get.remote("")], timeout=timeout_s)
+    except ray.exceptions.GetTimeoutError:
+        raise ActorStartError(
+            f"the role actors did not start within {timeout_s:.0f}s; Ray cannot place them. Check that the "
+            f"cluster has the resources named in RuntimeConfig.role_resources ({dict(config.role_resources)}) "
+            "and free CPUs (`ray status`)") from None
 
 
 def kill_actors(actors: ActorSet) -> None:

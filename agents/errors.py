@@ -14,6 +14,7 @@ __all__ = [
     "TaskNotWaitingError",
     "ClusterUnavailableError",
     "ClusterVersionMismatchError",
+    "ActorStartError",
     "OrchestratorClosedError",
     "TaskTimeoutError",
     "InvalidLLMOutputError",
@@ -51,6 +52,10 @@ class TaskNotWaitingError(UsageError):
 
 class ClusterUnavailableError(TetrarchError):
     """Ray could not be started or reached."""
+
+
+class ActorStartError(ClusterUnavailableError):
+    """Ray could not place or start the role actors (missing resources, no free CPUs, dead nodes)."""
 
 
 class ClusterVersionMismatchError(ClusterUnavailableError):

@@ -115,6 +115,26 @@ def test_stream_yields_deltas_then_one_reply(local, run):
     assert final.usage.input_tokens > 0 and final.usage.output_tokens > 0
 
 
+def test_a_second_request_queues_instead_of_cutting_an_open_stream(local, run):
+    # llama-cpp-python's server interrupts the running request by default; the planner streams while
+    # executors call the same server, so both must finish (found by `make demo`: the plan stream was cut).
+    llm, _server = local
+
+    async def both() -> tuple[list[str | LLMReply], LLMReply]:
+        async def streamed() -> list[str | LLMReply]:
+            return [item async for item in llm.stream(
+                LLMRequest(role="planner", messages=HELLO, max_tokens=32, stream=True))]
+
+        stream_task = asyncio.ensure_future(streamed())
+        await asyncio.sleep(0.3)  # the stream is open and generating
+        second = await llm.complete(LLMRequest(role="executor", messages=HELLO, max_tokens=8))
+        return await stream_task, second
+
+    items, second = run(both())
+    assert isinstance(items[-1], LLMReply) and items[-1].text.strip()
+    assert second.text.strip()
+
+
 def test_json_object_schema_is_grammar_constrained(local, run):
     llm, _server = local
     schema = {"type": "object", "properties": {"city": {"type": "string"}, "population": {"type": "integer"}},

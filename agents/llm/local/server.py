@@ -82,6 +82,10 @@ def server_command(model_path: Path, *, port: int, host: str = "127.0.0.1", n_th
         "--n_threads", str(n_threads),
         "--n_ctx", str(n_ctx),
         "--model_alias", alias,
+        # llama-cpp-python's server cancels the in-flight request when a new one arrives (default True).
+        # Our roles call concurrently (an executor's repair round while the planner still streams), so
+        # requests must queue instead: otherwise the planner's stream is cut mid-plan.
+        "--interrupt_requests", "False",
     ]
 
 
