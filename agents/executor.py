@@ -121,9 +121,12 @@ class Executor:
     async def _repair_arguments(self, req: StepRequest, args: dict[str, Any], error: str,
                                 acc: _Accumulator) -> dict[str, Any]:
         tool = self._registry.get(req.step.tool_name or "")
-        prompt = load_prompt("executor_repair", self._config.prompt_versions.get("executor_repair")).render(
-            tool_name=tool.name, tool_schema=json.dumps(tool.spec.parameters, ensure_ascii=False),
-            arguments=json.dumps(args, ensure_ascii=False, default=str), error=error)
+        template = load_prompt("executor_repair", self._config.prompt_versions.get("executor_repair"))
+        values = {"step": req.step.description, "tool_name": tool.name,
+                  "tool_schema": json.dumps(tool.spec.parameters, ensure_ascii=False),
+                  "arguments": json.dumps(args, ensure_ascii=False, default=str), "error": error}
+        # Older pinned versions take fewer variables; rendering stays strict about the ones they declare.
+        prompt = template.render(**{k: v for k, v in values.items() if k in template.variables})
         try:
             call = await call_json(self._llm, role="executor", messages=prompt.messages, parse=_parse_arguments,
                                    json_schema=tool.spec.parameters,

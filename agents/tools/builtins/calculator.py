@@ -7,7 +7,9 @@
 
 Commas between digit groups ("2,165,000") are read as thousands separators because models copy numbers
 from prose that way; a comma anywhere else separates function arguments. A trailing ``%`` after a number
-("15%") means ``/ 100``; ``%`` between operands stays the modulo operator.
+("15%") means ``/ 100``; ``%`` between operands stays the modulo operator. A magnitude word after a number
+("2.10 million", "3 billion", "12 thousand") multiplies it, because that is how documents state figures and
+how models copy them into expressions.
 """
 
 from __future__ import annotations
@@ -64,12 +66,15 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 _CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
+_MAGNITUDES = {"thousand": "1e3", "million": "1e6", "billion": "1e9", "trillion": "1e12"}
+_MAGNITUDE = re.compile(r"(\d(?:[\d.]*\d)?(?:e[+-]?\d+)?)\s*(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%(?=\s*(?:$|[)+\-*/,]))")
 
 
 def _normalise(expression: str) -> str:
     text = expression.strip().replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = _MAGNITUDE.sub(lambda m: f"({m.group(1)}*{_MAGNITUDES[m.group(2).lower()]})", text)
     return _PERCENT.sub(r"(\1/100)", text)
 
 
@@ -158,8 +163,8 @@ def calculator(expression: str) -> int | float:
 
     Args:
         expression: Numbers with + - * / // % ** and parentheses; functions sqrt, log, log10, log2, exp, sin,
-            cos, tan, abs, round, min, max, floor, ceil; constants pi, e, tau. "2,165,000" is read as 2165000
-            and "15%" as 0.15.
+            cos, tan, abs, round, min, max, floor, ceil; constants pi, e, tau. "2,165,000" is read as 2165000,
+            "2.1 million" as 2100000 and "15%" as 0.15.
     """
     value = evaluate_expression(expression)
     if isinstance(value, float):

@@ -29,6 +29,9 @@ from agents.tools.builtins.calculator import MAX_EXPRESSION_CHARS, calculator, e
     ("max(1,2)", 2),  # a comma between arguments is not a thousands separator
     ("3 × 4 − 2", 10),
     ("2^3", 8),
+    ("2.75 million - 2.10 million", 650_000),
+    ("3 Billion / 1 thousand", 3e6),
+    ("1e3 million", 1e9),
 ])
 def test_evaluates_arithmetic(expression: str, expected: float) -> None:
     assert evaluate_expression(expression) == pytest.approx(expected)
