@@ -15,16 +15,25 @@ from typing import Any, Protocol
 
 from agents.events import PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
 from agents.llm.base import Usage
-from agents.role_types import (PlanCompleted, PlanFailed, PlanItem, PlanRestarted, ReplanContext, StepEmitted,
-                               StepOutcome, StepRequest)
+from agents.role_types import (
+    PlanCompleted,
+    PlanFailed,
+    PlanItem,
+    PlanRestarted,
+    ReplanContext,
+    StepEmitted,
+    StepOutcome,
+    StepRequest,
+)
 from agents.runtime import ExecutorLost, Runtime, StepHandle
 from agents.task_sink import TaskSink
 from agents.task_state import StepState, TaskState
 from dag.errors import DagError
-from dag.scheduler import Scheduler, StepState as SchedState
+from dag.scheduler import Scheduler
+from dag.scheduler import StepState as SchedState
 from planning.models import Plan, PlanStep
 
-__all__ = ["PlanExecution", "ExecutionHooks", "PlanFailure"]
+__all__ = ["ExecutionHooks", "PlanExecution", "PlanFailure"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
 _PREVIEW_CHARS = 200
@@ -235,7 +244,8 @@ class PlanExecution:
                 task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
                 attempt=attempt, timeout_s=self._timeout,
                 modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed)
-            self._launch(_Running(sid, attempt, request, self._dispatch(request)))
+            handle = self._dispatch(request)
+            self._launch(_Running(sid, attempt, request, handle))
             now = self._hooks.now()
             if self._st.first_dispatch_at is None:
                 self._st.first_dispatch_at = now
@@ -243,7 +253,8 @@ class PlanExecution:
             record.status, record.attempts, record.started_at, record.finished_at = "running", attempt, now, None
             record.error = record.error_kind = None
             self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
-                                               plan_version=self._st.plan_version))
+                                               plan_version=self._st.plan_version,
+                                               executor=getattr(handle, "executor", "")))
 
     def _dispatch(self, request: StepRequest) -> StepHandle:
         inputs = {d: self._sched.output(d) for d in request.step.depends_on}
@@ -257,7 +268,7 @@ class PlanExecution:
         # The executor enforces the step timeout itself; this outer bound also covers a wedged executor.
         try:
             return await asyncio.wait_for(run.handle.outcome(), timeout=run.request.timeout_s + 10.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             run.handle.cancel()
             now = self._clock()
             return StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now, finished_at=now,
@@ -271,8 +282,20 @@ class PlanExecution:
         except ExecutorLost as exc:
             if run.redispatches < _EXECUTOR_LOSS_REDISPATCHES:
                 run.redispatches += 1
+                lost_on = getattr(run.handle, "executor", "")
                 run.handle = self._dispatch(run.request)  # same attempt, another executor
                 self._launch(run)
+                # Not a step failure (no retry budget is spent), but the log says it happened and where.
+                now = self._clock()
+                self._sink.emit(StepFailedPayload(
+                    step_id=run.step_id, attempt=run.attempt, error_kind="executor_died", will_retry=True,
+                    error=f"{lost_on or 'the executor'} died while running step {run.step_id} ({exc}); sent to "
+                          f"{getattr(run.handle, 'executor', '') or 'another executor'}",
+                    finished_at=now, plan_version=self._st.plan_version))
+                self._sink.emit(StepStartedPayload(step_id=run.step_id, attempt=run.attempt,
+                                                   tool_name=run.request.step.tool_name,
+                                                   plan_version=self._st.plan_version,
+                                                   executor=getattr(run.handle, "executor", "")))
                 return
             now = self._clock()
             outcome = StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now,

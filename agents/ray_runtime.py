@@ -12,9 +12,24 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import Any, TypeVar
 
 import ray
-from ray.exceptions import ActorDiedError, ActorUnavailableError, GetTimeoutError, RayActorError, TaskCancelledError
+from ray.exceptions import (
+    ActorDiedError,
+    ActorUnavailableError,
+    GetTimeoutError,
+    RayActorError,
+    TaskCancelledError,
+)
 
-from agents.role_types import PlanItem, PlanRestarted, ReplanContext, RoleResult, StepEmitted, StepOutcome, StepRequest, StepView
+from agents.role_types import (
+    PlanItem,
+    PlanRestarted,
+    ReplanContext,
+    RoleResult,
+    StepEmitted,
+    StepOutcome,
+    StepRequest,
+    StepView,
+)
 from agents.runtime import ExecutorLost, StepHandle
 from agents.tools import ToolSpec
 from planning.models import Plan, Reflection, RouterDecision
@@ -33,10 +48,12 @@ class RoleUnavailableError(RuntimeError):
 
 
 class _RayStepHandle:
-    def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[], None]) -> None:
+    def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[], None],
+                 executor: str) -> None:
         self._meta = meta_ref
         self.output_ref: Any = output_ref
         self._on_done = on_done
+        self.executor = executor
 
     async def outcome(self) -> StepOutcome:
         try:
@@ -113,7 +130,7 @@ class RayRuntime:
             self._inflight[i] = max(0, self._inflight[i] - 1)
 
         meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
-        return _RayStepHandle(meta_ref, output_ref, done)
+        return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}")
 
     async def fetch(self, output_ref: Any) -> Any:
         if isinstance(output_ref, ray.ObjectRef):

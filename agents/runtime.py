@@ -19,7 +19,7 @@ from agents.router import Router
 from agents.tools import ToolSpec
 from planning.models import Plan, Reflection, RouterDecision
 
-__all__ = ["StepHandle", "Runtime", "ExecutorLost", "LocalRuntime"]
+__all__ = ["ExecutorLost", "LocalRuntime", "Runtime", "StepHandle"]
 
 
 class ExecutorLost(Exception):
@@ -29,6 +29,8 @@ class ExecutorLost(Exception):
 class StepHandle(Protocol):
     output_ref: Any
     """Opaque handle of the step's output: an ObjectRef on Ray, the value itself locally."""
+    executor: str
+    """Name of the executor the step was sent to (shown in events and traces)."""
 
     async def outcome(self) -> StepOutcome: ...
 
@@ -51,9 +53,10 @@ class Runtime(Protocol):
 
 
 class _LocalHandle:
-    def __init__(self, task: asyncio.Task[StepOutcome]) -> None:
+    def __init__(self, task: asyncio.Task[StepOutcome], executor: str) -> None:
         self._task = task
         self.output_ref: Any = None
+        self.executor = executor
 
     async def outcome(self) -> StepOutcome:
         outcome = await self._task
@@ -81,9 +84,9 @@ class LocalRuntime:
         return self._planner.plan(task_id, task, replan)
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
-        executor = self._executors[self._next % len(self._executors)]
+        index = self._next % len(self._executors)
         self._next += 1
-        return _LocalHandle(asyncio.ensure_future(executor.run(req, dict(inputs))))
+        return _LocalHandle(asyncio.ensure_future(self._executors[index].run(req, dict(inputs))), f"executor-{index}")
 
     async def fetch(self, output_ref: Any) -> Any:
         return output_ref
