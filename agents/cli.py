@@ -145,6 +145,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Sub-tools with their own parsers get their arguments untouched: argparse.REMAINDER does not
+    # capture a leading "--flag" (``tetrarch bench --all`` would be rejected).
+    if argv and argv[0] in ("models", "bench", "trace") and not {"-h", "--help"} & set(argv[:1]):
+        return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}[argv[0]](
+            argparse.Namespace(command=argv[0], rest=argv[1:]))
     args = _parser().parse_args(argv)
     handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
                 "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}

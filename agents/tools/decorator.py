@@ -24,7 +24,13 @@ from typing import Any, Literal, overload
 import pydantic
 
 from agents.tools.errors import ToolArgumentError, ToolDefinitionError
-from agents.tools.schema import ParameterModel, build_parameter_model, parameters_schema, parse_docstring
+from agents.tools.schema import (
+    ParameterModel,
+    build_parameter_model,
+    parameter_hints,
+    parameters_schema,
+    parse_docstring,
+)
 
 __all__ = ["Permission", "Tool", "ToolSpec", "tool"]
 
@@ -51,9 +57,10 @@ class Tool:
     """A callable function plus its ToolSpec. ``tool_obj(...)`` calls the function directly;
     ``await tool_obj.invoke(args)`` validates LLM-produced arguments first."""
 
-    def __init__(self, fn: Callable[..., Any], spec: ToolSpec) -> None:
+    def __init__(self, fn: Callable[..., Any], spec: ToolSpec, hints: dict[str, Any] | None = None) -> None:
         self.fn = fn
         self.spec = spec
+        self._hints = hints
         self._model: type[ParameterModel] | None = None
         functools.update_wrapper(self, fn)
         self._qualname = fn.__qualname__.removesuffix(".__wrapped__")
@@ -75,7 +82,8 @@ class Tool:
     def _argument_model(self) -> type[ParameterModel]:
         # Rebuilt lazily after unpickling: generated pydantic classes do not pickle by reference.
         if self._model is None:
-            self._model = build_parameter_model(self.fn, self.spec.name, parse_docstring(self.fn.__doc__))
+            self._model = build_parameter_model(self.fn, self.spec.name, parse_docstring(self.fn.__doc__),
+                                                self._hints)
         return self._model
 
     def validate_arguments(self, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -115,7 +123,7 @@ class Tool:
         return await asyncio.to_thread(self.fn, **kwargs)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_tool, (self._picklable_fn(), self.spec))
+        return (_rebuild_tool, (self._picklable_fn(), self.spec, self._hints))
 
     def _picklable_fn(self) -> Callable[..., Any]:
         # `@tool` rebinds the module name to the Tool, so plain pickle would not find the function under
@@ -131,8 +139,8 @@ class Tool:
         return self.fn
 
 
-def _rebuild_tool(fn: Callable[..., Any], spec: ToolSpec) -> Tool:
-    return Tool(fn, spec)
+def _rebuild_tool(fn: Callable[..., Any], spec: ToolSpec, hints: dict[str, Any] | None = None) -> Tool:
+    return Tool(fn, spec, hints)
 
 
 def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confirmation: bool,
@@ -154,7 +162,8 @@ def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confi
     if not docs.summary:
         raise ToolDefinitionError(f"tool {tool_name!r} has no docstring; add one: the LLM chooses tools by it",
                                   tool_name=tool_name)
-    model = build_parameter_model(fn, tool_name, docs)
+    hints = parameter_hints(fn, tool_name)
+    model = build_parameter_model(fn, tool_name, docs, hints)
     unknown_secrets = set(secret_params) - set(model.model_fields)
     if unknown_secrets:
         raise ToolDefinitionError(f"tool {tool_name!r}: secret_params {sorted(unknown_secrets)} are not "
@@ -163,7 +172,7 @@ def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confi
                     permission=permission, requires_confirmation=requires_confirmation, timeout_s=timeout_s,
                     idempotent=(permission == "read") if idempotent is None else idempotent,
                     secret_params=tuple(secret_params), cpu_heavy=cpu_heavy)
-    made = Tool(fn, spec)
+    made = Tool(fn, spec, hints)
     made._model = model
     return made
 

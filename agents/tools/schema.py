@@ -86,15 +86,33 @@ class ParameterModel(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", arbitrary_types_allowed=False)
 
 
-def build_parameter_model(fn: Callable[..., Any], tool_name: str, docs: Docstring) -> type[ParameterModel]:
-    """A pydantic model with one field per parameter of ``fn``; raises ToolDefinitionError for what an LLM
-    cannot fill in (``*args``, ``**kwargs``, missing or unsupported annotations)."""
-    signature = inspect.signature(fn)
+class _ParametersOnly:
+    """The parameter annotations of a function, without its return annotation, for get_type_hints."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        inner = inspect.unwrap(fn)
+        self.__annotations__ = {k: v for k, v in getattr(inner, "__annotations__", {}).items() if k != "return"}
+        self.__globals__ = getattr(inner, "__globals__", {})
+
+
+def parameter_hints(fn: Callable[..., Any], tool_name: str) -> dict[str, Any]:
+    """Resolved parameter annotations. The return annotation is not needed (and a string one naming a type the
+    body never uses would not resolve after cloudpickle rebuilt a closure with only the globals it uses)."""
     try:
-        hints = typing.get_type_hints(fn, include_extras=True)
+        return typing.get_type_hints(_ParametersOnly(fn), include_extras=True)
     except Exception as exc:  # NameError from a forward reference, typically
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot resolve its type hints ({exc}); use types importable "
                                   "at module level", tool_name=tool_name) from exc
+
+
+def build_parameter_model(fn: Callable[..., Any], tool_name: str, docs: Docstring,
+                          hints: dict[str, Any] | None = None) -> type[ParameterModel]:
+    """A pydantic model with one field per parameter of ``fn``; raises ToolDefinitionError for what an LLM
+    cannot fill in (``*args``, ``**kwargs``, missing or unsupported annotations). ``hints`` are the
+    already resolved parameter types (a Tool carries them across pickling)."""
+    signature = inspect.signature(fn)
+    if hints is None:
+        hints = parameter_hints(fn, tool_name)
     fields: dict[str, Any] = {}
     for name, param in signature.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):

@@ -367,3 +367,27 @@ def test_backoff_delay_bounds():
     rng = random.Random(1)
     for attempt in range(1, 12):
         assert 0 <= backoff_delay(attempt, 0.2, 5.0, rng) <= min(5.0, 0.2 * 2 ** (attempt - 1))
+
+
+def test_a_closure_tool_validates_after_cloudpickle_even_with_unimported_string_annotations():
+    # Found by `make bench`: cloudpickle rebuilds a closure with only the globals its body uses, so a
+    # string return annotation ("Any", under `from __future__ import annotations`) no longer resolved in
+    # the executor and every call failed. The resolved parameter types travel with the Tool.
+    from ray import cloudpickle
+
+    namespace: dict = {}
+    exec(  # noqa: S102 - a module-like namespace with postponed annotations, as in benchmarks/world.py
+        "from __future__ import annotations\n"
+        "from typing import Any, Literal\n"
+        "from agents.tools import tool\n"
+        "def make(table):\n"
+        "    @tool\n"
+        "    def lookup(entity: str, unit: Literal['m', 'km'] = 'm') -> Any:\n"
+        "        '''Look something up.\n\n        Args:\n            entity: Name.\n            unit: Unit.\n        '''\n"
+        "        return table[entity]\n"
+        "    return lookup\n", namespace)
+    rebuilt = cloudpickle.loads(cloudpickle.dumps(namespace["make"]({"x": 1})))
+    assert rebuilt.validate_arguments({"entity": "x"}) == {"entity": "x", "unit": "m"}
+    with pytest.raises(ToolArgumentError, match="unit"):
+        rebuilt.validate_arguments({"entity": "x", "unit": "mi"})
+    assert asyncio.run(rebuilt.invoke({"entity": "x"})) == 1
