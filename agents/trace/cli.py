@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agents.trace.gantt import plot_gantt
 
         wall = trace.result.timings.wall_s if trace.result else None
-        plot_gantt(trace.timeline(), args.png, title=f"task {trace.task_id} ({trace.status})", wall_s=wall,
+        plot_gantt(trace.role_timeline() + trace.timeline(), args.png, title=f"task {trace.task_id} ({trace.status})", wall_s=wall,
                    critical=trace.critical)
         print(f"wrote {args.png}")
     if args.otel:

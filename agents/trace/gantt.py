@@ -1,7 +1,8 @@
 """Gantt timelines of step attempts, rendered with matplotlib (PNG). Used by `tetrarch trace --png` and by the
 benchmark report's "plan-then-execute vs ReAct" picture.
 
-A timeline is a list of ``{"step_id", "tool", "status", "start", "end"}`` dicts, times in seconds from submit.
+A timeline is a list of ``{"step_id", "tool", "status", "start", "end"}`` dicts, times in seconds from submit;
+an optional ``"name"`` replaces the ``step_id:tool`` label (LLM-call rows have ``step_id`` None, status "llm").
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 __all__ = ["plot_gantt", "plot_gantt_comparison", "STATUS_COLORS"]
 
-STATUS_COLORS = {"completed": "#4c9a5b", "failed": "#c8443b", "skipped": "#bbbbbb", "cancelled": "#999999",
+STATUS_COLORS = {"llm": "#5b7bd5", "completed": "#4c9a5b", "failed": "#c8443b", "skipped": "#bbbbbb", "cancelled": "#999999",
                  "running": "#e0a030", "pending": "#dddddd"}
 
 
@@ -23,8 +24,10 @@ def _draw(ax: Any, timeline: Sequence[Mapping[str, Any]], wall_s: float | None, 
         edge = "#222222" if bar["step_id"] in critical else "none"
         ax.barh(y, max(bar["end"] - bar["start"], 0.005), left=bar["start"], color=color, edgecolor=edge,
                 linewidth=1.5 if edge != "none" else 0)
-        ax.text(bar["end"], y, f" {bar['step_id']}:{bar['tool']}", va="center", fontsize=7)
+        label = bar.get("name") or f"{bar['step_id']}:{bar['tool']}"
+        ax.text(bar["end"], y, f" {label}", va="center", fontsize=7)
     ax.set_yticks([])
+    ax.set_xlim(left=0)
     ax.set_ylim(-0.8, max(len(rows), 1) - 0.2)
     ax.invert_yaxis()
     if wall_s:

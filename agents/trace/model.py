@@ -59,6 +59,14 @@ class TaskTrace:
     def steps(self) -> list[Span]:
         return [s for s in self.spans if s.kind == "step"]
 
+    def role_timeline(self) -> list[dict[str, Any]]:
+        """Gantt rows of every LLM call (router, planner, executor reasoning/repair, reflector)."""
+        return [{"step_id": None, "tool": s.attrs.get("role") or s.lane, "status": "llm" if s.status == "completed"
+                 else s.status, "start": s.start - self.t0, "end": s.end - self.t0,
+                 "name": f"{s.attrs.get('role')} LLM ({s.attrs.get('input_tokens', 0)}→"
+                         f"{s.attrs.get('output_tokens', 0)} tok)"}
+                for s in self.spans if s.kind == "role"]
+
     def timeline(self) -> list[dict[str, Any]]:
         """Gantt rows (seconds since submit) of every step attempt of every plan version."""
         return [{"step_id": s.attrs["step_id"], "tool": s.attrs.get("tool") or "reasoning", "status": s.status,
