@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "==> installing tetrarch and its test/bench extras into $(VENV)"
 	@$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,bench]"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,bench,otel]"
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
@@ -26,6 +26,7 @@ demo: local-llm
 	@$(PY) -m agents.demo $(if $(MODEL),--model $(MODEL),)
 
 test: $(STAMP)
+	@bash scripts/install_chromium.sh
 	@$(PY) -m pytest
 
 test-slow: $(STAMP)

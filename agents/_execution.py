@@ -193,6 +193,7 @@ class PlanExecution:
 
     def _add_step(self, step: PlanStep) -> None:
         sid = step.step_id
+        self._register_secrets(step)
         self._steps[sid] = step
         self._st.plan_steps.append(step)
         kept = self._kept.get(sid)
@@ -210,6 +211,17 @@ class PlanExecution:
             # A cycle or duplicate the planner will report itself (and restart or fail): stop dispatching.
             self._plan_broken = True
         self._sink.emit(PlanStepPayload(step=step, plan_version=self._st.plan_version))
+
+    def _register_secrets(self, step: PlanStep) -> None:
+        """Values of the tool's ``secret_params`` are redacted from everything written after this point —
+        before the step's own event, so the plan in the log, checkpoints, LLM records and traces never hold them."""
+        spec = self._rt.tool_spec(step.tool_name)
+        if spec is None or not isinstance(step.tool_input, dict):
+            return
+        for name in spec.secret_params:
+            value = step.tool_input.get(name)
+            if isinstance(value, str) and not value.startswith("$step_"):
+                self._sink.add_secret(value)
 
     def _sched_has_completed(self, step_id: int) -> bool:
         return step_id in self._steps and self._sched.state(step_id) is SchedState.COMPLETED

@@ -14,6 +14,7 @@ from typing import Any
 
 from agents._json_call import call_json, reply_record
 from agents._render import render_inputs
+from agents._store.redact import REDACTED
 from agents.config import RuntimeConfig
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, LLMRequest, Usage
@@ -86,6 +87,7 @@ class Executor:
             args = resolve(compile_value(step.tool_input), inputs)
         except DagError as exc:
             raise _StepFailure("dependency", f"step {step.step_id}: {exc}") from exc
+        self._refuse_redacted_secrets(step.step_id, step.tool_name, args)
         if req.modification:
             args = await self._repair_arguments(req, args, f"The reviewer asked to change this call: "
                                                             f"{req.modification}", acc)
@@ -103,6 +105,19 @@ class Executor:
             except ToolError as exc:
                 raise _StepFailure(_kind_of(exc), str(exc)) from exc
         raise AssertionError("unreachable")
+
+    def _refuse_redacted_secrets(self, step_id: int, tool_name: str, args: Any) -> None:
+        """A resumed step whose secret argument was redacted from the checkpoint (secrets are never stored)
+        must not call the tool with the placeholder."""
+        tool = self._registry.get(tool_name) if tool_name in self._registry else None
+        if tool is None or not isinstance(args, dict):
+            return
+        lost = [p for p in tool.spec.secret_params if isinstance(args.get(p), str) and REDACTED in args[p]]
+        if lost:
+            raise _StepFailure("permanent", (
+                f"step {step_id}: the secret argument(s) {', '.join(lost)} of tool {tool_name!r} were redacted from "
+                "the checkpoint (secrets are never stored), so this step cannot run after a resume; submit the task "
+                "again with the secret"))
 
     async def _reason(self, req: StepRequest, inputs: Mapping[int, Any], acc: _Accumulator) -> str:
         step_text = req.step.description + (f"\nReviewer's instruction: {req.modification}" if req.modification else "")

@@ -133,6 +133,10 @@ class Store:
         with self._lock:
             self._redactor = redactor
 
+    def redact(self, value: Any) -> Any:
+        """``value`` (JSON-shaped) as the store would write it: registered secrets and key shapes replaced."""
+        return self._redactor.redact(value)
+
     # ------------------------------------------------------------------ tasks
     def create_task(self, task_id: str, task: str, config: dict[str, Any]) -> None:
         """Register a new task with status "submitted". A duplicate id raises ``TaskExistsError``."""
@@ -147,14 +151,16 @@ class Store:
                 raise TaskExistsError(task_id) from exc
 
     def commit(self, task_id: str, events: Sequence[AnyEvent | dict[str, Any]] = (),
-               checkpoint: dict[str, Any] | None = None, status: StoreStatus | None = None) -> None:
+               checkpoint: dict[str, Any] | None = None, status: StoreStatus | None = None) -> list[AnyEvent]:
         """Atomically append ``events``, replace the checkpoint (version + 1) and set the status.
 
         Event seqs must continue the stored log exactly (``last_seq + 1``, ``+ 2``, …): a gap or a
-        duplicate raises ``EventSequenceError`` and nothing is written.
+        duplicate raises ``EventSequenceError`` and nothing is written. Returns the events as stored
+        (secrets redacted), which is what live readers must see too.
         """
         typed = [parse_event(e) if isinstance(e, dict) else e for e in events]
-        rows = [self._event_row(task_id, e) for e in typed]
+        written = [self._event_row(task_id, e) for e in typed]
+        rows = [row for row, _ in written]
         state_json = None if checkpoint is None else encode(
             checkpoint, self._redactor, what=f"the checkpoint of task {task_id!r}")
         self._check_status(status)
@@ -172,6 +178,7 @@ class Store:
                              " state_json = excluded.state_json, updated_at = excluded.updated_at",
                              (task_id, state_json, now))
             self._set_status(conn, task_id, status, now)
+        return [event for _, event in written]
 
     def finish_task(self, task_id: str, result: TaskResult) -> None:
         """Store the final result and its status in one transaction."""
@@ -349,12 +356,14 @@ class Store:
                 raise
             conn.execute("COMMIT")
 
-    def _event_row(self, task_id: str, event: AnyEvent) -> tuple[str, int, str, float, str]:
+    def _event_row(self, task_id: str, event: AnyEvent) -> tuple[tuple[str, int, str, float, str], AnyEvent]:
         if event.task_id != task_id:
             raise InvalidWriteError(f"event seq {event.seq} belongs to task {event.task_id!r}, not {task_id!r}; "
                                     "commit each task's events under its own id")
-        body = encode(event.model_dump(mode="json"), self._redactor, what=f"event {event.type}")
-        return (task_id, event.seq, event.type, event.ts, body)
+        plain = event.model_dump(mode="json")
+        redacted = self._redactor.redact(plain)
+        body = encode(redacted, self._redactor, what=f"event {event.type}")
+        return (task_id, event.seq, event.type, event.ts, body), (event if redacted == plain else parse_event(redacted))
 
     @staticmethod
     def _check_status(status: str | None) -> None:

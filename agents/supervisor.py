@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agents._store.redact import MIN_SECRET_LEN
 from agents.config import RuntimeConfig
 from agents.errors import TaskNotWaitingError, UnknownTaskError
 from agents.events import AnyEvent, TaskSubmittedPayload, make_event
@@ -44,10 +45,15 @@ class StoreSink:
         status = None
         if checkpoint is not None:
             status = checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status else "running"
-        self._store.commit(self.task_id, [event],
-                           checkpoint.model_dump(mode="json") if checkpoint is not None else None, status=status)
+        [event] = self._store.commit(self.task_id, [event],
+                                     checkpoint.model_dump(mode="json") if checkpoint is not None else None,
+                                     status=status)
         self._on_event(event)
         return event
+
+    def add_secret(self, value: str) -> None:
+        if len(value) >= MIN_SECRET_LEN:
+            self._store.add_secret(value)
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
         self._store.put_step_output(self.task_id, plan_version, step_id, attempt, output)
@@ -213,6 +219,11 @@ class SupervisorCore:
         if task.cancelled():
             return  # shutdown: the checkpoint says "running", so the next Supervisor resumes it
         result = task.result()
+        # What the caller gets is what the store keeps: a secret a tool output echoed is redacted in both.
+        plain = result.model_dump(mode="json")
+        redacted = self._store.redact(plain)
+        if redacted != plain:
+            result = TaskResult.model_validate(redacted)
         try:
             self._store.finish_task(state.task_id, result)
         except Exception:  # noqa: BLE001 - the result still reaches the caller from memory

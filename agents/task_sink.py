@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from agents.events import AnyEvent, make_event
+from agents._store.redact import MIN_SECRET_LEN, Redactor
+from agents.events import AnyEvent, make_event, parse_event
 from agents.task_state import TaskState
 
 __all__ = ["TaskSink", "MemorySink"]
@@ -29,6 +30,10 @@ class TaskSink(Protocol):
 
     def record_llm_calls(self, records: Sequence[dict[str, Any]]) -> None: ...
 
+    def add_secret(self, value: str) -> None:
+        """Redact ``value`` from every event, checkpoint, output and LLM record written from now on
+        (values shorter than ``MIN_SECRET_LEN`` are ignored: they would shred ordinary text)."""
+
 
 class MemorySink:
     def __init__(self, task_id: str, clock: Callable[[], float] = time.time, first_seq: int = 1) -> None:
@@ -39,20 +44,30 @@ class MemorySink:
         self.llm_calls: list[dict[str, Any]] = []
         self._clock = clock
         self._seq = first_seq - 1
+        self._redactor = Redactor.build()
+
+    def add_secret(self, value: str) -> None:
+        if len(value) >= MIN_SECRET_LEN:
+            self._redactor = self._redactor.with_secret(value)
 
     def emit(self, payload: BaseModel, checkpoint: TaskState | None = None) -> AnyEvent:
         self._seq += 1
         event = make_event(payload, task_id=self.task_id, seq=self._seq, ts=self._clock())  # type: ignore[arg-type]
+        plain = event.model_dump(mode="json")
+        redacted = self._redactor.redact(plain)
+        if redacted != plain:
+            event = parse_event(redacted)
         self.events.append(event)
         if checkpoint is not None:
-            self.checkpoints.append(checkpoint.model_dump(mode="json"))
+            self.checkpoints.append(self._redactor.redact(checkpoint.model_dump(mode="json")))
         return event
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
+        # Kept as the live value (tests compare it); the store is where redaction of outputs is enforced.
         self.stored[(plan_version, step_id)] = output
 
     def outputs(self, plan_version: int) -> dict[int, Any]:
         return {sid: out for (pv, sid), out in self.stored.items() if pv == plan_version}
 
     def record_llm_calls(self, records: Sequence[dict[str, Any]]) -> None:
-        self.llm_calls.extend(records)
+        self.llm_calls.extend(self._redactor.redact(dict(r)) for r in records)

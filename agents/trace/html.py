@@ -85,7 +85,7 @@ def _gantt_svg(trace: TaskTrace) -> str:
     if not all_rows:
         return "<p class=muted>No timeline.</p>"
     end = max(r["end"] for r in all_rows) or 1.0
-    scale = 900 / end
+    scale = 840 / end  # leaves room for the duration label right of the longest bar
     height = 24 * len(all_rows) + 40
     parts = [f'<svg id="gantt" width="1120" height="{height}" xmlns="http://www.w3.org/2000/svg">']
     for i, r in enumerate(all_rows):

@@ -1,0 +1,37 @@
+"""Run tasks through the real Supervisor core and SQLite store, in-process (no Ray), for the trace tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.config import RuntimeConfig
+from agents.llm.base import LLM
+from agents.results import TaskResult
+from agents.store import Store
+from agents.supervisor import SupervisorCore
+from agents.tools import Tool
+from support.local import local_runtime
+from support.tools import ALL
+
+
+async def _run(store_path: Path, llm: LLM, task: str, tools: Sequence[Tool],
+               config: RuntimeConfig) -> tuple[str, TaskResult, list[dict]]:
+    core = SupervisorCore(Store(store_path), local_runtime(llm, tools, config), config)
+    try:
+        task_id = await core.submit(task)
+        result = None
+        while result is None:
+            result = await core.wait_result(task_id, timeout_s=30)
+        live = await core.wait_events(task_id, 0, timeout_s=0)
+        return task_id, TaskResult.model_validate(result), live
+    finally:
+        await core.shutdown()
+
+
+def run_stored(store_path: Path, llm: LLM, task: str, tools: Sequence[Tool] = ALL,
+               config: RuntimeConfig | None = None) -> tuple[str, TaskResult, list[dict]]:
+    """(task id, result as the API returns it, live events as ``handle.events()`` sees them)."""
+    config = config or RuntimeConfig(store_path=str(store_path))
+    return asyncio.run(_run(store_path, llm, task, tools, config))
