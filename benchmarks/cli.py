@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--decode-tps", type=float, default=DEFAULT_LATENCY.decode_tokens_per_s)
     p.add_argument("--prefill-tps", type=float, default=DEFAULT_LATENCY.prefill_tokens_per_s)
     p.add_argument("--no-system", action="store_true", help="skip the system microbenchmarks with --all")
+    p.add_argument("--rerender", action="store_true",
+                   help="rewrite the reports (md, plots) from the JSON already in --out; measures nothing")
     return p
 
 
@@ -44,6 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchmarks.runner import run_suite
 
     suites = args.suite or (list(SUITES) if args.all else ["parallel"])
+    if args.rerender:
+        from benchmarks.runner import from_jsonable
+
+        for suite in suites:
+            write_report(from_jsonable(json.loads((args.out / f"{suite}.json").read_text())), args.out)
+            print(f"re-rendered {args.out / suite}.md from {suite}.json")
+        return 0
     scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
     limit = args.limit if args.limit is not None else (QUICK_TASKS if args.quick else None)
     llm = None

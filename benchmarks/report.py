@@ -33,6 +33,32 @@ def ratio_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def target_lines(summary: dict[str, Any]) -> list[str]:
+    """The issue's targets that apply to this suite, each marked met or MISSED from the measured medians."""
+    s, suite = summary["systems"], summary["suite"]
+    t, react, par = s.get("tetrarch"), s.get("react"), s.get("react_parallel")
+    if not t:
+        return []
+    checks: list[tuple[str, float | None, float, str]] = []
+    if suite == "parallel" and react and par:
+        checks.append(("wall time vs ReAct", _ratio(t["median_wall_s"], react["median_wall_s"]), 4.0, "×"))
+        checks.append(("wall time vs ReAct + parallel calls", _ratio(t["median_wall_s"], par["median_wall_s"]),
+                       1.5, "×"))
+    if suite != "repair" and react:
+        checks.append(("fewer input tokens than ReAct", _ratio(t["median_input_tokens"], react["median_input_tokens"]),
+                       6.0, "×"))
+    lines = []
+    for label, value, goal, unit in checks:
+        verdict = "met" if value is not None and value >= goal else "**MISSED**"
+        shown = "n/a" if value is None else f"{value:.2f}{unit}"
+        lines.append(f"- {label}: {shown} (target ≥ {goal:g}{unit}) — {verdict}")
+    if suite != "repair":
+        calls = t["median_llm_calls"]
+        lines.append(f"- LLM calls per task without replans: median {calls:g} (target 3) — "
+                     f"{'met' if calls <= 3 else '**MISSED**'}")
+    return lines
+
+
 def _table(summary: dict[str, Any]) -> list[str]:
     rows = ["| system | tasks | completed | median wall s | median first dispatch s | median LLM calls | "
             "median input tokens | median output tokens | makespan / critical path | accuracy |",
@@ -95,6 +121,9 @@ def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
           f" — LLM: {run.llm}; latency model: {run.latency_model}; tool latency scale: {run.time_scale:g}.",
           "All systems ran in one process, interleaved task by task, on the same tools and LLM.", "",
           *_table(summary), "", "Ratios (medians):", *ratio_lines(summary), ""]
+    targets = target_lines(summary)
+    if targets:
+        md += ["Targets:", *targets, ""]
     md += [f"![{p}]({p})" for p in plots]
     (out / f"{run.suite}.md").write_text("\n".join(md) + "\n")
     return summary

@@ -55,6 +55,8 @@ class SuiteRun:
     quick: bool
     time_scale: float
     records: list[RunRecord]
+    generated_at: str | None = None
+    """When the records were measured (kept when a report is re-rendered from its JSON)."""
 
     def summary(self) -> dict[str, Any]:
         systems: dict[str, Any] = {}
@@ -158,5 +160,11 @@ def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfi
 def to_jsonable(run: SuiteRun) -> dict[str, Any]:
     doc = run.summary()
     doc["runs"] = [asdict(r) for r in run.records]
-    doc["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    doc["generated_at"] = run.generated_at or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return doc
+
+
+def from_jsonable(doc: dict[str, Any]) -> SuiteRun:
+    """The SuiteRun a results JSON was written from (to re-render its report without re-measuring)."""
+    return SuiteRun(doc["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"],
+                    [RunRecord(**r) for r in doc["runs"]], doc.get("generated_at"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -162,15 +163,28 @@ def repair_task(rng: random.Random, ents: dict[str, Any]) -> dict[str, Any]:
     return base
 
 
+def _distinct(make: Callable[[], dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """n tasks with distinct texts: a repeated task would be counted twice and, since the simulated model
+    finds its gold behaviour by the task text, must not exist."""
+    tasks: dict[str, dict[str, Any]] = {}
+    for _ in range(100 * n):
+        task = make()
+        tasks.setdefault(task["task"], task)
+        if len(tasks) == n:
+            return list(tasks.values())
+    raise RuntimeError(f"only {len(tasks)} distinct tasks after {100 * n} draws; widen the world")
+
+
 def build_suites(world: dict[str, Any], n: int = 32, seed: int = 11) -> dict[str, list[dict[str, Any]]]:
     ents = world["entities"]
     rng = random.Random(seed)
-    suites = {
-        "parallel": [parallel_task(rng, ents, rng.choice((3, 4, 5, 6))) for _ in range(n)],
-        "chain": [chain_task(rng, ents) for _ in range(n)],
-        "mixed": [mixed_task(rng, ents) for _ in range(n)],
-        "repair": [repair_task(rng, ents) for _ in range(n)],
+    makers: dict[str, Callable[[], dict[str, Any]]] = {
+        "parallel": lambda: parallel_task(rng, ents, rng.choice((3, 4, 5, 6))),
+        "chain": lambda: chain_task(rng, ents),
+        "mixed": lambda: mixed_task(rng, ents),
+        "repair": lambda: repair_task(rng, ents),
     }
+    suites = {name: _distinct(make, n) for name, make in makers.items()}
     for name, tasks in suites.items():
         for i, t in enumerate(tasks):
             t["id"] = f"{name}-{i + 1:03d}"

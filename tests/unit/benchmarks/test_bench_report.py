@@ -1,0 +1,48 @@
+"""The report states medians, ratios and whether each target was met, from the records it is given."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.report import ratio_lines, target_lines, write_report
+from benchmarks.runner import RunRecord, SuiteRun
+
+
+def record(system: str, task: str, wall: float, tokens: int, calls: int) -> RunRecord:
+    timeline = [{"step_id": 1, "tool": "lookup", "status": "completed", "start": 0.1, "end": wall - 0.1}]
+    return RunRecord("parallel", task, system, 0, "accepted", wall, 0.1, calls, tokens, 50, None, 1,
+                     wall - 0.2, wall - 0.2, timeline)
+
+
+def suite_run() -> SuiteRun:
+    records = []
+    for i, (t, r, p) in enumerate([(1.0, 5.0, 1.8), (2.0, 9.0, 2.5), (1.5, 7.0, 2.0)]):
+        records += [record("tetrarch", f"t{i}", t, 1000, 3), record("react", f"t{i}", r, 8000, 8),
+                    record("react_parallel", f"t{i}", p, 3000, 3)]
+    return SuiteRun("parallel", "ttft 0.35s", "sim", False, 1.0, records)
+
+
+def test_ratios_are_medians_of_each_system():
+    summary = suite_run().summary()
+    assert summary["systems"]["tetrarch"]["median_wall_s"] == 1.5
+    lines = ratio_lines(summary)
+    assert lines[0].startswith("- vs ReAct: **4.67× faster**") and "8.00× fewer input tokens" in lines[0]
+    assert "1.33× faster" in lines[1]
+
+
+def test_targets_say_met_or_missed():
+    lines = target_lines(suite_run().summary())
+    assert any("vs ReAct: 4.67×" in x and x.endswith("met") for x in lines)
+    assert any("ReAct + parallel calls: 1.33×" in x and "MISSED" in x for x in lines)
+    assert any("input tokens than ReAct: 8.00×" in x and x.endswith("met") for x in lines)
+    assert any("median 3 (target 3) — met" in x for x in lines)
+
+
+def test_write_report_writes_json_markdown_and_plots(tmp_path):
+    summary = write_report(suite_run(), tmp_path)
+    doc = json.loads((tmp_path / "parallel.json").read_text())
+    assert len(doc["runs"]) == 9 and doc["systems"] == json.loads(json.dumps(summary["systems"]))
+    md = (tmp_path / "parallel.md").read_text()
+    assert "| tetrarch (plan-then-execute) | 3 | 3 | 1.50 |" in md and "Targets:" in md
+    for png in ("parallel.png", "parallel-gantt.png"):
+        assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG" and f"]({png})" in md
