@@ -28,12 +28,13 @@ from agents.role_types import (
 from agents.runtime import ExecutorLost, Runtime, StepHandle
 from agents.task_sink import TaskSink
 from agents.task_state import StepState, TaskState
+from agents.tools import ToolSpec
 from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import Plan, PlanStep
 
-__all__ = ["ExecutionHooks", "PlanExecution", "PlanFailure"]
+__all__ = ["ExecutionHooks", "PlanExecution", "PlanFailure", "needs_confirmation"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
 _PREVIEW_CHARS = 200
@@ -72,6 +73,15 @@ class _Running:
     redispatches: int = 0
 
 
+def needs_confirmation(spec: ToolSpec | None, plan_version: int, confirm_replanned_writes: bool = True) -> bool:
+    """Whether a step of this tool waits for a human's approval before it runs: a ``requires_confirmation``
+    tool always; any write/admin tool in a plan made after the planner saw tool output (every replan: tool
+    output is untrusted and may be an injected instruction), unless the deployment opted out."""
+    if spec is None:
+        return False
+    return spec.requires_confirmation or (confirm_replanned_writes and plan_version > 1 and spec.permission != "read")
+
+
 def _same_step(a: PlanStep, b: PlanStep) -> bool:
     return (a.tool_name, json.dumps(a.tool_input, sort_keys=True, default=str), sorted(a.depends_on)) == \
         (b.tool_name, json.dumps(b.tool_input, sort_keys=True, default=str), sorted(b.depends_on))
@@ -85,8 +95,10 @@ def _preview(value: Any) -> str:
 class PlanExecution:
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, hooks: ExecutionHooks, *,
                  step_timeout_s: float, kept: dict[int, tuple[PlanStep, Any]] | None = None,
-                 replan: ReplanContext | None = None, clock: Callable[[], float]) -> None:
+                 replan: ReplanContext | None = None, clock: Callable[[], float],
+                 confirm_replanned_writes: bool = True) -> None:
         self._st, self._rt, self._sink, self._hooks = state, runtime, sink, hooks
+        self._confirm_replanned_writes = confirm_replanned_writes
         self._timeout = step_timeout_s
         self._kept = kept or {}
         self._clock = clock
@@ -108,6 +120,7 @@ class PlanExecution:
     def _rebuild_from_state(self) -> None:
         """Resume: the plan is known; completed steps with a stored output are not run again."""
         stored = self._sink.outputs(self._st.plan_version)
+        refused: list[int] = []
         for step in self._st.plan_steps:
             self._steps[step.step_id] = step
             record = self._st.steps.setdefault(step.step_id, StepState())
@@ -116,8 +129,17 @@ class PlanExecution:
                 self.values[step.step_id] = stored[step.step_id]
             else:
                 self._sched.add_step(step.step_id, step.depends_on)
-                record.status = "pending"
+                if record.status == "failed" and record.error_kind == "permission":
+                    refused.append(step.step_id)  # a human said no: continuing must not ask again
+                else:
+                    record.status = "pending"
         self._sched.seal()
+        for sid in refused:
+            self._sched.start(sid)
+            self._sched.fail(sid, self._st.steps[sid].error or "refused")
+        for sid, record in self._st.steps.items():
+            if sid in self._steps and self._sched.state(sid) is SchedState.SKIPPED:
+                record.status = "skipped"
 
     @property
     def plan(self) -> Plan:
@@ -143,7 +165,7 @@ class PlanExecution:
                 for fut in done:
                     if fut is self._plan_next:
                         self._on_plan_item(fut)
-                    else:
+                    elif fut in self._running:  # not dropped meanwhile by a restart of the plan in `done`
                         self._on_step_done(fut)
             if self._persisting:
                 await asyncio.gather(*self._persisting)
@@ -227,11 +249,15 @@ class PlanExecution:
         return step_id in self._steps and self._sched.state(step_id) is SchedState.COMPLETED
 
     def _restart(self) -> None:
-        """The planner is repairing its plan: forget the broken one (running steps are cancelled)."""
+        """The planner is repairing its plan: forget the broken one (running steps are cancelled, and so are
+        pending writes of their outputs: they would land in the repaired plan's state under the same ids)."""
         for fut, run in list(self._running.items()):
             run.handle.cancel()
             fut.cancel()
         self._running.clear()
+        for task in self._persisting:
+            task.cancel()
+        self._persisting.clear()
         self._sched = Scheduler()
         self._steps.clear()
         self.values.clear()
@@ -246,7 +272,15 @@ class PlanExecution:
         for sid in self._sched.ready():
             step = self._steps[sid]
             spec = self._rt.tool_spec(step.tool_name)
-            if spec is not None and spec.requires_confirmation and sid not in self._st.confirmed:
+            if needs_confirmation(spec, self._st.plan_version, self._confirm_replanned_writes) \
+                    and sid not in self._st.confirmed:
+                if sid in self._st.modifications:
+                    # A human approves the exact call; a model does not get to rewrite it afterwards.
+                    self.fail_unconfirmed(sid, (
+                        f"the reviewer's change ({self._st.modifications[sid]!r}) was not applied: tool "
+                        f"{step.tool_name!r} needs a human's confirmation, and a model never rewrites such a call "
+                        "after the plan; replan with the exact call instead"))
+                    continue
                 self.awaiting_confirmation.add(sid)
                 continue
             if step.tool_name is None:
@@ -367,6 +401,9 @@ class PlanExecution:
             if self._sched.state(sid) is SchedState.PENDING:
                 self._st.steps[sid].status = "pending"
                 self.values.pop(sid, None)
+        # An approval was for the call as it was then; a reset step (changed, or fed new inputs) asks again.
+        self._st.confirmed = [c for c in self._st.confirmed
+                              if c not in self._steps or self._sched.state(c) is not SchedState.PENDING]
 
     def fail_unconfirmed(self, step_id: int, reason: str) -> None:
         """A human refused a step that needed confirmation."""

@@ -54,6 +54,10 @@ class RuntimeConfig(BaseModel):
     """Attempts per step for transient tool errors (timeouts, connection errors, 429/5xx)."""
     tool_backoff_s: float = Field(0.2, ge=0)
     tool_backoff_max_s: float = Field(5.0, ge=0)
+    confirm_replanned_writes: bool = True
+    """Tool output is untrusted: a write/admin tool call planned after the planner has seen tool output (any
+    replan) escalates for a human's confirmation, as ``requires_confirmation`` tools always do. The first plan
+    is made from the task alone. False: only what each tool declares (for fully trusted tools and data)."""
     workspace_dir: Path | None = None
     """Root of the workspace file tools; None: a directory beside the store."""
 

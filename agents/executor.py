@@ -25,7 +25,7 @@ from agents.tools.journal import IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.parse import extract_json_object
-from prompts import load_prompt
+from prompts import fence_untrusted, load_prompt
 
 __all__ = ["Executor"]
 
@@ -62,7 +62,7 @@ class Executor:
         try:
             output, args, attempts, from_journal = await asyncio.wait_for(
                 self._run(req, inputs, acc), timeout=req.timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return self._failed(req, started, acc, "timeout",
                                 f"step {req.step.step_id} did not finish within step_timeout_s={req.timeout_s:g}s")
         except _StepFailure as exc:
@@ -88,6 +88,10 @@ class Executor:
         except DagError as exc:
             raise _StepFailure("dependency", f"step {step.step_id}: {exc}") from exc
         self._refuse_redacted_secrets(step.step_id, step.tool_name, args)
+        if req.confirmed and req.modification:
+            raise _StepFailure("permission", (
+                f"step {step.step_id}: a human approved this {step.tool_name!r} call as planned; the reviewer's change "
+                f"({req.modification!r}) is not applied to an approved call — replan with the exact call"))
         if req.modification:
             args = await self._repair_arguments(req, args, f"The reviewer asked to change this call: "
                                                             f"{req.modification}", acc)
@@ -99,6 +103,11 @@ class Executor:
                                                      timeout_s=req.timeout_s, confirmed=req.confirmed)
                 return result.output, args, result.attempts, result.from_journal
             except ToolArgumentError as exc:
+                if req.confirmed:
+                    # The human approved exactly these arguments: a model does not rewrite them afterwards.
+                    raise _StepFailure("argument", (
+                        f"{exc} (a human approved this call with these arguments, so they are not repaired by the "
+                        "model; replan with valid arguments)")) from exc
                 if repair_round == 1:
                     raise _StepFailure("argument", f"{exc} (still invalid after one repair round)") from exc
                 args = await self._repair_arguments(req, args, str(exc), acc)
@@ -137,9 +146,12 @@ class Executor:
                                 acc: _Accumulator) -> dict[str, Any]:
         tool = self._registry.get(req.step.tool_name or "")
         template = load_prompt("executor_repair", self._config.prompt_versions.get("executor_repair"))
+        arguments = json.dumps(args, ensure_ascii=False, default=str)
+        if req.step.depends_on:  # filled in from earlier steps' output: untrusted data, fenced as such
+            arguments = fence_untrusted(arguments, "arguments filled in from earlier steps' output")
         values = {"step": req.step.description, "tool_name": tool.name,
                   "tool_schema": json.dumps(tool.spec.parameters, ensure_ascii=False),
-                  "arguments": json.dumps(args, ensure_ascii=False, default=str), "error": error}
+                  "arguments": arguments, "error": error}
         # Older pinned versions take fewer variables; rendering stays strict about the ones they declare.
         prompt = template.render(**{k: v for k, v in values.items() if k in template.variables})
         try:

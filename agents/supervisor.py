@@ -26,7 +26,7 @@ from agents.store import Store
 from agents.task_runner import TaskRunner, build_result
 from agents.task_state import TaskState
 
-__all__ = ["SupervisorCore", "StoreSink"]
+__all__ = ["StoreSink", "SupervisorCore"]
 
 log = logging.getLogger("tetrarch.supervisor")
 
@@ -116,7 +116,7 @@ class SupervisorCore:
         for task_id in ids:
             try:
                 await self.resume(task_id)
-            except Exception:  # noqa: BLE001 - one unreadable task must not block the others
+            except Exception:  # one unreadable task must not block the others
                 log.exception("could not re-attach task %s", task_id)
         return ids
 
@@ -132,7 +132,7 @@ class SupervisorCore:
                     return [e.model_dump(mode="json") for e in events]
                 try:
                     await asyncio.wait_for(self._changed.wait(), timeout=remaining)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
 
     async def wait_result(self, task_id: str, run: int = 1, timeout_s: float = 10.0) -> dict[str, Any] | None:
@@ -154,7 +154,7 @@ class SupervisorCore:
                     return None
                 try:
                     await asyncio.wait_for(self._changed.wait(), timeout=remaining)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
 
     async def current_run(self, task_id: str) -> int:
@@ -226,7 +226,7 @@ class SupervisorCore:
             result = TaskResult.model_validate(redacted)
         try:
             self._store.finish_task(state.task_id, result)
-        except Exception:  # noqa: BLE001 - the result still reaches the caller from memory
+        except Exception:  # the result still reaches the caller from memory
             log.exception("could not store the result of task %s", state.task_id)
         self._results[state.task_id] = (state.run, result)
         self._running.pop(state.task_id, None)

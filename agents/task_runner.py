@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, assert_never
 
-from agents._execution import PlanExecution, PlanFailure
+from agents._execution import PlanExecution, PlanFailure, needs_confirmation
 from agents.config import RuntimeConfig
 from agents.errors import InvalidLLMOutputError
 from agents.events import (EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, StoppedReason,
@@ -25,6 +25,8 @@ from agents.role_types import ReplanContext, StepOutcome, StepView
 from agents.runtime import Runtime
 from agents.task_sink import TaskSink
 from agents.task_state import Escalation, StepState, TaskState
+from dag.errors import DagError
+from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
 from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, RetryStep, decide
 
@@ -32,6 +34,7 @@ __all__ = ["TaskRunner", "build_result"]
 
 log = logging.getLogger("tetrarch.task")
 
+_QUESTION_ARGS_CHARS = 2000
 _APPROVALS = {"approve", "approved", "yes", "y", "ok", "accept", "confirm", "confirmed", "go", "proceed"}
 
 
@@ -174,7 +177,8 @@ class TaskRunner:
         st = self.state
         if self._exec is None:
             self._exec = PlanExecution(st, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                                       kept=kept, replan=replan, clock=self._clock)
+                                       kept=kept, replan=replan, clock=self._clock,
+                                       confirm_replanned_writes=self._cfg.confirm_replanned_writes)
         if not st.plan_complete:
             self.check_budget()
         st.phase = "execute"
@@ -188,12 +192,31 @@ class TaskRunner:
 
     def _confirmation_stop(self, step_id: int) -> _Stop:
         step = next(s for s in self.state.plan_steps if s.step_id == step_id)
-        question = (f"Step {step_id} wants to run the {self._rt.tool_spec(step.tool_name).permission} tool "  # type: ignore[union-attr]
-                    f"'{step.tool_name}' with {json.dumps(step.tool_input, ensure_ascii=False)}. "
-                    "Reply 'approve' to run it, or anything else to refuse.")
+        spec = self._rt.tool_spec(step.tool_name)
+        question = (f"Step {step_id} wants to run the {spec.permission} tool "  # type: ignore[union-attr]
+                    f"'{step.tool_name}' with {json.dumps(step.tool_input, ensure_ascii=False)}")
+        resolved = self._resolved_input(step)
+        if resolved is not None and resolved != step.tool_input:
+            shown = json.dumps(resolved, ensure_ascii=False, default=str)
+            if len(shown) > _QUESTION_ARGS_CHARS:
+                shown = f"{shown[:_QUESTION_ARGS_CHARS]}… ({len(shown) - _QUESTION_ARGS_CHARS} more characters)"
+            question += f", that is, filled in from earlier steps' output (untrusted): {shown}"
+        question += "."
+        if not spec.requires_confirmation and needs_confirmation(  # type: ignore[union-attr]
+                spec, self.state.plan_version, self._cfg.confirm_replanned_writes):
+            question += (" It was planned after the planner had read tool output (a replan), which may carry "
+                         "injected instructions, so it needs your confirmation.")
+        question += " Reply 'approve' to run it, or anything else to refuse."
         return _Stop("escalated", "needs_confirmation", question=question,
                      escalation=Escalation(kind="confirmation", reason="a tool call needs confirmation",
                                            question=question, step_id=step_id))
+
+    def _resolved_input(self, step: PlanStep) -> Any:
+        """The arguments the call will get: ``$step_N_result`` references filled in from the outputs."""
+        try:
+            return resolve(compile_value(step.tool_input), self._values)
+        except DagError:
+            return None
 
     async def _reflect(self):  # -> Decision
         st = self.state
@@ -264,7 +287,8 @@ class TaskRunner:
         self._sink.emit(ReplannedPayload(plan_version=st.plan_version, feedback=feedback,
                                          kept_steps=sorted(kept)), st)
         self._exec = PlanExecution(st, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                                   kept=kept, replan=ReplanContext(feedback, previous, views), clock=self._clock)
+                                   kept=kept, replan=ReplanContext(feedback, previous, views), clock=self._clock,
+                                   confirm_replanned_writes=self._cfg.confirm_replanned_writes)
 
     def _apply_human_response(self) -> None:
         """Continue after orch.respond(): approve a pending tool call, accept, or replan with the human's words."""
@@ -279,7 +303,8 @@ class TaskRunner:
                 st.confirmed.append(esc.step_id)
             else:
                 self._exec = PlanExecution(st, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                                           clock=self._clock)
+                                           clock=self._clock,
+                                           confirm_replanned_writes=self._cfg.confirm_replanned_writes)
                 self._exec.fail_unconfirmed(esc.step_id, f"a human refused this call: {text!r}")
             return
         if _is_approval(text) and st.reflections:

@@ -16,7 +16,7 @@ from agents._store.redact import MIN_SECRET_LEN, Redactor
 from agents.events import AnyEvent, make_event, parse_event
 from agents.task_state import TaskState
 
-__all__ = ["TaskSink", "MemorySink"]
+__all__ = ["MemorySink", "TaskSink"]
 
 
 class TaskSink(Protocol):

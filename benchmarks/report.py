@@ -8,7 +8,7 @@ from typing import Any
 
 from benchmarks.runner import SYSTEMS, SuiteRun, to_jsonable
 
-__all__ = ["write_report", "ratio_lines"]
+__all__ = ["ratio_lines", "target_lines", "write_report"]
 
 _LABEL = {"tetrarch": "tetrarch (plan-then-execute)", "react": "ReAct", "react_parallel": "ReAct + parallel calls"}
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prompts.errors import PromptBudgetError
+from prompts.fence import FENCE_TAG, RECLOSE, REOPEN, rebalance_cut
 from prompts.tokens import count_message_tokens, count_tokens, get_encoding
 
 __all__ = ["ContextItem", "AssembledPrompt", "assemble", "trim_middle", "fit_context"]
@@ -44,10 +45,15 @@ def trim_middle(text: str, keep_tokens: int, encoding: str = "o200k_base") -> st
     if len(ids) <= keep_tokens:
         return text
     marker_cost = count_tokens(MARKER.format(n=len(ids)), encoding)
-    room = max(0, keep_tokens - marker_cost)
+    fenced = f"<{FENCE_TAG}" in text or f"</{FENCE_TAG}>" in text
+    refence_cost = count_tokens(REOPEN + RECLOSE, encoding) + 2 if fenced else 0
+    room = max(0, keep_tokens - marker_cost - refence_cost)
     head, tail = room - room // 3, room // 3
     cut = len(ids) - head - tail
-    return enc.decode(ids[:head]) + MARKER.format(n=cut) + (enc.decode(ids[-tail:]) if tail else "")
+    head_text, tail_text = enc.decode(ids[:head]), (enc.decode(ids[-tail:]) if tail else "")
+    if fenced:  # the cut must not leave a piece of untrusted data outside its fence
+        head_text, tail_text = rebalance_cut(head_text, tail_text)
+    return head_text + MARKER.format(n=cut) + tail_text
 
 
 def fit_context(items: Sequence[ContextItem], available: int, encoding: str) -> tuple[dict[str, str], tuple[str, ...]]:

@@ -10,11 +10,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from support import wire
+from support.traced import run_stored
 
 from agents.llm import FunctionLLM
 from agents.trace.cli import main as trace_main
-from support import wire
-from support.traced import run_stored
 
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
 if CHROMIUM is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.local import run_task
 
 from agents.config import RuntimeConfig
 from agents.llm.simulated import LatencyModel, SimulatedLLM
@@ -15,7 +16,6 @@ from benchmarks.suite import SUITES, answer_matches, load_suite
 from benchmarks.world import World, make_tools
 from planning.models import Plan
 from planning.validate import validate_plan
-from support.local import run_task
 
 INSTANT = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
 TOOLS = make_tools(World.load(), time_scale=0.0)

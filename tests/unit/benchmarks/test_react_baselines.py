@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from support import tools as T
+
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM, ScriptedLLM
 from agents.react import ReActAgent
-from support import tools as T
 
 
 def act(tool: str, **args) -> str:

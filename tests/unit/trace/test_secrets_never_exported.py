@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from support import wire
+from support.traced import run_stored
 
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM
@@ -15,8 +17,6 @@ from agents.tools import tool
 from agents.trace.chrome import to_chrome_trace
 from agents.trace.cli import load_trace
 from agents.trace.html import render_html
-from support import wire
-from support.traced import run_stored
 
 SECRET = "tok-7f3a9c1e5b"
 SEEN: list[str] = []

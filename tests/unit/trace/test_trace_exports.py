@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from support import wire
+from support.traced import run_stored
 
 from agents.llm import FunctionLLM
 from agents.trace.chrome import to_chrome_trace
 from agents.trace.cli import load_trace
 from agents.trace.cli import main as trace_main
 from agents.trace.html import render_html
-from support import wire
-from support.traced import run_stored
 
 TWO_CITIES = wire.plan(
     wire.step(1, "lookup", {"city": "Paris"}),
