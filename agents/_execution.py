@@ -283,8 +283,9 @@ class PlanExecution:
                     continue
                 self.awaiting_confirmation.add(sid)
                 continue
-            if step.tool_name is None:
-                self._hooks.check_budget()
+            # Any step may call the LLM (a reasoning step, the reviewer's change, an argument repair); and at a
+            # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
+            self._hooks.check_budget()
             attempt = self._sched.start(sid)
             request = StepRequest(
                 task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,

@@ -8,16 +8,21 @@ from typing import Any
 from agents._json_call import repair_messages, reply_record
 from agents._render import render_plan, render_results
 from agents.config import RuntimeConfig
-from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, Usage
+from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Usage
 from agents.role_types import (PlanCompleted, PlanFailed, PlanItem, PlanRestarted, ReplanContext, StepEmitted)
 from planning.errors import PlanningError
 from planning.models import Plan, PlanStep
-from planning.parse import json_schema_for
+from planning.parse import plan_schema
 from planning.stream import StreamingPlanParser
 from planning.validate import validate_plan, validate_step
 from prompts import count_message_tokens, count_tokens, load_prompt
 
 __all__ = ["Planner"]
+
+_STREAM_RESENDS = 1
+"""A plan stream cut mid-answer (the connection dropped: ``LLMStreamTruncated``) is sent again this many times.
+The SDK retries only failures before the stream opens, so without this a single dropped connection would fail
+the whole task; a resend does not use up the repair round (the model did nothing wrong)."""
 
 
 class Planner:
@@ -53,7 +58,8 @@ class Planner:
         usage = Usage()
         records: list[dict[str, Any]] = []
         convo = messages
-        for round_no in range(2):
+        round_no, resends = 0, 0
+        while True:
             steps: list[PlanStep] = []
             raw_parts: list[str] = []
             replied = False
@@ -85,6 +91,20 @@ class Planner:
                 if steps:
                     yield PlanRestarted(str(exc))
                 convo = repair_messages(messages, "".join(raw_parts), str(exc))
+                round_no += 1
+            except LLMStreamTruncated as exc:
+                if resends >= _STREAM_RESENDS:
+                    yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", usage,
+                                     tuple(records))
+                    return
+                resends += 1
+                # The cut stream cost tokens the server never reported (no usage chunk): count them.
+                partial = "".join(raw_parts)
+                usage = usage + Usage(llm_calls=1, input_tokens=count_message_tokens(convo),
+                                      output_tokens=count_tokens(partial))
+                records.append(reply_record("planner", convo, LLMReply(text=partial), error=str(exc)))
+                if steps:
+                    yield PlanRestarted(f"the plan stream was cut, sending the request again: {exc}")
             except LLMError as exc:
                 yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", usage, tuple(records))
                 return
@@ -95,7 +115,7 @@ class Planner:
         """Yields validated steps as they stream, then the final LLMReply. ``steps``/``raw_parts`` are filled in
         place so the caller still has them when a PlanningError interrupts the stream."""
         request = LLMRequest(role="planner", messages=convo, response_format="json",
-                             json_schema=json_schema_for(Plan), stream=self._config.stream_plan,
+                             json_schema=plan_schema(self._schemas), stream=self._config.stream_plan,
                              metadata={"task_id": task_id, "round": str(round_no)})
         parser = StreamingPlanParser()
         known: dict[int, PlanStep] = {}

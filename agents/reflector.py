@@ -13,7 +13,7 @@ from agents.config import RuntimeConfig
 from agents.llm.base import LLM
 from agents.role_types import RoleResult, StepView
 from planning.models import Plan, Reflection
-from planning.parse import json_schema_for, parse_reflection
+from planning.parse import parse_reflection, reflection_schema
 from prompts import load_prompt
 
 __all__ = ["Reflector"]
@@ -29,5 +29,5 @@ class Reflector:
             budget_tokens=self._config.context_token_budget, task=task, plan=render_plan(plan),
             results=render_results(results))
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
-                               json_schema=json_schema_for(Reflection), metadata={"task_id": task_id})
+                               json_schema=reflection_schema(), metadata={"task_id": task_id})
         return RoleResult(call.value, call.usage, call.records)

@@ -9,6 +9,7 @@ wire model, and every failure is one ``LLMOutputError`` whose message is written
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import pydantic
@@ -28,6 +29,8 @@ __all__ = [
     "parse_plan",
     "parse_reflection",
     "parse_router_decision",
+    "plan_schema",
+    "reflection_schema",
 ]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -237,6 +240,33 @@ def parse_plan(text: str) -> Plan:
 def json_schema_for(model_cls: type[pydantic.BaseModel]) -> dict[str, Any]:
     """The wire model's JSON Schema for constrained decoding: ``$ref``s inlined, titles dropped."""
     return drop_titles(inline_refs(model_cls.model_json_schema()))
+
+
+def plan_schema(tool_names: Iterable[str]) -> dict[str, Any]:
+    """The plan schema with ``tool_name`` limited to the registered tools (or null for a reasoning step).
+
+    Grammar-constrained servers then cannot emit a tool that does not exist: the prompt regression set
+    measured qwen2.5-coder-1.5b copying the prompt example's tool name in 13 of 15 invalid plans (8/23 valid);
+    with the names enumerated, 22/23 were valid. Validation still checks everything (servers without
+    constrained decoding ignore the schema)."""
+    schema = json_schema_for(Plan)
+    names = sorted(set(tool_names))
+    if names:
+        step = schema["properties"]["steps"]["items"]
+        step["properties"]["tool_name"] = {"anyOf": [{"enum": names, "type": "string"}, {"type": "null"}],
+                                           "default": None}
+    return schema
+
+
+def reflection_schema() -> dict[str, Any]:
+    """The reflection schema with each score an explicit enum 1-5: llama.cpp's grammar builder ignores
+    integer ``minimum``/``maximum`` (llama-cpp-python 0.3.36), and the 1.5B model wrote ``correctness: 0``."""
+    schema = json_schema_for(Reflection)
+    for score in schema["properties"]["scores"]["properties"].values():
+        score.pop("minimum", None)
+        score.pop("maximum", None)
+        score["enum"] = [1, 2, 3, 4, 5]
+    return schema
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -66,6 +66,9 @@ def _orch(llm: FunctionLLM, max_steps: int, executors: int = 2) -> Orchestrator:
 
 
 def _span(result) -> float:
+    if result.status != "accepted" or not result.steps:
+        raise RuntimeError(f"a microbenchmark task ended {result.status} ({result.stopped_reason}) with "
+                           f"{len(result.steps)} steps: {result.error}")
     return max(s.finished_at for s in result.steps) - min(s.started_at for s in result.steps)
 
 

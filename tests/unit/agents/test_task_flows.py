@@ -171,6 +171,27 @@ def test_llm_call_cap_is_enforced():
     assert result.stopped_reason == "max_llm_calls"
 
 
+@pytest.mark.parametrize("cap", ["max_llm_calls", "token_budget"])
+def test_caps_hold_under_endless_retries_and_repairs(cap):
+    """A reflector that always asks to retry with a change (each retry costs an executor repair call) and a
+    planner that always replans: the caps stop the task, the retry and replan caps set high enough not to."""
+    retry = wire.reflection("retry_step", (2, 2, 2), answer=None, retry_step=1, modification="try Paris again")
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": wire.plan(wire.step(1, "lookup", {"city": "Paris"})),
+                                 "executor": '{"city": "Paris"}', "reflector": retry}[r.role])
+    limit = {"max_llm_calls": 9} if cap == "max_llm_calls" else {"token_budget": 8000}
+    cfg = RuntimeConfig(max_step_retries=1000, max_replans=1000, loop_window=1000, max_consecutive_errors=1000,
+                        **limit)
+    result, _ = run(llm, config=cfg)
+    assert result.status == "failed" and result.stopped_reason == cap
+    total = result.usage.total
+    if cap == "max_llm_calls":
+        assert total.llm_calls <= 9
+    else:
+        # The budget is checked before every call; at most the one call in flight can cross it.
+        assert total.input_tokens + total.output_tokens < 8000 + 2000
+    assert result.usage.by_role["executor"].llm_calls >= 1, "the retries' repair calls were counted"
+
+
 def test_step_timeout_becomes_a_step_failure_the_reflector_sees():
     llm = ScriptedLLM({"router": [wire.route()],
                        "planner": [wire.plan(wire.step(1, "sleepy", {"seconds": 5, "label": "x"}))],

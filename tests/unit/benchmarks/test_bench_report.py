@@ -46,3 +46,10 @@ def test_write_report_writes_json_markdown_and_plots(tmp_path):
     assert "| tetrarch (plan-then-execute) | 3 | 3 | 1.50 |" in md and "Targets:" in md
     for png in ("parallel.png", "parallel-gantt.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG" and f"]({png})" in md
+
+
+def test_targets_are_not_judged_when_tetrarch_did_not_complete_its_tasks():
+    run = suite_run()
+    run.records[0].status = "failed"
+    assert target_lines(run.summary()) == [
+        "- not judged: tetrarch completed 2 of 3 tasks (see the runs in the JSON for why)"]

@@ -88,3 +88,19 @@ def test_garbage_raises_only_llm_output_error(text):
             fn(text)
         except LLMOutputError:
             pass
+
+
+def test_plan_schema_enumerates_the_registered_tools():
+    from planning.parse import plan_schema
+
+    schema = plan_schema({"lookup": {}, "calculator": {}})
+    tool_name = schema["properties"]["steps"]["items"]["properties"]["tool_name"]
+    assert tool_name["anyOf"] == [{"enum": ["calculator", "lookup"], "type": "string"}, {"type": "null"}]
+    assert plan_schema([])["properties"]["steps"]["items"]["properties"]["tool_name"]["anyOf"][0] == {"type": "string"}
+
+
+def test_reflection_schema_spells_scores_out():
+    from planning.parse import reflection_schema
+
+    scores = reflection_schema()["properties"]["scores"]["properties"]
+    assert all(s["enum"] == [1, 2, 3, 4, 5] and "minimum" not in s for s in scores.values())
