@@ -116,6 +116,88 @@ def test_fifty_concurrent_tasks(ray_session, module_store):
     assert elapsed < 60
 
 
+# ---------------------------------------------------------------- the reflector's and planner's other flows
+# One Orchestrator serves them all (actor start-up costs seconds); the script picks each flow by the task text.
+
+def _text(request) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request.messages)
+
+
+CYCLE = wire.plan(wire.step(1, "lookup", {"city": "a"}, deps=[2]), wire.step(2, "lookup", {"city": "b"}, deps=[1]))
+UNKNOWN = wire.plan(wire.step(1, "teleport", {"to": "Mars"}))
+FIRST = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "always_fails", {"x": 1}))
+SECOND = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Berlin"}))
+
+
+def flows(request) -> str:
+    if request.role == "executor":  # the argument-repair prompt carries the call, not the task text
+        return '{"city": "Paris"}'
+    text = _text(request)
+    flow = next(f for f in ("[replan]", "[retry]", "[caps]", "[cycle]", "[unknown]") if f in text)
+    match request.role, flow:
+        case "router", _:
+            return wire.route()
+        case "planner", "[replan]":
+            return SECOND if "Your previous plan:" in text else FIRST
+        case "planner", "[retry]":
+            return wire.plan(wire.step(1, "lookup", {"city": "Pariss"}))
+        case "planner", "[caps]":
+            return wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
+        case "planner", "[cycle]":
+            return CYCLE
+        case "planner", "[unknown]":
+            return UNKNOWN
+        case "reflector", "[replan]":
+            if "always_fails" in text:
+                return wire.reflection("replan", (2, 2, 3), answer=None, feedback="use Berlin")
+            return wire.reflection(answer="Berlin")
+        case "reflector", "[retry]":
+            if "— failed" in text:  # agents._render's mark of a failed step
+                return wire.reflection("retry_step", (2, 1, 3), answer=None, retry_step=1,
+                                       modification="the city is Paris")
+            return wire.reflection(answer="2.1 million")
+        case "reflector", "[caps]":
+            return wire.reflection("replan", (2, 2, 2), answer=None, feedback="still wrong")
+    raise AssertionError(f"no script for {request.role} in {flow}")
+
+
+@pytest.fixture(scope="module")
+def flows_orch(ray_session, module_store):
+    orch = orchestrator(FunctionLLM(flows), module_store, max_replans=2)
+    yield orch
+    orch.shutdown()
+
+
+def test_replan_once_then_accept_keeps_the_completed_step(flows_orch):
+    T.reset("lookup-paris")
+    result = flows_orch.run("[replan] Paris and another city", timeout=60)
+    assert result.status == "accepted" and result.answer == "Berlin" and result.replans == 1
+    assert [s.output for s in result.steps] == [2.1, 3.7]
+    assert T.count("lookup-paris") == 1, "the identical completed step must not run again after the replan"
+    assert result.usage.by_role["planner"].llm_calls == 2
+
+
+def test_retry_step_reruns_it_with_the_modification(flows_orch):
+    result = flows_orch.run("[retry] population of Paris", timeout=60)
+    assert result.status == "accepted" and result.answer == "2.1 million"
+    assert result.steps[0].output == 2.1 and result.steps[0].attempts == 2
+    assert result.usage.by_role["executor"].llm_calls == 1  # the one argument-repair round
+
+
+def test_always_wrong_escalates_after_the_replan_cap(flows_orch):
+    result = flows_orch.run("[caps] never good enough", timeout=60)
+    assert result.status == "escalated" and result.stopped_reason == "max_replans"
+    assert result.replans == 2 and result.question
+
+
+@pytest.mark.parametrize("flow,fragment", [("[cycle]", "cycle"), ("[unknown]", "teleport")])
+def test_invalid_plans_fail_after_exactly_one_repair_round(flows_orch, flow, fragment):
+    result = flows_orch.run(f"{flow} anything", timeout=60)
+    assert result.status == "failed" and result.stopped_reason in ("invalid_plan", "invalid_llm_output")
+    assert fragment in result.error.lower()
+    assert result.usage.by_role["planner"].llm_calls == 2
+
+
 def test_shutdown_leaves_no_actors(ray_session, module_store):
     import ray
 
