@@ -17,7 +17,13 @@ STATUS_COLORS = {"llm": "#5b7bd5", "completed": "#4c9a5b", "failed": "#c8443b", 
                  "running": "#e0a030", "pending": "#dddddd"}
 
 
-def _draw(ax: Any, timeline: Sequence[Mapping[str, Any]], wall_s: float | None, critical: Collection[int]) -> None:
+def _right_edge(timeline: Sequence[Mapping[str, Any]], wall_s: float | None) -> float:
+    """Where the time axis ends: past the last bar or the finish line, with room for the labels."""
+    return max([wall_s or 0.0, *(b["end"] for b in timeline), 0.1]) * 1.15
+
+
+def _draw(ax: Any, timeline: Sequence[Mapping[str, Any]], wall_s: float | None, critical: Collection[int],
+          right: float | None = None) -> None:
     rows = sorted(timeline, key=lambda b: (b["start"], b["step_id"]))
     for y, bar in enumerate(rows):
         color = STATUS_COLORS.get(bar["status"], "#5b7bd5")
@@ -27,7 +33,7 @@ def _draw(ax: Any, timeline: Sequence[Mapping[str, Any]], wall_s: float | None, 
         label = bar.get("name") or f"{bar['step_id']}:{bar['tool']}"
         ax.text(bar["end"], y, f" {label}", va="center", fontsize=7)
     ax.set_yticks([])
-    ax.set_xlim(left=0)
+    ax.set_xlim(0, right or _right_edge(timeline, wall_s))
     ax.set_ylim(-0.8, max(len(rows), 1) - 0.2)
     ax.invert_yaxis()
     if wall_s:
@@ -65,9 +71,10 @@ def plot_gantt_comparison(runs: Mapping[str, tuple[Sequence[Mapping[str, Any]], 
     heights = [0.3 * max(len(t), 3) + 0.8 for t, _ in runs.values()]
     fig, axes = plt.subplots(len(runs), 1, figsize=(10, sum(heights) + 0.8), sharex=True,
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
-    for ax, (label, (timeline, wall)) in zip(axes[:, 0], runs.items()):
-        _draw(ax, timeline, wall, ())
-        ax.set_ylabel(label, fontsize=8, rotation=0, ha="right", va="center")
+    right = max(_right_edge(t, w) for t, w in runs.values())
+    for ax, (label, (timeline, wall)) in zip(axes[:, 0], runs.items(), strict=True):
+        _draw(ax, timeline, wall, (), right)
+        ax.set_title(label, fontsize=8, loc="left")
     axes[-1, 0].set_xlabel("seconds since submit")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
