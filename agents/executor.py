@@ -60,8 +60,11 @@ class Executor:
         started = self._clock()
         acc = _Accumulator()
         try:
-            output, args, attempts, from_journal = await asyncio.wait_for(
-                self._run(req, inputs, acc), timeout=req.timeout_s)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for runs _run as a task of its own, and a step
+            # cancelled (plan restart) just as that task fails left its exception never retrieved — asyncio
+            # logged a spurious error for it (found by benchmarks/fuzz).
+            async with asyncio.timeout(req.timeout_s):
+                output, args, attempts, from_journal = await self._run(req, inputs, acc)
         except TimeoutError:
             return self._failed(req, started, acc, "timeout",
                                 f"step {req.step.step_id} did not finish within step_timeout_s={req.timeout_s:g}s")
