@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
+from pydantic import BaseModel
+
 from agents._store.blobs import BlobDir
 from agents._store.codec import decode, encode
 from agents._store.errors import (
@@ -151,7 +153,8 @@ class Store:
                 raise TaskExistsError(task_id) from exc
 
     def commit(self, task_id: str, events: Sequence[AnyEvent | dict[str, Any]] = (),
-               checkpoint: dict[str, Any] | None = None, status: StoreStatus | None = None) -> list[AnyEvent]:
+               checkpoint: dict[str, Any] | BaseModel | None = None,
+               status: StoreStatus | None = None) -> list[AnyEvent]:
         """Atomically append ``events``, replace the checkpoint (version + 1) and set the status.
 
         Event seqs must continue the stored log exactly (``last_seq + 1``, ``+ 2``, …): a gap or a

@@ -46,7 +46,7 @@ class StoreSink:
         if checkpoint is not None:
             status = checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status else "running"
         [event] = self._store.commit(self.task_id, [event],
-                                     checkpoint.model_dump(mode="json") if checkpoint is not None else None,
+                                     checkpoint,  # the model itself: encode serialises it once
                                      status=status)
         self._on_event(event)
         return event

@@ -100,11 +100,15 @@ def validate_step(step: PlanStep, known: Mapping[int, PlanStep], tools: ToolSche
     if step.step_id in known:
         problems.append(_duplicate(step.step_id))
     problems.extend(_step_problems(step, tools))
-    deps = {s.step_id: s.depends_on for s in known.values()}
-    deps[step.step_id] = step.depends_on
-    cycle = _find_cycle(deps.items())
-    if cycle:
-        problems.append(_cycle(cycle))
+    # The known steps passed this check one by one, so a new cycle must run through the new step, and it
+    # can only if some known step waits for it (a forward reference). Without one, skip the graph: a
+    # whole-graph search per streamed step made long plans O(n²).
+    if any(step.step_id in s.depends_on for s in known.values()):
+        deps = {s.step_id: s.depends_on for s in known.values()}
+        deps[step.step_id] = step.depends_on
+        cycle = _find_cycle(deps.items())
+        if cycle:
+            problems.append(_cycle(cycle))
     if problems:
         raise PlanValidationError(tuple(problems))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,25 @@ def test_an_encoded_value_never_contains_a_registered_secret(secret, prefix, suf
     strings = [decoded["a"][0], *decoded["a"][1]]
     assert all(secret not in s.replace(REDACTED, "\x00") for s in strings)
     assert decoded["n"] == 3
+
+
+_json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+                            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                         max_size=4),
+                            max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(secret=st.text(min_size=4, max_size=12).filter(lambda s: "\x00" not in s), value=_json_values,
+       planted=st.booleans())
+def test_the_text_precheck_never_skips_a_value_the_walk_would_change(secret, value, planted):
+    # encode skips the tree walk when the JSON text shows nothing to hide; that is only sound if the
+    # walk would have changed nothing either, whatever the secret's characters (quotes, backslashes, \n).
+    redactor = Redactor.build([secret])
+    if planted:
+        value = {"v": value, "s": f"x{secret}y"}
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if not redactor.needs_redaction(text):
+        assert redactor.redact(value) == value
+    if planted:
+        assert redactor.needs_redaction(text)
