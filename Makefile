@@ -32,10 +32,12 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	@$(PY) -m pytest -m slow
 
-# The real client against a real llama.cpp server with the smoke model (SmolLM2-135M).
+# The real path against a real llama.cpp server: the client with the smoke model (SmolLM2-135M) and one
+# whole task through Orchestrator(llm=None) with the smallest model that solves it (Qwen2.5-Coder-0.5B).
 test-llm: $(STAMP)
 	@bash scripts/install_local_llm.sh $(PY)
 	@$(PY) -m agents.llm.local models pull smollm2-135m
+	@$(PY) -m agents.llm.local models pull qwen2.5-coder-0.5b
 	@$(PY) -m pytest -m llm
 
 bench: $(STAMP)

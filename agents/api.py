@@ -128,7 +128,8 @@ class Orchestrator:
     """Runs tasks on local Ray (``address=None``) or a cluster (``"auto"``, ``"ray://host:10001"``).
 
     ``llm=None`` uses the embedded default: a local model behind llama.cpp's OpenAI-compatible server on
-    127.0.0.1 (``tetrarch models pull`` installs it). ``tools=None`` gives the built-in tools.
+    127.0.0.1 (``tetrarch models pull`` installs it; ``RuntimeConfig(local_model=...)`` picks another one),
+    stopped by ``shutdown()``. ``tools=None`` gives the built-in tools.
     """
 
     def __init__(self, llm: LLM | None = None, tools: Sequence[Tool | Callable[..., Any]] | None = None,
@@ -160,7 +161,7 @@ class Orchestrator:
     def _start_embedded_llm(self) -> LLM:
         from agents.llm.local import start_local_llm
 
-        llm, server = start_local_llm()
+        llm, server = start_local_llm(self.config.local_model)
         self._local_server = server
         return llm
 

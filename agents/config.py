@@ -69,6 +69,9 @@ class RuntimeConfig(BaseModel):
     stream_plan: bool = True
 
     # --- deployment ------------------------------------------------------------------------------
+    local_model: str | None = None
+    """The embedded model that ``Orchestrator(llm=None)`` serves (a name from ``tetrarch models list``);
+    None: the default model. Ignored when an ``llm`` is given."""
     namespace: str = "tetrarch"
     num_executors: int = Field(2, ge=1)
     executor_max_concurrency: int = Field(64, ge=1)
@@ -83,4 +86,10 @@ class RuntimeConfig(BaseModel):
     def _check(self) -> RuntimeConfig:
         if self.tool_backoff_max_s < self.tool_backoff_s:
             raise ValueError("tool_backoff_max_s must be >= tool_backoff_s")
+        if self.local_model is not None:
+            from agents.llm.local.catalog import CATALOG  # cheap: imports neither llama_cpp nor Ray
+
+            if self.local_model not in CATALOG:
+                raise ValueError(f"local_model {self.local_model!r} is not a known local model; "
+                                 f"known: {', '.join(CATALOG)}")
         return self

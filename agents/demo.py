@@ -28,14 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     from agents.progress import ProgressView, render_result
 
     print("tetrarch demo — router, planner, executors and reflector as Ray actors, a real local model\n", flush=True)
-    llm = None
-    if args.model:
-        from agents.llm.local import start_local_llm
-
-        llm, _server = start_local_llm(args.model)
     store = Path(tempfile.mkdtemp(prefix="tetrarch-demo-")) / "demo.db"
-    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout)
-    orch = Orchestrator(llm=llm, config=cfg)
+    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model)
+    orch = Orchestrator(llm=None, config=cfg)  # starts the embedded model server; shutdown() stops it
     try:
         handle = orch.submit(args.task)
         view = ProgressView()

@@ -16,19 +16,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from support.local_models import require_model
 
 from agents.llm.base import LLMReply, LLMRequest
-from agents.llm.local import (
-    SMOKE_MODEL,
-    LlamaServer,
-    LlamaServerError,
-    LocalBackendUnavailable,
-    ModelNotInstalledError,
-    check_backend,
-    model_path,
-    pull,
-    start_local_llm,
-)
+from agents.llm.local import SMOKE_MODEL, LlamaServer, LlamaServerError, start_local_llm
 
 pytestmark = pytest.mark.llm
 
@@ -36,25 +27,9 @@ REPO = Path(__file__).resolve().parents[2]
 HELLO = [{"role": "user", "content": "Say hello in one short sentence."}]
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 @pytest.fixture(scope="session")
 def smoke_model() -> Path:
-    try:
-        check_backend()
-    except LocalBackendUnavailable as exc:
-        if _in_ci():
-            pytest.fail(str(exc))
-        pytest.skip(f"llama-cpp-python[server] is not installed: {exc}")
-    try:
-        return model_path(SMOKE_MODEL)
-    except ModelNotInstalledError:
-        if not _in_ci():
-            pytest.skip(f"{SMOKE_MODEL} is not pulled (run: tetrarch models pull {SMOKE_MODEL}); "
-                        "with CI=true this test pulls it itself")
-        return pull(SMOKE_MODEL)
+    return require_model(SMOKE_MODEL)
 
 
 @pytest.fixture(scope="module")
