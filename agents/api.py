@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -170,6 +171,11 @@ class Orchestrator:
 
     def _connect(self, address: str | None) -> None:
         ray = _ray()
+        # None means a private local Ray (DESIGN.md). Plain ray.init() would instead join any cluster named by
+        # RAY_ADDRESS or by /tmp/ray/ray_current_cluster (left by `ray start` or ray.cluster_utils.Cluster on
+        # this machine). RAY_ADDRESS is honoured: `ray job submit` sets it for the driver it starts.
+        if address is None:
+            address = os.environ.get("RAY_ADDRESS") or None
         ship = self.config.ship_code if self.config.ship_code is not None else address is not None
         if ray.is_initialized():
             if ship and address is not None:
@@ -189,7 +195,7 @@ class Orchestrator:
         elif self.config.runtime_env:
             kwargs["runtime_env"] = dict(self.config.runtime_env)
         try:
-            ray.init(address=address, **kwargs)
+            ray.init(address=address or "local", **kwargs)
         except ConnectionError as exc:
             raise ClusterUnavailableError(
                 f"could not reach a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` or pass "
