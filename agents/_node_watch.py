@@ -38,10 +38,14 @@ class PoolGrowth:
 class NodeWatcher:
     def __init__(self, config: RuntimeConfig, factory: Any, supervisor: Any, home: str,
                  placed: Sequence[str | None], list_nodes: Callable[[], list[NodeView]],
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, ray_api: Any = None) -> None:
         assert config.executors_per_node is not None
         self._cfg, self._factory, self._supervisor, self._home = config, factory, supervisor, home
         self._list_nodes, self._clock = list_nodes, clock
+        if ray_api is None:
+            import ray as ray_api
+        self._ray = ray_api
+        """``wait``/``get``/``kill`` of Ray (injected: the unit tests run the watcher without a cluster)."""
         self._counts: dict[str, int] = {}
         for node in placed:
             if node is not None:
@@ -53,8 +57,7 @@ class NodeWatcher:
 
     def poll_once(self) -> list[PoolGrowth]:
         """Start executors on worker nodes that have fewer than ``executors_per_node``; returns what grew."""
-        import ray
-
+        ray = self._ray
         nodes = self._list_nodes()
         plan = plan_executors(nodes, self._home, self._cfg.role_resources.get("executor", {}),
                               self._cfg.executors_per_node or 0, self._counts)

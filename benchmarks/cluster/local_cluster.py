@@ -20,14 +20,17 @@ OBJECT_STORE_BYTES = 150 * 1024 * 1024
 
 @contextlib.contextmanager
 def _unpublished() -> Iterator[None]:
-    import ray._private.utils as ray_utils
+    """Neither write nor (at shutdown) delete /tmp/ray/ray_current_cluster: it may belong to someone else."""
+    import ray._common.utils as common_utils
+    import ray._private.utils as private_utils
 
-    original = ray_utils.write_ray_address
-    ray_utils.write_ray_address = lambda *args, **kwargs: None
+    write, reset = private_utils.write_ray_address, common_utils.reset_ray_address
+    private_utils.write_ray_address = lambda *args, **kwargs: None
+    common_utils.reset_ray_address = lambda *args, **kwargs: None
     try:
         yield
     finally:
-        ray_utils.write_ray_address = original
+        private_utils.write_ray_address, common_utils.reset_ray_address = write, reset
 
 
 def add_worker(cluster: Any, resources: Mapping[str, float], num_cpus: int = 1) -> Any:
@@ -50,4 +53,5 @@ def local_cluster(workers: list[Mapping[str, float]], head_resources: Mapping[st
         cluster.wait_for_nodes()
         yield cluster, nodes
     finally:
-        cluster.shutdown()
+        with _unpublished():
+            cluster.shutdown()

@@ -116,15 +116,18 @@ def test_roles_land_on_their_nodes_and_one_task_runs_on_several(cluster, tmp_pat
         assert sorted(_nodes_of(acts.reflectors)) == sorted([a.node_id, b.node_id])
         assert sorted(_nodes_of(acts.executors)) == sorted([a.node_id] * 2 + [b.node_id] * 2)
 
+        alone = orch.submit("fan out alone")
+        first = alone.result(timeout=120)
+        alone_nodes = _step_nodes(alone)
         handles = [orch.submit(f"fan out {i}") for i in range(4)]
-        results = [h.result(timeout=120) for h in handles]
-        nodes = [_step_nodes(h) for h in handles]
+        results = [first] + [h.result(timeout=120) for h in handles]
+        handles.insert(0, alone)
         routers = {e.payload.reason for h in handles for e in h.events() if e.type == "routed"}
     finally:
         orch.shutdown()
     assert all(r.status == "accepted" for r in results), [r.error for r in results]
-    for per_step in nodes:
-        assert len(per_step) == 6 and set(per_step.values()) == {a.node_id, b.node_id}
+    # One task's six parallel steps went to the four executors of both workers.
+    assert len(alone_nodes) == 6 and set(alone_nodes.values()) == {a.node_id, b.node_id}
     # Both replicas of the router and of the reflector served tasks.
     assert len(routers) == 2 and all(name.startswith("router-") for name in routers)
     reflectors = {r.answer for r in results}
