@@ -101,6 +101,6 @@ class NodeWatcher:
         while not self._stop.wait(self._cfg.node_watch_interval_s):
             try:
                 self.poll_once()
-            except Exception:  # noqa: BLE001 - a failed poll (GCS hiccup) must not end the watching
+            except Exception:
                 self.errors += 1
                 log.exception("node watcher: poll failed; trying again in %.1fs", self._cfg.node_watch_interval_s)

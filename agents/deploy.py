@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROJECT_PACKAGES", "module_paths", "build_runtime_env", "merge_runtime_env"]
+__all__ = ["PROJECT_PACKAGES", "build_runtime_env", "merge_runtime_env", "module_paths"]
 
 log = logging.getLogger("tetrarch.deploy")
 

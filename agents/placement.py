@@ -20,8 +20,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NodeView", "nodes_from_ray", "capacity", "worker_nodes", "plan_roles", "plan_executors",
-           "LeastLoaded"]
+__all__ = [
+    "LeastLoaded",
+    "NodeView",
+    "capacity",
+    "nodes_from_ray",
+    "plan_executors",
+    "plan_roles",
+    "worker_nodes",
+]
 
 HEAD_RESOURCE = "node:__internal_head__"
 

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["local_cluster", "add_worker"]
+__all__ = ["add_worker", "local_cluster"]
 
 OBJECT_STORE_BYTES = 150 * 1024 * 1024
 

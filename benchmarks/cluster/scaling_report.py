@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render", "projection"]
+__all__ = ["projection", "render"]
 
 # The 100-node sizing below assumes 8-core worker nodes: asyncio's default pool there is min(32, 8 + 4) threads.
 NODES_100 = 100

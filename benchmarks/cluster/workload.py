@@ -16,7 +16,7 @@ import time
 from agents.llm.simulated import GoldTask
 from agents.tools import tool
 
-__all__ = ["fetch", "afetch", "noop", "where", "TOOLS", "gold_tasks", "task_text"]
+__all__ = ["TOOLS", "afetch", "fetch", "gold_tasks", "noop", "task_text", "where"]
 
 
 @tool

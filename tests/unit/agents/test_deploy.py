@@ -62,9 +62,8 @@ def test_main_stdlib_installed_and_by_value_modules_are_not_shipped():
     import pydantic
 
     names = ["__main__", json.__name__, "os.path", pydantic.__name__, "support"]
-    from ray import cloudpickle
-
     import support  # tests/support: registered by value by the Ray test fixtures
+    from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(support)
     try:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agents.placement import HEAD_RESOURCE, LeastLoaded, NodeView, capacity, nodes_from_ray, plan_executors, plan_roles
+from agents.placement import (
+    HEAD_RESOURCE,
+    LeastLoaded,
+    NodeView,
+    capacity,
+    nodes_from_ray,
+    plan_executors,
+    plan_roles,
+)
 
 HEAD = NodeView("head", True, {"CPU": 2, HEAD_RESOURCE: 1}, is_head=True)
 
