@@ -242,7 +242,8 @@ def test_a_version_mismatch_says_what_to_install(cluster):
         except ClusterVersionMismatchError as exc:
             print("MISMATCH", exc)
     """)
-    out = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
     assert "MISMATCH" in out.stdout, out.stderr[-2000:]
     assert "0.0.1" in out.stdout and "Install the same versions" in out.stdout
     assert ClusterVersionMismatchError.__mro__[1].__name__ == "ClusterUnavailableError"
