@@ -272,9 +272,20 @@ def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[
     return opts
 
 
-def _on(node_id: str | None) -> dict[str, Any]:
+# Ray (2.60) ignores a *soft* node affinity for an actor that requests no resources at all: four such actors
+# aimed at nodes a, b, b, a landed on a, a, a, b; with any resource request they land as asked. A token CPU
+# share makes the affinity hold and costs nothing measurable.
+_TOKEN_CPU = 0.001
+
+
+def _on(node_id: str | None, config: RuntimeConfig, role: str) -> dict[str, Any]:
+    if node_id is None:
+        return {}
     # Soft: if the node dies, Ray restarts the actor on another node instead of waiting for this one.
-    return {} if node_id is None else {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id, soft=True)}
+    extra: dict[str, Any] = {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id, soft=True)}
+    if not any(amount > 0 for amount in config.role_resources.get(role, {}).values()):
+        extra["num_cpus"] = _TOKEN_CPU
+    return extra
 
 
 def cluster_nodes() -> list[NodeView]:
@@ -298,7 +309,8 @@ class ExecutorFactory:
             self.count += 1
             handles.append(ray.remote(ExecutorShell).options(**_options(
                 self._config, "executor", f"executor-{self._instance}-{i}",
-                max_concurrency=self._config.executor_max_concurrency, **_on(node_id),
+                max_concurrency=self._config.executor_max_concurrency,
+                **_on(node_id, self._config, "executor"),
             )).remote(self._tools, self._llm, self._config, f"executor-{i}", f"journal-{self._instance}"))
         self.started.extend(handles)
         return handles
@@ -336,16 +348,15 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     journal = ray.remote(JournalShell).options(
         **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
     ).remote(str(config.store_path))
-    replicas = config.role_replicas
-    routers = [ray.remote(RouterShell).options(**_options(config, "router", name, **_on(node))).remote(
-        llm, catalog, config) for name, node in zip(replica_names("router", instance, replicas),
-                                                    nodes_for("router", replicas))]
-    planners = [ray.remote(PlannerShell).options(**_options(config, "planner", name, **_on(node))).remote(
-        llm, schemas, catalog, config) for name, node in zip(replica_names("planner", instance, replicas),
-                                                             nodes_for("planner", replicas))]
-    reflectors = [ray.remote(ReflectorShell).options(**_options(config, "reflector", name, **_on(node))).remote(
-        llm, config) for name, node in zip(replica_names("reflector", instance, replicas),
-                                           nodes_for("reflector", replicas))]
+
+    def replicas_of(shell: type, role: str, *args: Any) -> list[Any]:
+        return [ray.remote(shell).options(**_options(config, role, name, **_on(node, config, role))).remote(*args)
+                for name, node in zip(replica_names(role, instance, config.role_replicas),
+                                      nodes_for(role, config.role_replicas))]
+
+    routers = replicas_of(RouterShell, "router", llm, catalog, config)
+    planners = replicas_of(PlannerShell, "planner", llm, schemas, catalog, config)
+    reflectors = replicas_of(ReflectorShell, "reflector", llm, config)
     factory = factory or ExecutorFactory(config, llm, tools, instance)
     executor_nodes = plan_initial_executors(config, nodes, home)
     executors = factory.start(executor_nodes)

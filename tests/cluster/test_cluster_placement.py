@@ -199,13 +199,14 @@ def test_a_tool_module_only_the_driver_has_reaches_the_workers_through_runtime_e
     orch = _orch(c, tmp_path, "shipped", plan, [area_km2], executors_per_node=1, watch_nodes=False)
     try:
         result = orch.run("area of Rome", timeout=120)
-        shipped_from = ray.get(ray.remote(num_cpus=0)(_where_agents_comes_from).remote())
+        shipped_from = ray.get(ray.remote(num_cpus=0)(_module_file).remote("driver_only_tools"))
     finally:
         orch.shutdown()
         sys.modules.pop("driver_only_tools", None)
     assert result.status == "accepted", result.error
     assert result.steps[0].output == 1285.0
-    assert "runtime_resources" in shipped_from and "py_modules" in shipped_from  # the shipped copy
+    # The workers import the copy Ray unpacked from the runtime_env (the driver's path is not theirs).
+    assert "runtime_resources" in shipped_from and "py_modules" in shipped_from, shipped_from
 
     # Control: without the runtime_env, the same workers cannot import the module.
     ray.init(address=c.address, namespace="cluster-control", log_to_driver=False, configure_logging=False)
@@ -216,10 +217,10 @@ def test_a_tool_module_only_the_driver_has_reaches_the_workers_through_runtime_e
     assert found is False
 
 
-def _where_agents_comes_from() -> str:
-    import agents
+def _module_file(name: str) -> str:
+    import importlib
 
-    return agents.__file__
+    return importlib.import_module(name).__file__
 
 
 def _can_import(name: str) -> bool:
