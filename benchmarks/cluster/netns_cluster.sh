@@ -47,8 +47,8 @@ stop_namespace() {
 }
 
 cleanup() {
+    # Every command here tolerates "already gone" itself: no `set +e`, which would outlive the first call.
     local status=$?
-    set +e
     for ns in "${NODES[@]}"; do stop_namespace "$ns"; done
     stop_namespace "$SWITCH"
     rm -rf "$TMP_ROOT"
@@ -85,6 +85,13 @@ except ConnectionRefusedError:
     print(f"[netns] {sys.argv[1]} reachable from tet-w2")
 EOF
 
+# Ray 2.60 turns on token authentication for `ray start --head` when ~/.ray/auth_token exists, and then
+# every node and driver needs the token. This cluster gets its own token, handed to all of them.
+mkdir -p "$TMP_ROOT"
+"$PYTHON" -c 'import secrets; print(secrets.token_hex(32))' > "$TMP_ROOT/auth_token"
+chmod 600 "$TMP_ROOT/auth_token"
+export RAY_AUTH_MODE=token RAY_AUTH_TOKEN_PATH="$TMP_ROOT/auth_token"
+
 common=(--num-cpus=1 --object-store-memory=150000000 --disable-usage-stats)
 log "ray start --head on ${IPS[0]}"
 ip netns exec tet-head "$RAY" start --head --node-ip-address="${IPS[0]}" --port=$GCS_PORT \
@@ -95,7 +102,12 @@ for i in 1 2; do
         --resources='{"exec": 2}' --temp-dir="$TMP_ROOT/w$i" "${common[@]}" >/dev/null
 done
 
+# The driver runs outside the checkout: Ray would put its working directory on every worker's sys.path,
+# which on one machine makes the shared disk, not the runtime_env, deliver the code. From an empty
+# directory the workers can import the project only from what the driver shipped.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$TMP_ROOT/driver"
 log "driver in tet-head: $TASKS tasks of $STEPS steps"
-ip netns exec tet-head env -u RAY_ADDRESS "$PYTHON" -m benchmarks.cluster.netns_driver \
-    --address "${IPS[0]}:$GCS_PORT" --tasks "$TASKS" --steps "$STEPS"
+(cd "$TMP_ROOT/driver" && ip netns exec tet-head env -u RAY_ADDRESS PYTHONPATH="$REPO" "$PYTHON" \
+    -m benchmarks.cluster.netns_driver --address "${IPS[0]}:$GCS_PORT" --tasks "$TASKS" --steps "$STEPS")
 log "done; tearing down"

@@ -19,6 +19,12 @@ from agents.llm.simulated import LatencyModel
 from benchmarks.cluster.workload import TOOLS, gold_tasks
 
 
+def _imported_from(module: str) -> str:
+    import importlib
+
+    return importlib.import_module(module).__file__ or "?"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--address", required=True, help="HEAD_IP:6379 of the cluster")
@@ -46,9 +52,14 @@ def main(argv: list[str] | None = None) -> int:
                               ("reflector", orch._actors.reflectors), ("executor", orch._actors.executors)):
             nodes = ray.get([h.ping.remote() for h in handles])
             print(f"{role:9} on {', '.join(ip_of.get(n, n[:8]) for n in nodes)}")
-        shipped = ray.get(ray.remote(num_cpus=0)(lambda: __import__("agents").__file__).remote())
-        print(f"workers import agents from {shipped}")
-        handles = [orch.submit(g.task) for g in golds]
+        on_worker = ray.remote(num_cpus=0, resources={"exec": 0.01})(_imported_from)
+        for module in ("agents", "benchmarks.cluster.workload"):
+            print(f"a worker imports {module} from {ray.get(on_worker.remote(module))}")
+        # The first task alone (its steps spread over every executor), then the rest at once (the
+        # executors are shared: dispatch balances steps over them across tasks).
+        first = orch.submit(golds[0].task)
+        first.result(timeout=300)
+        handles = [first] + [orch.submit(g.task) for g in golds[1:]]
         ok = True
         for h in handles:
             result = h.result(timeout=300)
