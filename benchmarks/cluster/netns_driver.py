@@ -52,9 +52,13 @@ def main(argv: list[str] | None = None) -> int:
                               ("reflector", orch._actors.reflectors), ("executor", orch._actors.executors)):
             nodes = ray.get([h.ping.remote() for h in handles])
             print(f"{role:9} on {', '.join(ip_of.get(n, n[:8]) for n in nodes)}")
-        on_worker = ray.remote(num_cpus=0, resources={"exec": 0.01})(_imported_from)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        worker = ray.get(orch._actors.executors[0].ping.remote())
+        on_worker = ray.remote(num_cpus=0)(_imported_from).options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(worker, soft=False))
         for module in ("agents", "benchmarks.cluster.workload"):
-            print(f"a worker imports {module} from {ray.get(on_worker.remote(module))}")
+            print(f"{ip_of[worker]} imports {module} from {ray.get(on_worker.remote(module), timeout=120)}")
         # The first task alone (its steps spread over every executor), then the rest at once (the
         # executors are shared: dispatch balances steps over them across tasks).
         first = orch.submit(golds[0].task)
