@@ -80,16 +80,24 @@ More raylets add no CPU. What scales is I/O-bound work with the number of execut
                   "median task s", "Supervisor CPU ms/task", "machine CPU busy", "accepted"])}
 
 From pool {first['pool']} to pool {last['pool']}: {first['tasks_per_s']:.2f} → {last['tasks_per_s']:.2f} tasks/s
-({last['tasks_per_s'] / first['tasks_per_s']:.1f}×). At the same pool size, more nodes change little: the work is
-waiting, not computing, and placement is by node but the CPU is the same two cores.
+({last['tasks_per_s'] / first['tasks_per_s']:.1f}×), with every task accepted. At the same pool size, more nodes
+change little: the work is waiting, not computing, and every raylet shares the same two cores. Those cores
+were busy throughout (Ray's processes for up to {max(p['nodes'] for p in io) + 1} raylets, the role actors,
+SimulatedLLM counting every real prompt's tokens with tiktoken, the Supervisor), so throughput falls behind the I/O
+bound as the pool grows: it reaches {first['tasks_per_s'] / first['io_bound_tasks_per_s']:.0%} of it at pool {first['pool']},
+{last['tasks_per_s'] / last['io_bound_tasks_per_s']:.0%} at pool {last['pool']}. On machines with cores to
+spare per node, the pool scales further before the CPU does.
 
 ## The same work with async tools, and the Supervisor's ceiling
 
 {_table(other_rows, ["run", "worker nodes", "pool", "tasks", "steps", "tool latency s", "tasks/s", "steps/s",
                      "Supervisor CPU ms/task", "machine CPU busy", "accepted"])}
 
-- **async-io**: the same calls written with `await`: one executor holds up to `executor_max_concurrency` of them,
-  so the pool size stops mattering for I/O-bound work written async.
+- **async-io**: the same calls written with `await`: one executor holds up to `executor_max_concurrency` of them
+  instead of {doc['threads_per_executor']} threads' worth, so they are not bounded by thread slots
+  ({_points(doc, 'async-io')[0]['tasks_per_s']:.2f} tasks/s against
+  {next((p['tasks_per_s'] for p in io if p['pool'] == _points(doc, 'async-io')[0]['pool']), float('nan')):.2f}
+  for blocking calls on the same pool); here the busy cores bound them instead.
 - **ceiling**: no model latency and a no-op tool, {_points(doc, 'ceiling')[0]['tasks']} tasks submitted at once —
   what one Supervisor drives when nothing waits: **{proj['measured_ceiling_tasks_per_s']} tasks/s** here, with the
   Supervisor process using **{proj['supervisor_cpu_ms_per_task']} ms of CPU per task** (router, planner, 2 steps,
@@ -111,8 +119,8 @@ Assume 100 worker nodes of 8 cores, {EXECUTORS_PER_NODE_100} executors each, and
 | one SQLite writer | {proj['store_bound_tasks_per_s']} tasks/s | {proj['commits_per_s']} commits/s / {proj['events_per_task']} commits per task (measured) |
 | Supervisors needed | **{proj['shards']}** | demand / min(Supervisor, store) = {proj['demand_tasks_per_s']} / {proj['per_shard_tasks_per_s']} |
 
-So one Supervisor is enough for a few nodes of this workload, and a 100-node cluster needs the design's next
-step: **shard the Supervisor by task id** — N Supervisor actors, task `t` owned by `hash(t) mod N`, each with
+So one Supervisor keeps about {proj['supervisor_core_tasks_per_s'] / proj['per_executor_tasks_per_s']:.0f}
+executors of this workload busy — a couple of nodes — and a 100-node cluster needs the design's next step: **shard the Supervisor by task id** — N Supervisor actors, task `t` owned by `hash(t) mod N`, each with
 its own SQLite file on its own node's disk (one writer per file keeps WAL's single-writer limit per shard),
 the driver routing `submit/respond/resume/events` by the same hash; executors and role replicas stay shared.
 A shared server store (PostgreSQL) is the alternative when tasks must move between shards or one query must
