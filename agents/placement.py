@@ -129,14 +129,16 @@ class LeastLoaded:
     def grow(self, extra: int) -> None:
         self._inflight.extend([0] * extra)
 
-    def acquire(self) -> int:
+    def acquire(self, avoid: frozenset[int] | set[int] = frozenset()) -> int:
+        """The index to use next; ``avoid`` (e.g. replicas that just died) is skipped unless nothing else is left."""
         if not self._inflight:
             raise IndexError("no replicas to choose from")
         n = len(self._inflight)
-        low = min(self._inflight)
+        allowed = [i for i in range(n) if i not in avoid] or list(range(n))
+        low = min(self._inflight[i] for i in allowed)
         for k in range(n):
             index = (self._next + k) % n
-            if self._inflight[index] == low:
+            if index in allowed and self._inflight[index] == low:
                 self._next = index + 1
                 self._inflight[index] += 1
                 return index

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -42,6 +43,7 @@ T = TypeVar("T")
 
 _ACTOR_ERRORS = (RayActorError, ActorDiedError, ActorUnavailableError)
 _ROLE_RETRIES = 8
+_LOST_EXECUTOR_PAUSE_S = 15.0
 
 
 class RoleUnavailableError(RuntimeError):
@@ -49,7 +51,7 @@ class RoleUnavailableError(RuntimeError):
 
 
 class _RayStepHandle:
-    def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[str], None],
+    def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[str, bool], None],
                  executor: str, node_id: str) -> None:
         self._meta = meta_ref
         self.output_ref: Any = output_ref
@@ -59,15 +61,16 @@ class _RayStepHandle:
         """The node this executor last ran on ("" before its first step): a restarted executor may move."""
 
     async def outcome(self) -> StepOutcome:
-        node = ""
+        node, lost = "", False
         try:
             outcome: StepOutcome = await self._meta
             node = outcome.node_id
             return outcome
         except _ACTOR_ERRORS as exc:
+            lost = True
             raise ExecutorLost(str(exc).splitlines()[0]) from exc
         finally:
-            self._on_done(node)
+            self._on_done(node, lost)
 
     def cancel(self) -> None:
         try:
@@ -102,6 +105,7 @@ class RayRuntime:
         self._executors = list(executors)
         self._balance = LeastLoaded(len(self._executors))
         self._nodes = [""] * len(self._executors)
+        self._lost_until: dict[int, float] = {}
         self._specs = dict(tool_specs)
 
     @property
@@ -162,12 +166,18 @@ class RayRuntime:
                 self._planner.balance.release(index)
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
-        index = self._balance.acquire()
+        # An executor that just died is restarting (its node may be gone): re-sending the lost step to it
+        # would lose the step again, so it gets no steps for a while unless no other executor is left.
+        now = time.monotonic()
+        self._lost_until = {i: t for i, t in self._lost_until.items() if t > now}
+        index = self._balance.acquire(avoid=set(self._lost_until))
 
-        def done(node_id: str, i: int = index) -> None:
+        def done(node_id: str, lost: bool, i: int = index) -> None:
             self._balance.release(i)
             if node_id:
                 self._nodes[i] = node_id
+            if lost:
+                self._lost_until[i] = time.monotonic() + _LOST_EXECUTOR_PAUSE_S
 
         meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
         return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index])

@@ -104,6 +104,12 @@ def test_least_loaded_spreads_ties_round_robin_and_prefers_idle_replicas():
     assert lb.load()[0] == 0
 
 
+def test_least_loaded_skips_replicas_to_avoid_unless_none_is_left():
+    lb = LeastLoaded(3)
+    assert [lb.acquire(avoid={0}) for _ in range(3)] == [1, 2, 1]
+    assert lb.acquire(avoid={0, 1, 2}) == 0          # nothing else left: better than no executor at all
+
+
 def test_least_loaded_without_replicas_says_so():
     with pytest.raises(IndexError):
         LeastLoaded().acquire()
