@@ -301,7 +301,8 @@ class PlanExecution:
             record.error = record.error_kind = None
             self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
                                                plan_version=self._st.plan_version,
-                                               executor=getattr(handle, "executor", "")))
+                                               executor=getattr(handle, "executor", ""),
+                                               node_id=getattr(handle, "node_id", "")))
 
     def _dispatch(self, request: StepRequest) -> StepHandle:
         inputs = {d: self._sched.output(d) for d in request.step.depends_on}
@@ -342,7 +343,8 @@ class PlanExecution:
                 self._sink.emit(StepStartedPayload(step_id=run.step_id, attempt=run.attempt,
                                                    tool_name=run.request.step.tool_name,
                                                    plan_version=self._st.plan_version,
-                                                   executor=getattr(run.handle, "executor", "")))
+                                                   executor=getattr(run.handle, "executor", ""),
+                                                   node_id=getattr(run.handle, "node_id", "")))
                 return
             now = self._clock()
             outcome = StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now,
@@ -372,7 +374,8 @@ class PlanExecution:
         record.tool_attempts, record.from_journal = outcome.tool_attempts, outcome.from_journal
         self._sink.emit(StepFinishedPayload(step_id=run.step_id, attempt=run.attempt, output_preview=_preview(value),
                                             started_at=outcome.started_at, finished_at=outcome.finished_at,
-                                            plan_version=self._st.plan_version), self._hooks.checkpoint())
+                                            plan_version=self._st.plan_version, executor=outcome.executor,
+                                            node_id=outcome.node_id), self._hooks.checkpoint())
 
     def _record_failure(self, run: _Running, outcome: StepOutcome) -> None:
         self._sched.fail(run.step_id, outcome.error or "failed")
@@ -385,7 +388,8 @@ class PlanExecution:
         self._sink.emit(StepFailedPayload(step_id=run.step_id, attempt=run.attempt,
                                           error_kind=outcome.error_kind or "permanent",
                                           error=outcome.error or "failed", started_at=outcome.started_at,
-                                          finished_at=outcome.finished_at, plan_version=self._st.plan_version),
+                                          finished_at=outcome.finished_at, plan_version=self._st.plan_version,
+                                          executor=outcome.executor, node_id=outcome.node_id),
                         self._hooks.checkpoint())
         self._hooks.on_step_failure(self._steps[run.step_id], outcome)
 

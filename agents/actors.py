@@ -11,7 +11,7 @@ import logging
 import os
 import socket
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from agents.config import RuntimeConfig
 from agents.errors import ActorStartError
 from agents.executor import Executor
 from agents.llm.base import LLM
+from agents.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.planner import Planner
 from agents.reflector import Reflector
 from agents.role_types import ReplanContext, StepOutcome, StepRequest, StepView
@@ -29,7 +30,8 @@ from agents.router import Router
 from agents.tools import Tool, ToolRegistry
 from planning.models import Plan
 
-__all__ = ["ActorSet", "create_actors", "kill_actors"]
+__all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
+           "replica_names"]
 
 log = logging.getLogger("tetrarch.actors")
 
@@ -147,15 +149,16 @@ class SupervisorShell:
 
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
-        def peer(role: str) -> Any:
-            return ray.get_actor(f"{role}-{instance}", namespace=config.namespace)
+        def peers(role: str) -> list[Any]:
+            return [ray.get_actor(n, namespace=config.namespace)
+                    for n in replica_names(role, instance, config.role_replicas)]
 
         prefix = f"executor-{instance}-"
         names = sorted((a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
                         if a["namespace"] == config.namespace and a["name"].startswith(prefix)),
                        key=lambda n: int(n.removeprefix(prefix)))
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
-        self._runtime = RayRuntime(peer("router"), peer("planner"), peer("reflector"), executors, tool_specs)
+        self._runtime = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
         self._core = SupervisorCore(Store(config.store_path), self._runtime, config)
         self._needs_reattach = ray.get_runtime_context().was_current_actor_reconstructed
         self._reattach_lock: asyncio.Lock | None = None
@@ -207,8 +210,12 @@ class SupervisorShell:
         return await self._core.running_tasks()
 
     def add_executors(self, executors: list[Any]) -> int:
+        """Grow the pool (the node watcher found a new node); returns the pool's new size."""
         self._runtime.add_executors(executors)
-        return len(self._runtime._executors)
+        return self._runtime.pool_size
+
+    def executor_load(self) -> list[int]:
+        return self._runtime.executor_load()
 
     def pid(self) -> int:
         return os.getpid()
@@ -220,17 +227,37 @@ class SupervisorShell:
         await self._core.shutdown()
 
 
+def replica_names(role: str, instance: str, replicas: int) -> list[str]:
+    """Actor names of a role's replicas: the first keeps the plain ``router-<id>`` name."""
+    return [f"{role}-{instance}" if r == 0 else f"{role}-{instance}-{r}" for r in range(replicas)]
+
+
 @dataclass
 class ActorSet:
     supervisor: Any
-    router: Any
-    planner: Any
-    reflector: Any
+    routers: list[Any]
+    planners: list[Any]
+    reflectors: list[Any]
     executors: list[Any]
     journal: Any
+    executor_nodes: list[str | None] = field(default_factory=list)
+    """The node each executor was placed on (None: Ray chose); an executor restarted after its node died
+    runs elsewhere."""
+
+    @property
+    def router(self) -> Any:
+        return self.routers[0]
+
+    @property
+    def planner(self) -> Any:
+        return self.planners[0]
+
+    @property
+    def reflector(self) -> Any:
+        return self.reflectors[0]
 
     def all(self) -> list[Any]:
-        return [self.supervisor, self.router, self.planner, self.reflector, self.journal, *self.executors]
+        return [self.supervisor, *self.routers, *self.planners, *self.reflectors, self.journal, *self.executors]
 
 
 def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[str, Any]:
@@ -245,36 +272,100 @@ def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[
     return opts
 
 
-def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str) -> ActorSet:
+# Ray (2.60) ignores a *soft* node affinity for an actor that requests no resources at all: four such actors
+# aimed at nodes a, b, b, a landed on a, a, a, b; with any resource request they land as asked. A token CPU
+# share makes the affinity hold and costs nothing measurable.
+_TOKEN_CPU = 0.001
+
+
+def _on(node_id: str | None, config: RuntimeConfig, role: str) -> dict[str, Any]:
+    if node_id is None:
+        return {}
+    # Soft: if the node dies, Ray restarts the actor on another node instead of waiting for this one.
+    extra: dict[str, Any] = {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id, soft=True)}
+    if not any(amount > 0 for amount in config.role_resources.get(role, {}).values()):
+        extra["num_cpus"] = _TOKEN_CPU
+    return extra
+
+
+def cluster_nodes() -> list[NodeView]:
+    return nodes_from_ray(ray.nodes())
+
+
+class ExecutorFactory:
+    """Starts executors (at start-up and when nodes join) with consecutive numbers, so the Supervisor's
+    pool index, the actor name and the name in events agree."""
+
+    def __init__(self, config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str) -> None:
+        self._config, self._llm, self._tools, self._instance = config, llm, list(tools), instance
+        self.count = 0
+        self.started: list[Any] = []
+        """Every executor this factory started (so shutdown kills the ones added later as well)."""
+
+    def start(self, node_ids: Sequence[str | None]) -> list[Any]:
+        handles = []
+        for node_id in node_ids:
+            i = self.count
+            self.count += 1
+            handles.append(ray.remote(ExecutorShell).options(**_options(
+                self._config, "executor", f"executor-{self._instance}-{i}",
+                max_concurrency=self._config.executor_max_concurrency,
+                **_on(node_id, self._config, "executor"),
+            )).remote(self._tools, self._llm, self._config, f"executor-{i}", f"journal-{self._instance}"))
+        self.started.extend(handles)
+        return handles
+
+
+def plan_initial_executors(config: RuntimeConfig, nodes: Sequence[NodeView], home: str) -> list[str | None]:
+    request = config.role_resources.get("executor", {})
+    if config.executors_per_node is not None:
+        planned: list[str | None] = list(plan_executors(nodes, home, request, config.executors_per_node, {}))
+        if planned:
+            return planned
+    if config.placement == "spread":
+        return plan_roles(nodes, home, request, config.num_executors)
+    return [None] * config.num_executors
+
+
+def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str,
+                  factory: ExecutorFactory | None = None) -> ActorSet:
     """Create every actor of one Orchestrator. The Supervisor and the journal (both write the SQLite
-    store) are pinned to the driver's node; the roles go wherever Ray places them (or their resources)."""
+    store) are pinned to the driver's node; role replicas and executors are spread over the other nodes
+    (``RuntimeConfig.placement``), within their custom resources."""
     registry = ToolRegistry(tools)
     catalog, schemas = registry.catalog_text(), registry.schemas()
     specs = {t.name: t.spec for t in registry}
-    here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+    home = ray.get_runtime_context().get_node_id()
+    here = NodeAffinitySchedulingStrategy(node_id=home, soft=False)
     config.store_path.parent.mkdir(parents=True, exist_ok=True)
+    nodes = cluster_nodes()
+
+    def nodes_for(role: str, count: int) -> list[str | None]:
+        if config.placement != "spread":
+            return [None] * count
+        return plan_roles(nodes, home, config.role_resources.get(role, {}), count)
 
     journal = ray.remote(JournalShell).options(
         **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
     ).remote(str(config.store_path))
-    router = ray.remote(RouterShell).options(**_options(config, "router", f"router-{instance}")).remote(
-        llm, catalog, config)
-    planner = ray.remote(PlannerShell).options(**_options(config, "planner", f"planner-{instance}")).remote(
-        llm, schemas, catalog, config)
-    reflector = ray.remote(ReflectorShell).options(**_options(config, "reflector", f"reflector-{instance}")).remote(
-        llm, config)
-    executors = [
-        ray.remote(ExecutorShell).options(**_options(
-            config, "executor", f"executor-{instance}-{i}", max_concurrency=config.executor_max_concurrency)
-        ).remote(list(tools), llm, config, f"executor-{i}", f"journal-{instance}")
-        for i in range(config.num_executors)
-    ]
+
+    def replicas_of(shell: type, role: str, *args: Any) -> list[Any]:
+        return [ray.remote(shell).options(**_options(config, role, name, **_on(node, config, role))).remote(*args)
+                for name, node in zip(replica_names(role, instance, config.role_replicas),
+                                      nodes_for(role, config.role_replicas))]
+
+    routers = replicas_of(RouterShell, "router", llm, catalog, config)
+    planners = replicas_of(PlannerShell, "planner", llm, schemas, catalog, config)
+    reflectors = replicas_of(ReflectorShell, "reflector", llm, config)
+    factory = factory or ExecutorFactory(config, llm, tools, instance)
+    executor_nodes = plan_initial_executors(config, nodes, home)
+    executors = factory.start(executor_nodes)
     # The supervisor looks its peers up by name, so they must be registered before it starts.
-    _wait_started([router, planner, reflector, *executors], journal, config)
+    _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
     supervisor = ray.remote(SupervisorShell).options(**_options(
         config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
         max_concurrency=100_000)).remote(config, instance, specs)
-    return ActorSet(supervisor, router, planner, reflector, executors, journal)
+    return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)
 
 
 def _wait_started(roles: list[Any], journal: Any, config: RuntimeConfig, timeout_s: float = 300) -> None:

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Callable
 
 from agents.config import RuntimeConfig
-from agents.errors import (ClusterUnavailableError, ClusterVersionMismatchError, ConfigError, OrchestratorClosedError,
-                           TaskTimeoutError, UnknownTaskError)
+from agents.errors import (ClusterUnavailableError, ClusterVersionMismatchError, CodeShippingError, ConfigError,
+                           OrchestratorClosedError, TaskTimeoutError, UnknownTaskError)
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.results import TaskResult
@@ -143,11 +144,15 @@ class Orchestrator:
         self.tools = self._resolve_tools(tools)
         self.llm = llm if llm is not None else self._start_embedded_llm()
         self._instance = uuid.uuid4().hex[:8]
+        self._watcher = None
         self._connect(address)
-        from agents.actors import create_actors
+        from agents.actors import ExecutorFactory, create_actors
 
-        self._actors = create_actors(self.config, self.llm, self.tools, self._instance)
+        self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
+        self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory)
         self._supervisor = self._actors.supervisor
+        if self.config.executors_per_node is not None and self.config.watch_nodes:
+            self._start_watcher()
 
     # ------------------------------------------------------------------ setup
     def _resolve_tools(self, tools: Sequence[Tool | Callable[..., Any]] | None) -> list[Tool]:
@@ -167,13 +172,31 @@ class Orchestrator:
 
     def _connect(self, address: str | None) -> None:
         ray = _ray()
+        # None means a private local Ray (DESIGN.md). Plain ray.init() would instead join any cluster named by
+        # RAY_ADDRESS or by /tmp/ray/ray_current_cluster (left by `ray start` or ray.cluster_utils.Cluster on
+        # this machine). RAY_ADDRESS is honoured: `ray job submit` sets it for the driver it starts.
+        if address is None:
+            address = os.environ.get("RAY_ADDRESS") or None
+        ship = self.config.ship_code if self.config.ship_code is not None else address is not None
         if ray.is_initialized():
+            if ship and address is not None:
+                # Ray takes local code paths only at ray.init (job level), which has happened already.
+                log.warning("Ray was initialized before this Orchestrator, so its code cannot be shipped to the "
+                            "cluster now; pass runtime_env=agents.deploy.build_runtime_env(tools, llm) to your "
+                            "ray.init, or install tetrarch and your tools on every node")
             return
         kwargs: dict[str, Any] = {"namespace": self.config.namespace, "log_to_driver": False,
                                   "configure_logging": True, "logging_level": logging.WARNING}
         kwargs.update(self.config.ray_init_kwargs)
+        if ship:
+            from agents.deploy import build_runtime_env, merge_runtime_env
+
+            shipped = build_runtime_env(self.tools, self.llm, self.config.runtime_env)
+            kwargs["runtime_env"] = merge_runtime_env(kwargs.get("runtime_env"), shipped)  # type: ignore[arg-type]
+        elif self.config.runtime_env:
+            kwargs["runtime_env"] = dict(self.config.runtime_env)
         try:
-            ray.init(address=address, **kwargs)
+            ray.init(address=address or "local", **kwargs)
         except ConnectionError as exc:
             raise ClusterUnavailableError(
                 f"could not reach a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` or pass "
@@ -184,7 +207,23 @@ class Orchestrator:
                     f"the cluster at {address!r} runs another Ray/Python version: {exc}. Install the same versions "
                     "on the driver and the cluster") from exc
             raise ClusterUnavailableError(f"could not start or reach Ray ({address!r}): {exc}") from exc
+        except (ray.exceptions.RuntimeEnvSetupError, OSError, ValueError, TypeError) as exc:
+            if not ship:
+                raise
+            raise CodeShippingError(
+                f"could not ship the code to the cluster at {address!r} ({type(exc).__name__}: {exc}). Fix the "
+                "path it names, or install tetrarch and your tool modules on every node and pass "
+                "RuntimeConfig(ship_code=False)") from exc
         self._owns_ray = True
+
+    def _start_watcher(self) -> None:
+        from agents._node_watch import NodeWatcher
+        from agents.actors import cluster_nodes
+
+        self._watcher = NodeWatcher(self.config, self._factory, self._supervisor,
+                                    home=_ray().get_runtime_context().get_node_id(),
+                                    placed=self._actors.executor_nodes, list_nodes=cluster_nodes)
+        self._watcher.start()
 
     def _check(self) -> None:
         if self._closed:
@@ -234,9 +273,16 @@ class Orchestrator:
             ray.get(self._supervisor.shutdown.remote(), timeout=10)
         except Exception:  # noqa: BLE001 - shutting down a broken cluster must still release the rest
             pass
+        if self._watcher is not None:
+            self._watcher.stop()
         from agents.actors import kill_actors
 
         kill_actors(self._actors)
+        for handle in self._factory.started[len(self._actors.executors):]:  # added when nodes joined
+            try:
+                ray.kill(handle, no_restart=True)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
         if self._local_server is not None:
             self._local_server.stop()
         if self._owns_ray:

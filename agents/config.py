@@ -74,11 +74,30 @@ class RuntimeConfig(BaseModel):
     None: the default model. Ignored when an ``llm`` is given."""
     namespace: str = "tetrarch"
     num_executors: int = Field(2, ge=1)
+    """Size of the executor pool when ``executors_per_node`` is None."""
+    executors_per_node: int | None = Field(None, ge=1)
+    """If set, this many executors on every worker node that fits ``role_resources["executor"]`` (fewer if
+    its resources hold fewer), and the pool grows when nodes join (``watch_nodes``); ``num_executors`` is
+    then only used when no node fits yet."""
     executor_max_concurrency: int = Field(64, ge=1)
     role_replicas: int = Field(1, ge=1)
+    """Replicas of the router, the planner and the reflector; calls go to the least busy one."""
     role_resources: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Custom Ray resources per role, e.g. {"planner": {"llm": 1}, "executor": {"worker": 1}}."""
+    placement: Literal["spread", "ray"] = "spread"
+    """"spread": role replicas and executors go round-robin over the worker nodes that fit their resources
+    (soft node affinity: a replica whose node dies restarts elsewhere), keeping the Supervisor's node for the
+    Supervisor; "ray": Ray's default scheduler decides (it packs actors onto few nodes)."""
+    watch_nodes: bool = True
+    """With ``executors_per_node``: start executors on nodes that join while the Orchestrator runs."""
+    node_watch_interval_s: float = Field(2.0, gt=0)
     actor_max_restarts: int = Field(-1, ge=-1)
+    ship_code: bool | None = None
+    """Ship the project packages, the tools' modules and the LLM's module to the cluster in the job's
+    runtime_env (``py_modules``). None: when ``address`` is given (a cluster); False: the nodes have
+    everything installed already. See agents/deploy.py."""
+    runtime_env: dict[str, object] = Field(default_factory=dict)
+    """More runtime_env for the job (``pip``, ``env_vars``, extra ``py_modules``…), merged with the shipped code."""
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
 

@@ -14,6 +14,7 @@ __all__ = [
     "TaskNotWaitingError",
     "ClusterUnavailableError",
     "ClusterVersionMismatchError",
+    "CodeShippingError",
     "ActorStartError",
     "OrchestratorClosedError",
     "TaskTimeoutError",
@@ -60,6 +61,10 @@ class ActorStartError(ClusterUnavailableError):
 
 class ClusterVersionMismatchError(ClusterUnavailableError):
     """The cluster runs a different Ray or Python version than this driver."""
+
+
+class CodeShippingError(ClusterUnavailableError):
+    """The project or tool code could not be packaged or uploaded to the cluster (runtime_env)."""
 
 
 class OrchestratorClosedError(UsageError):

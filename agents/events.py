@@ -133,6 +133,9 @@ class StepFinishedPayload(_Payload):
     started_at: float
     finished_at: float
     plan_version: int = 1
+    executor: str = ""
+    node_id: str = ""
+    """The Ray node the step ran on (as the executor reported it)."""
 
 
 class StepFailedPayload(_Payload):
@@ -145,6 +148,8 @@ class StepFailedPayload(_Payload):
     started_at: float | None = None
     finished_at: float | None = None
     plan_version: int = 1
+    executor: str = ""
+    node_id: str = ""
 
 
 class ReflectedPayload(_Payload):

@@ -26,20 +26,18 @@ def cluster(request):
     import ray
     import support
     from ray import cloudpickle
-    from ray.cluster_utils import Cluster
+
+    from benchmarks.cluster.local_cluster import local_cluster
 
     cloudpickle.register_pickle_by_value(support)
     cloudpickle.register_pickle_by_value(sys.modules[request.module.__name__])
     if ray.is_initialized():
         ray.shutdown()
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "resources": {"head": 1},
-                                                     "include_dashboard": False})
-    workers = [c.add_node(num_cpus=1, resources={"exec": 1, f"worker{i}": 1}) for i in range(3)]
-    c.wait_for_nodes()
-    ray.init(address=c.address, namespace="tetrarch-cluster-tests", log_to_driver=False, configure_logging=False)
-    yield c, workers
-    ray.shutdown()
-    c.shutdown()
+    with local_cluster([{"exec": 1, f"worker{i}": 1} for i in range(3)], head_cpus=2) as (c, workers):
+        ray.init(address=c.address, namespace="tetrarch-cluster-tests", log_to_driver=False,
+                 configure_logging=False)
+        yield c, workers
+        ray.shutdown()
 
 
 def _script(plan: str) -> FunctionLLM:
