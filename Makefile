@@ -27,7 +27,7 @@ demo: local-llm
 
 test: $(STAMP)
 	@bash scripts/install_chromium.sh
-	@$(PY) -m pytest
+	@$(PY) -m pytest --durations=40
 
 test-slow: $(STAMP)
 	@$(PY) -m pytest -m slow

@@ -540,16 +540,22 @@ def fuzz_role(role: str, examples: int, seed_value: int) -> RoleStats:
 def fuzz(roles: Sequence[str] = ROLES, examples_per_role: int = 100, seed_value: int = 0,
          progress: Callable[[str], None] | None = None) -> FuzzStats:
     # The runner logs every internal error with a traceback; the counts and samples carry that here.
-    logging.getLogger("tetrarch").setLevel(logging.CRITICAL)
-    stats = FuzzStats(seed=seed_value)
-    started = time.perf_counter()
-    for role in roles:
-        role_stats = stats.roles[role] = fuzz_role(role, examples_per_role, seed_value)
-        if progress is not None:
-            progress(f"{role}: {role_stats.examples} examples, {role_stats.unhandled} unhandled, "
-                     f"{role_stats.wall_s:.1f}s")
-    stats.wall_s = time.perf_counter() - started
-    return stats
+    # The level is put back afterwards: callers (the test suite) keep their own logging.
+    logger = logging.getLogger("tetrarch")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        stats = FuzzStats(seed=seed_value)
+        started = time.perf_counter()
+        for role in roles:
+            role_stats = stats.roles[role] = fuzz_role(role, examples_per_role, seed_value)
+            if progress is not None:
+                progress(f"{role}: {role_stats.examples} examples, {role_stats.unhandled} unhandled, "
+                         f"{role_stats.wall_s:.1f}s")
+        stats.wall_s = time.perf_counter() - started
+        return stats
+    finally:
+        logger.setLevel(level)
 
 
 # ---------------------------------------------------------------------------------------------- report

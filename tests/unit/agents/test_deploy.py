@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -83,5 +84,6 @@ def test_user_runtime_env_is_merged_not_replaced():
 
 
 def test_a_module_that_cannot_be_imported_is_skipped_with_a_warning(caplog):
+    caplog.set_level(logging.WARNING, logger="tetrarch.deploy")
     assert [p.name for p in module_paths(["no_such_module_xyz"])] == list(PROJECT_PACKAGES)
     assert "no_such_module_xyz" in caplog.text
