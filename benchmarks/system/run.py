@@ -145,10 +145,11 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def concurrent_tasks(n: int) -> dict[str, Any]:
+def concurrent_tasks(n: int, hold_s: float = 20.0) -> dict[str, Any]:
     import ray
 
-    steps = [{"step_id": 1, "description": "", "tool_name": "wait", "tool_input": {"seconds": 20.0, "i": 1},
+    # Every task holds one step open for hold_s, long enough for all n to be submitted and running at once.
+    steps = [{"step_id": 1, "description": "", "tool_name": "wait", "tool_input": {"seconds": hold_s, "i": 1},
               "depends_on": []}]
     orch = _orch(_script(steps), 5)
     try:
@@ -181,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "dispatch_overhead": dispatch_overhead(200 if q else 1000),
         "makespan_vs_critical_path": makespan_ratio(60 if q else 200, 1 if q else 3, seed=3),
         "first_dispatch": first_dispatch(3 if q else 10),
-        "concurrent_tasks": concurrent_tasks(100 if q else 200),
+        "concurrent_tasks": concurrent_tasks(100 if q else 200, hold_s=8.0 if q else 20.0),
         "quick": q,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
