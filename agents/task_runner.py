@@ -176,9 +176,7 @@ class TaskRunner:
                                 kept: dict[int, tuple[PlanStep, Any]] | None = None) -> None:
         st = self.state
         if self._exec is None:
-            self._exec = PlanExecution(st, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                                       kept=kept, replan=replan, clock=self._clock,
-                                       confirm_replanned_writes=self._cfg.confirm_replanned_writes)
+            self._exec = self._new_execution(kept=kept, replan=replan)
         if not st.plan_complete:
             self.check_budget()
         st.phase = "execute"
@@ -189,6 +187,13 @@ class TaskRunner:
         self._values = dict(self._exec.values)
         if self._exec.awaiting_confirmation:
             raise self._confirmation_stop(min(self._exec.awaiting_confirmation))
+
+    def _new_execution(self, *, kept: dict[int, tuple[PlanStep, Any]] | None = None,
+                       replan: ReplanContext | None = None) -> PlanExecution:
+        """The execution of the current plan, with this task's runtime, sink, clock and config."""
+        return PlanExecution(self.state, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
+                             kept=kept, replan=replan, clock=self._clock,
+                             confirm_replanned_writes=self._cfg.confirm_replanned_writes)
 
     def _confirmation_stop(self, step_id: int) -> _Stop:
         step = next(s for s in self.state.plan_steps if s.step_id == step_id)
@@ -286,9 +291,7 @@ class TaskRunner:
         st.phase = "plan"
         self._sink.emit(ReplannedPayload(plan_version=st.plan_version, feedback=feedback,
                                          kept_steps=sorted(kept)), st)
-        self._exec = PlanExecution(st, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                                   kept=kept, replan=ReplanContext(feedback, previous, views), clock=self._clock,
-                                   confirm_replanned_writes=self._cfg.confirm_replanned_writes)
+        self._exec = self._new_execution(kept=kept, replan=ReplanContext(feedback, previous, views))
 
     def _apply_human_response(self) -> None:
         """Continue after orch.respond(): approve a pending tool call, accept, or replan with the human's words."""
@@ -302,9 +305,7 @@ class TaskRunner:
             if _is_approval(text):
                 st.confirmed.append(esc.step_id)
             else:
-                self._exec = PlanExecution(st, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                                           clock=self._clock,
-                                           confirm_replanned_writes=self._cfg.confirm_replanned_writes)
+                self._exec = self._new_execution()
                 self._exec.fail_unconfirmed(esc.step_id, f"a human refused this call: {text!r}")
             return
         if _is_approval(text) and st.reflections:
