@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from support.local_models import require_model
+from support.local_models import process_group_gone, require_model
 
 from agents import Orchestrator, RuntimeConfig
 from agents.events import EVENT_TYPES
@@ -41,17 +41,6 @@ pytestmark = [pytest.mark.llm, pytest.mark.ray, pytest.mark.timeout(TASK_TIMEOUT
 E2E_MODEL = os.environ.get("TETRARCH_E2E_MODEL", FAST_MODEL)
 ANSWER_CHECKED = {FAST_MODEL, DEFAULT_MODEL}
 """Models that answer TASK correctly at temperature 0, run after run (measured, docs/models.md)."""
-
-
-def _group_gone(pgid: int, timeout_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def _number(value: object) -> float | None:
@@ -164,7 +153,7 @@ def test_the_answer_is_right(e2e):
 
 
 def test_shutdown_stops_the_server_and_ray(e2e):
-    assert _group_gone(e2e["pid"]), "the model server outlived Orchestrator.shutdown()"
+    assert process_group_gone(e2e["pid"]), "the model server outlived Orchestrator.shutdown()"
     assert e2e["server"].state.value == "stopped"
     assert not _answers(e2e["url"])
     assert not e2e["ray_up"], "Orchestrator.shutdown() left the Ray it started running"

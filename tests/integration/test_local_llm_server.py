@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from support.local_models import require_model
+from support.local_models import process_group_gone, require_model
 
 from agents.llm.base import LLMReply, LLMRequest
 from agents.llm.local import SMOKE_MODEL, LlamaServer, LlamaServerError, start_local_llm
@@ -46,17 +44,6 @@ def run():
     loop = asyncio.new_event_loop()
     yield loop.run_until_complete
     loop.close()
-
-
-def _group_gone(pgid: int, timeout_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def _raw_usage(base_url: str, messages: list[dict], max_tokens: int) -> dict:
@@ -126,7 +113,7 @@ def test_stop_leaves_no_process(smoke_model):
     pid = server.pid
     assert pid is not None
     server.stop()
-    assert _group_gone(pid)
+    assert process_group_gone(pid)
     assert server.state.value == "stopped"
 
 
@@ -140,7 +127,7 @@ def test_server_exits_when_its_owner_is_killed(smoke_model, tmp_path):
         server_pid = int(owner.stdout.readline())
         owner.send_signal(signal.SIGKILL)
         owner.wait(timeout=10)
-        assert _group_gone(server_pid), "the server outlived its SIGKILLed owner"
+        assert process_group_gone(server_pid), "the server outlived its SIGKILLed owner"
     finally:
         if owner.poll() is None:
             owner.kill()
@@ -153,7 +140,7 @@ def test_a_bad_model_file_fails_with_the_servers_log(smoke_model, tmp_path):
     with pytest.raises(LlamaServerError) as err:
         server.start()
     assert "exited with code" in str(err.value) and err.value.log_tail
-    assert server.pid is not None and _group_gone(server.pid)
+    assert server.pid is not None and process_group_gone(server.pid)
 
 
 @pytest.mark.ray
@@ -167,4 +154,4 @@ def test_actor_serves_on_its_node_and_takes_the_server_down_with_it(smoke_model,
     assert info["base_url"] == url and url.startswith("http://127.0.0.1:")
     assert _raw_usage(url, HELLO, 4)["completion_tokens"] > 0
     ray_session.kill(handle)  # SIGKILLs the worker: only the launcher's watchdog can stop the server
-    assert _group_gone(info["pid"]), "the server outlived its killed actor"
+    assert process_group_gone(info["pid"]), "the server outlived its killed actor"

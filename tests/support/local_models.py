@@ -7,6 +7,7 @@ Locally a missing llama.cpp server or model skips (with the command that install
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,15 @@ def require_model(name: str) -> Path:
             pytest.skip(f"{name} is not pulled (run: tetrarch models pull {name}); "
                         "with CI=true this test pulls it itself")
         return pull(name)
+
+
+def process_group_gone(pgid: int, timeout_s: float = 10.0) -> bool:
+    """Whether every process of the model server's group has exited within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
