@@ -20,19 +20,10 @@ from typing import Any
 
 from agents import Orchestrator, RuntimeConfig, tool
 from agents.llm import FunctionLLM
+from benchmarks.cluster.workload import noop
 from dag.graph import critical_path
 
 __all__ = ["main"]
-
-
-@tool
-def noop(i: int) -> int:
-    """Return i (a no-op step).
-
-    Args:
-        i: Any number.
-    """
-    return i
 
 
 @tool
