@@ -23,7 +23,7 @@ local-llm: $(STAMP)
 	@$(PY) -m agents.llm.local models pull $(MODEL)
 
 demo: local-llm
-	@$(PY) -m agents.demo $(if $(MODEL),--model $(MODEL),)
+	@$(PY) -m agents.cli.demo $(if $(MODEL),--model $(MODEL),)
 
 test: $(STAMP)
 	@bash scripts/install_chromium.sh

@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import time
@@ -21,12 +20,19 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Callable
 
 from agents.config import RuntimeConfig
-from agents.errors import (ClusterUnavailableError, ClusterVersionMismatchError, CodeShippingError, ConfigError,
-                           OrchestratorClosedError, TaskTimeoutError, UnknownTaskError)
+from agents.errors import (
+    ClusterUnavailableError,
+    ClusterVersionMismatchError,
+    CodeShippingError,
+    ConfigError,
+    OrchestratorClosedError,
+    TaskTimeoutError,
+)
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.results import TaskResult
-from agents.tools import Tool, tool as tool_decorator
+from agents.tools import Tool
+from agents.tools import tool as tool_decorator
 
 __all__ = ["Orchestrator", "TaskHandle"]
 
@@ -146,7 +152,7 @@ class Orchestrator:
         self._instance = uuid.uuid4().hex[:8]
         self._watcher = None
         self._connect(address)
-        from agents.actors import ExecutorFactory, create_actors
+        from agents.cluster.actors import ExecutorFactory, create_actors
 
         self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
         self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory)
@@ -182,14 +188,14 @@ class Orchestrator:
             if ship and address is not None:
                 # Ray takes local code paths only at ray.init (job level), which has happened already.
                 log.warning("Ray was initialized before this Orchestrator, so its code cannot be shipped to the "
-                            "cluster now; pass runtime_env=agents.deploy.build_runtime_env(tools, llm) to your "
+                            "cluster now; pass runtime_env=agents.cluster.deploy.build_runtime_env(tools, llm) to your "
                             "ray.init, or install tetrarch and your tools on every node")
             return
         kwargs: dict[str, Any] = {"namespace": self.config.namespace, "log_to_driver": False,
                                   "configure_logging": True, "logging_level": logging.WARNING}
         kwargs.update(self.config.ray_init_kwargs)
         if ship:
-            from agents.deploy import build_runtime_env, merge_runtime_env
+            from agents.cluster.deploy import build_runtime_env, merge_runtime_env
 
             shipped = build_runtime_env(self.tools, self.llm, self.config.runtime_env)
             kwargs["runtime_env"] = merge_runtime_env(kwargs.get("runtime_env"), shipped)  # type: ignore[arg-type]
@@ -217,8 +223,8 @@ class Orchestrator:
         self._owns_ray = True
 
     def _start_watcher(self) -> None:
-        from agents._node_watch import NodeWatcher
-        from agents.actors import cluster_nodes
+        from agents.cluster.actors import cluster_nodes
+        from agents.cluster.node_watch import NodeWatcher
 
         self._watcher = NodeWatcher(self.config, self._factory, self._supervisor,
                                     home=_ray().get_runtime_context().get_node_id(),
@@ -275,7 +281,7 @@ class Orchestrator:
             pass
         if self._watcher is not None:
             self._watcher.stop()
-        from agents.actors import kill_actors
+        from agents.cluster.actors import kill_actors
 
         kill_actors(self._actors)
         for handle in self._factory.started[len(self._actors.executors):]:  # added when nodes joined

@@ -17,13 +17,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents._json_call import call_json
-from agents._render import output_text
 from agents.config import RuntimeConfig
 from agents.errors import InvalidLLMOutputError
 from agents.events import StoppedReason, TaskStatus
 from agents.llm.base import LLM, LLMError, Usage
 from agents.results import StepResult, StepTiming, TaskResult, Timings, UsageReport
+from agents.roles.json_call import call_json
+from agents.roles.render import output_text
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolError
 from planning.parse import parse_model

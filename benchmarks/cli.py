@@ -57,9 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     limit = args.limit if args.limit is not None else (QUICK_TASKS if args.quick else None)
     llm = None
     if args.llm != "sim":
-        from agents.cli import build_llm
+        from agents.llm.factory import build_llm
 
-        llm = build_llm(args.llm, args.base_url)
+        llm = build_llm(args.llm, args.base_url, start_local=True)
         scale = 1.0 if args.time_scale is None else args.time_scale
     latency = LatencyModel(args.ttft, args.decode_tps, args.prefill_tps)
     t0 = time.monotonic()

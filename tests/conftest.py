@@ -17,9 +17,8 @@ def ray_session(request):
     """One local Ray per module. Test modules' functions (tools, scripted LLM callables) are pickled by
     value so Ray workers do not need to import the test files."""
     import ray
-    from ray import cloudpickle
-
     import support
+    from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(support)
     cloudpickle.register_pickle_by_value(sys.modules[request.module.__name__])

@@ -106,12 +106,12 @@ class SimulatedLLM:
             case "router":
                 return json.dumps({"route": "plan", "confidence": 0.95, "reason": "needs tools", "answer": None})
             case "planner":
-                # agents.planner starts every replan context with this sentence.
+                # agents.roles.planner starts every replan context with this sentence.
                 replanning = any("Your previous plan:" in str(m.get("content", "")) for m in request.messages)
                 steps = gold.plan if replanning or gold.first_plan is None else gold.first_plan
                 return json.dumps({"steps": steps})
             case "reflector":
-                # agents._render marks a failed step as "— failed".
+                # agents.roles.render marks a failed step as "— failed".
                 results = "\n".join(str(m.get("content", "")) for m in request.messages)
                 if gold.first_plan is not None and "— failed" in results:
                     return json.dumps({"scores": {"completeness": 2, "correctness": 2, "format": 4},

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import Orchestrator, RuntimeConfig
-from agents.deploy import build_runtime_env
+from agents.cluster.deploy import build_runtime_env
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from benchmarks.cluster.local_cluster import local_cluster
 from benchmarks.cluster.workload import TOOLS, gold_tasks

@@ -46,17 +46,17 @@ from hypothesis import strategies as st
 
 from agents import tool
 from agents.config import RuntimeConfig
-from agents.executor import Executor
+from agents.engine.runtime import LocalRuntime
+from agents.engine.sink import MemorySink
+from agents.engine.task_runner import TaskRunner
+from agents.engine.task_state import TaskState
 from agents.llm.base import LLMRequest
 from agents.llm.function_llm import FunctionLLM
-from agents.planner import Planner
-from agents.reflector import Reflector
 from agents.results import TaskResult
-from agents.router import Router
-from agents.runtime import LocalRuntime
-from agents.task_runner import TaskRunner
-from agents.task_sink import MemorySink
-from agents.task_state import TaskState
+from agents.roles.executor import Executor
+from agents.roles.planner import Planner
+from agents.roles.reflector import Reflector
+from agents.roles.router import Router
 from agents.tools import MemoryJournal, Tool, ToolRegistry
 from agents.tools.errors import PermanentToolError
 

@@ -7,7 +7,7 @@
 The embedded llama.cpp server is started once (``agents.llm.local.start_local_llm``, the client the
 Orchestrator uses with ``llm=None``) and stopped at the end, also on Ctrl-C, SIGTERM or an error. Every case
 goes through the real role class — ``Router``, ``Planner``, ``Reflector`` — built the way
-``agents.actors.create_actors`` builds them for the demo: the built-in tools (``builtin_tools(workspace)``:
+``agents.cluster.actors.create_actors`` builds them for the demo: the built-in tools (``builtin_tools(workspace)``:
 calculator, doc_search, run_python, read_file, write_file, list_files), their catalogue text and JSON
 Schemas, and the demo's ``RuntimeConfig`` (latest prompt versions unless pinned with ``--prompt``). Nothing
 runs a tool: reflector cases carry recorded step results.
@@ -52,10 +52,10 @@ from pydantic import ValidationError
 from agents.config import RuntimeConfig
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, Usage
-from agents.planner import Planner
-from agents.reflector import Reflector
-from agents.role_types import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted, StepView
-from agents.router import Router
+from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted, StepView
+from agents.roles.planner import Planner
+from agents.roles.reflector import Reflector
+from agents.roles.router import Router
 from agents.tools.registry import ToolRegistry
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, ReflectionAction, Route, RouterDecision
@@ -553,7 +553,7 @@ class Roles:
 
 
 def build_roles(llm: LLM, registry: ToolRegistry, config: RuntimeConfig) -> Roles:
-    """The three roles exactly as ``agents.actors.create_actors`` constructs them, and the task runner's
+    """The three roles exactly as ``agents.cluster.actors.create_actors`` constructs them, and the task runner's
     policy limits."""
     catalog, schemas = registry.catalog_text(), registry.schemas()
     limits = PolicyLimits(max_step_retries=config.max_step_retries, max_replans=config.max_replans,

@@ -9,10 +9,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import Orchestrator, RuntimeConfig  # noqa: E402
-from agents.llm import FunctionLLM  # noqa: E402
 from support import tools as T  # noqa: E402
 from support import wire  # noqa: E402
+
+from agents import Orchestrator, RuntimeConfig  # noqa: E402
+from agents.llm import FunctionLLM  # noqa: E402
 
 PLAN = wire.plan(wire.step(1, "append_note", {"note": sys.argv[2]}),
                  wire.step(2, "sleepy", {"seconds": 3.0, "label": "slow"}, deps=[1]),
@@ -24,9 +25,8 @@ def script(request):
 
 
 if __name__ == "__main__":
-    from ray import cloudpickle
-
     import support
+    from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(support)
     orch = Orchestrator(llm=FunctionLLM(script), tools=T.ALL, config=RuntimeConfig(store_path=Path(sys.argv[1])))

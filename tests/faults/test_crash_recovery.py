@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
+from support import tools as T
+from support import wire
 
 from agents import Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
-from support import tools as T
-from support import wire
 
 pytestmark = pytest.mark.ray
 

@@ -22,16 +22,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from support import wire
+from support.local import run_task
+from support.tools import lookup, subtract
+from support.traced import run_stored
 
 from agents.config import RuntimeConfig
 from agents.llm import OpenAIChat
 from agents.llm.fake_server import FakeOpenAIServer, Fault
 from agents.results import TaskResult
 from agents.store import Store
-from support import wire
-from support.local import run_task
-from support.tools import lookup, subtract
-from support.traced import run_stored
 
 TASK = "How many more million people live in Rome than in Paris?"
 REASONED = "REASONED-OK: Rome is the larger city"

@@ -32,14 +32,14 @@ from support import wire
 from support.local import local_runtime
 
 from agents import tool
-from agents._render import output_text, render_results
 from agents.config import RuntimeConfig
+from agents.engine.supervisor import SupervisorCore
 from agents.llm import FunctionLLM, LLMRequest
-from agents.planner import Planner
 from agents.results import TaskResult
-from agents.role_types import ReplanContext, StepView
+from agents.roles.messages import ReplanContext, StepView
+from agents.roles.planner import Planner
+from agents.roles.render import output_text, render_results
 from agents.store import Store
-from agents.supervisor import SupervisorCore
 from planning.models import Plan, PlanStep
 from prompts import fence_untrusted, load_prompt
 

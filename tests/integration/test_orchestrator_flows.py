@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from support import tools as T
+from support import wire
 
 from agents import Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM, ScriptedLLM
-from support import tools as T
-from support import wire
 
 pytestmark = pytest.mark.ray
 
@@ -152,7 +152,7 @@ def flows(request) -> str:
                 return wire.reflection("replan", (2, 2, 3), answer=None, feedback="use Berlin")
             return wire.reflection(answer="Berlin")
         case "reflector", "[retry]":
-            if "— failed" in text:  # agents._render's mark of a failed step
+            if "— failed" in text:  # agents.roles.render's mark of a failed step
                 return wire.reflection("retry_step", (2, 1, 3), answer=None, retry_step=1,
                                        modification="the city is Paris")
             return wire.reflection(answer="2.1 million")

@@ -6,16 +6,16 @@ import time
 from collections.abc import Sequence
 
 from agents.config import RuntimeConfig
-from agents.executor import Executor
+from agents.engine.runtime import LocalRuntime
+from agents.engine.sink import MemorySink
+from agents.engine.task_runner import TaskRunner
+from agents.engine.task_state import TaskState
 from agents.llm.base import LLM
-from agents.planner import Planner
-from agents.reflector import Reflector
 from agents.results import TaskResult
-from agents.router import Router
-from agents.runtime import LocalRuntime
-from agents.task_runner import TaskRunner
-from agents.task_sink import MemorySink
-from agents.task_state import TaskState
+from agents.roles.executor import Executor
+from agents.roles.planner import Planner
+from agents.roles.reflector import Reflector
+from agents.roles.router import Router
 from agents.tools import MemoryJournal, Tool, ToolRegistry
 from support.tools import ALL
 

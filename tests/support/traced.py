@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.config import RuntimeConfig
+from agents.engine.supervisor import SupervisorCore
 from agents.llm.base import LLM
 from agents.results import TaskResult
 from agents.store import Store
-from agents.supervisor import SupervisorCore
 from agents.tools import Tool
 from support.local import local_runtime
 from support.tools import ALL

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents._store.codec import decode, encode
-from agents._store.redact import Redactor
 from agents.events import StepFailedPayload, TaskSubmittedPayload, make_event
 from agents.results import TaskResult
 from agents.store import REDACTED, SecretTooShortError, Store
+from agents.store.codec import decode, encode
+from agents.store.redact import Redactor
 
 SECRET = 'hunter2-"quoted"\\-pässword'  # quotes, a backslash and non-ASCII: JSON escaping must not hide it
 LATE = "late-secret-0123456789"

@@ -9,7 +9,6 @@ import sqlite3
 
 import pytest
 
-from agents._store import schema
 from agents.errors import UnknownTaskError, UsageError
 from agents.events import (
     StepFinishedPayload,
@@ -33,6 +32,7 @@ from agents.store import (
     StoreTaskNotFoundError,
     TaskExistsError,
     TaskRow,
+    schema,
 )
 
 

@@ -101,8 +101,8 @@ def test_a_resumed_step_never_runs_with_the_placeholder(tmp_path):
     """Secrets are not stored, so a step that must run again after a resume fails with a clear reason."""
     import asyncio
 
-    from agents.executor import Executor
-    from agents.role_types import StepRequest
+    from agents.roles.executor import Executor
+    from agents.roles.messages import StepRequest
     from planning.models import PlanStep
 
     ex = Executor([fetch_private], FunctionLLM(lambda r: "unused"), RuntimeConfig(store_path=tmp_path / "x.db"))

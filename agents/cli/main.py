@@ -1,0 +1,148 @@
+"""`tetrarch run | resume | respond | tasks | trace | bench | models | serve-info`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.llm.factory import build_llm
+
+__all__ = ["main"]
+
+
+def _config(args: argparse.Namespace):
+    from agents.config import RuntimeConfig
+
+    overrides: dict[str, Any] = {}
+    if getattr(args, "store", None):
+        overrides["store_path"] = Path(args.store)
+    return RuntimeConfig(**overrides)
+
+
+def _follow(handle, timeout: float | None, as_json: bool) -> int:
+    from agents.cli.progress import ProgressView, render_result
+
+    if not as_json:
+        view = ProgressView()
+        for event in handle.events():
+            for line in view.feed(event):
+                if line:
+                    print(line, flush=True)
+    result = handle.result(timeout=timeout)
+    print(result.model_dump_json(indent=2) if as_json else "\n" + render_result(result))
+    return 0 if result.status in ("accepted", "clarify", "escalated") else 1
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from agents import Orchestrator
+
+    orch = Orchestrator(llm=build_llm(args.llm, args.base_url), config=_config(args), address=args.address)
+    try:
+        return _follow(orch.submit(args.task), args.timeout, args.json)
+    finally:
+        orch.shutdown()
+
+
+def _cmd_continue(args: argparse.Namespace) -> int:
+    from agents import Orchestrator
+
+    orch = Orchestrator(llm=build_llm(args.llm, args.base_url), config=_config(args), address=args.address)
+    try:
+        handle = orch.respond(args.task_id, args.text) if args.command == "respond" else orch.resume(args.task_id)
+        return _follow(handle, args.timeout, args.json)
+    finally:
+        orch.shutdown()
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from agents.store import Store
+
+    cfg = _config(args)
+    store = Store(cfg.store_path)
+    rows = store.list_tasks(status=args.status, limit=args.limit)
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") if hasattr(r, "model_dump") else r.__dict__ for r in rows],
+                         indent=2, default=str))
+        return 0
+    for r in rows:
+        d = r.model_dump() if hasattr(r, "model_dump") else dict(r.__dict__)
+        print(f"{d.get('task_id')}  {str(d.get('status')):10}  {d.get('task', '')[:70]}")
+    return 0
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    from agents.llm.local.provision import main as models_main
+
+    return models_main(args.rest)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from benchmarks.cli import main as bench_main
+
+    return bench_main(args.rest)
+
+
+def _cmd_trace(args: argparse.Namespace) -> int:
+    from agents.trace.cli import main as trace_main
+
+    return trace_main(args.rest)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tetrarch", description="Plan-then-execute agents on Ray.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--llm", help="openai:MODEL (with --base-url) or local[:NAME]; default: the embedded model")
+        sp.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+        sp.add_argument("--address", help="Ray address: auto or ray://host:10001 (default: local Ray)")
+        sp.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")
+        sp.add_argument("--timeout", type=float, default=None)
+        sp.add_argument("--json", action="store_true", help="print the TaskResult as JSON")
+
+    run = sub.add_parser("run", help="run a task with a live DAG view")
+    run.add_argument("task")
+    common(run)
+    resume = sub.add_parser("resume", help="continue an unfinished task from its checkpoint")
+    resume.add_argument("task_id")
+    common(resume)
+    respond = sub.add_parser("respond", help="answer an escalated task ('approve' runs a pending tool call)")
+    respond.add_argument("task_id")
+    respond.add_argument("text")
+    common(respond)
+    tasks = sub.add_parser("tasks", help="list recent tasks")
+    tasks.add_argument("--status")
+    tasks.add_argument("--limit", type=int, default=20)
+    tasks.add_argument("--store")
+    tasks.add_argument("--json", action="store_true")
+    for name, helptext in (("models", "pull / list local model weights"), ("bench", "benchmarks vs ReAct"),
+                           ("trace", "trace pages and exports of a task")):
+        sp = sub.add_parser(name, help=helptext, add_help=False)
+        sp.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("serve-info", help="what the embedded model server would run")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Sub-tools with their own parsers get their arguments untouched: argparse.REMAINDER does not
+    # capture a leading "--flag" (``tetrarch bench --all`` would be rejected).
+    if argv and argv[0] in ("models", "bench", "trace") and not {"-h", "--help"} & set(argv[:1]):
+        return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}[argv[0]](
+            argparse.Namespace(command=argv[0], rest=argv[1:]))
+    args = _parser().parse_args(argv)
+    handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
+                "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}
+    if args.command == "serve-info":
+        from agents.llm.local.provision import main as models_main
+
+        return models_main(["list"])
+    return handlers[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

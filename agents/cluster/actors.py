@@ -1,0 +1,386 @@
+"""Thin Ray actor shells around the plain role classes — the only place roles meet ``ray.remote``.
+
+Each shell builds its role in ``__init__`` (so a restarted actor is whole again) and forwards calls.
+Fault-tolerance options are applied in one factory, ``create_actors``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
+from agents.config import RuntimeConfig
+from agents.errors import ActorStartError
+from agents.llm.base import LLM
+from agents.roles.executor import Executor
+from agents.roles.messages import ReplanContext, StepOutcome, StepRequest, StepView
+from agents.roles.planner import Planner
+from agents.roles.reflector import Reflector
+from agents.roles.router import Router
+from agents.tools import Tool, ToolRegistry
+from planning.models import Plan
+
+__all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
+           "replica_names"]
+
+log = logging.getLogger("tetrarch.actors")
+
+
+def _node_id() -> str:
+    try:
+        return ray.get_runtime_context().get_node_id()
+    except Exception:  # noqa: BLE001 - outside Ray (tests of the shells)
+        return socket.gethostname()
+
+
+class RouterShell:
+    def __init__(self, llm: LLM, catalog: str, config: RuntimeConfig) -> None:
+        self._role = Router(llm, catalog, config)
+
+    async def route(self, task_id: str, task: str):
+        return await self._role.route(task_id, task)
+
+    def ping(self) -> str:
+        return _node_id()
+
+
+class PlannerShell:
+    def __init__(self, llm: LLM, schemas: dict[str, dict], catalog: str, config: RuntimeConfig) -> None:
+        self._role = Planner(llm, schemas, catalog, config)
+
+    async def plan(self, task_id: str, task: str, replan: ReplanContext | None):
+        # An async generator method: called with num_returns="streaming", each item reaches the
+        # Supervisor as soon as it is yielded.
+        async for item in self._role.plan(task_id, task, replan):
+            yield item
+
+    def ping(self) -> str:
+        return _node_id()
+
+
+class ReflectorShell:
+    def __init__(self, llm: LLM, config: RuntimeConfig) -> None:
+        self._role = Reflector(llm, config)
+
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]):
+        return await self._role.reflect(task_id, task, plan, results)
+
+    def ping(self) -> str:
+        return _node_id()
+
+
+class RemoteJournal:
+    """IdempotencyJournal backed by the JournalShell actor (durable, shared by every executor).
+
+    It holds the journal's *name*, not its handle: an actor handle in a constructor argument cannot be
+    reconstructed by lineage, so a restarted executor could fail to start (ray-project/ray#53727).
+    """
+
+    def __init__(self, name: str, namespace: str) -> None:
+        self._name, self._namespace = name, namespace
+        self._handle: Any = None
+
+    def _journal(self) -> Any:
+        if self._handle is None:
+            self._handle = ray.get_actor(self._name, namespace=self._namespace)
+        return self._handle
+
+    async def get(self, key: str):
+        return await self._journal().get.remote(key)
+
+    async def put(self, key: str, output: Any) -> None:
+        await self._journal().put.remote(key, output)
+
+
+class JournalShell:
+    """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
+
+    def __init__(self, store_path: str) -> None:
+        from agents.store import Store
+
+        self._store = Store(Path(store_path))
+
+    def get(self, key: str):
+        return self._store.journal_get(key)
+
+    def put(self, key: str, output: Any) -> bool:
+        task_id = key.split(":", 1)[0]
+        return self._store.journal_put(key, task_id, output)
+
+
+class ExecutorShell:
+    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, name: str,
+                 journal_name: str | None) -> None:
+        self._name = name
+        journal = RemoteJournal(journal_name, config.namespace) if journal_name else None
+        self._role = Executor(tools, llm, config, name=name, journal=journal, node_id=_node_id())
+
+    async def run(self, req: StepRequest, inputs: dict[int, Any]) -> tuple[StepOutcome, Any]:
+        resolved = {}
+        for dep, value in inputs.items():
+            resolved[dep] = await value if isinstance(value, ray.ObjectRef) else value
+        outcome = await self._role.run(req, resolved)
+        return outcome.without_output(), outcome.output
+
+    def ping(self) -> str:
+        return _node_id()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class SupervisorShell:
+    """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks."""
+
+    def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any]) -> None:
+        from agents.cluster.ray_runtime import RayRuntime
+        from agents.engine.supervisor import SupervisorCore
+        from agents.store import Store
+
+        # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
+        # every executor named for this instance counts, including ones added after start-up.
+        def peers(role: str) -> list[Any]:
+            return [ray.get_actor(n, namespace=config.namespace)
+                    for n in replica_names(role, instance, config.role_replicas)]
+
+        prefix = f"executor-{instance}-"
+        names = sorted((a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+                        if a["namespace"] == config.namespace and a["name"].startswith(prefix)),
+                       key=lambda n: int(n.removeprefix(prefix)))
+        executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
+        self._runtime = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
+        self._core = SupervisorCore(Store(config.store_path), self._runtime, config)
+        self._needs_reattach = ray.get_runtime_context().was_current_actor_reconstructed
+        self._reattach_lock: asyncio.Lock | None = None
+
+    async def _ready(self) -> None:
+        if not self._needs_reattach:
+            return
+        if self._reattach_lock is None:
+            self._reattach_lock = asyncio.Lock()
+        async with self._reattach_lock:
+            if self._needs_reattach:
+                self._needs_reattach = False
+                ids = await self._core.reattach()
+                log.warning("supervisor restarted; re-attached %d unfinished task(s)", len(ids))
+
+    async def submit(self, task: str, task_id: str) -> str:
+        await self._ready()
+        try:
+            await self._core.current_run(task_id)
+            return task_id  # a retried submit after a restart: the task exists already
+        except Exception:  # noqa: BLE001 - unknown task: create it
+            return await self._core.submit(task, task_id)
+
+    async def respond(self, task_id: str, text: str) -> int:
+        await self._ready()
+        return await self._core.respond(task_id, text)
+
+    async def resume(self, task_id: str) -> int:
+        await self._ready()
+        return await self._core.resume(task_id)
+
+    async def reattach(self) -> list[str]:
+        self._needs_reattach = False
+        return await self._core.reattach()
+
+    async def wait_events(self, task_id: str, after_seq: int, timeout_s: float) -> list[dict[str, Any]]:
+        await self._ready()
+        return await self._core.wait_events(task_id, after_seq, timeout_s)
+
+    async def wait_result(self, task_id: str, run: int, timeout_s: float) -> dict[str, Any] | None:
+        await self._ready()
+        return await self._core.wait_result(task_id, run, timeout_s)
+
+    async def current_run(self, task_id: str) -> int:
+        await self._ready()
+        return await self._core.current_run(task_id)
+
+    async def running_tasks(self) -> list[str]:
+        return await self._core.running_tasks()
+
+    def add_executors(self, executors: list[Any]) -> int:
+        """Grow the pool (the node watcher found a new node); returns the pool's new size."""
+        self._runtime.add_executors(executors)
+        return self._runtime.pool_size
+
+    def executor_load(self) -> list[int]:
+        return self._runtime.executor_load()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def ping(self) -> str:
+        return _node_id()
+
+    async def shutdown(self) -> None:
+        await self._core.shutdown()
+
+
+def replica_names(role: str, instance: str, replicas: int) -> list[str]:
+    """Actor names of a role's replicas: the first keeps the plain ``router-<id>`` name."""
+    return [f"{role}-{instance}" if r == 0 else f"{role}-{instance}-{r}" for r in range(replicas)]
+
+
+@dataclass
+class ActorSet:
+    supervisor: Any
+    routers: list[Any]
+    planners: list[Any]
+    reflectors: list[Any]
+    executors: list[Any]
+    journal: Any
+    executor_nodes: list[str | None] = field(default_factory=list)
+    """The node each executor was placed on (None: Ray chose); an executor restarted after its node died
+    runs elsewhere."""
+
+    @property
+    def router(self) -> Any:
+        return self.routers[0]
+
+    @property
+    def planner(self) -> Any:
+        return self.planners[0]
+
+    @property
+    def reflector(self) -> Any:
+        return self.reflectors[0]
+
+    def all(self) -> list[Any]:
+        return [self.supervisor, *self.routers, *self.planners, *self.reflectors, self.journal, *self.executors]
+
+
+def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[str, Any]:
+    opts: dict[str, Any] = {
+        "name": name, "namespace": config.namespace, "num_cpus": 0,
+        "max_restarts": config.actor_max_restarts, "max_concurrency": 1000,
+    }
+    resources = config.role_resources.get(role)
+    if resources:
+        opts["resources"] = dict(resources)
+    opts.update(extra)
+    return opts
+
+
+# Ray (2.60) ignores a *soft* node affinity for an actor that requests no resources at all: four such actors
+# aimed at nodes a, b, b, a landed on a, a, a, b; with any resource request they land as asked. A token CPU
+# share makes the affinity hold and costs nothing measurable.
+_TOKEN_CPU = 0.001
+
+
+def _on(node_id: str | None, config: RuntimeConfig, role: str) -> dict[str, Any]:
+    if node_id is None:
+        return {}
+    # Soft: if the node dies, Ray restarts the actor on another node instead of waiting for this one.
+    extra: dict[str, Any] = {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id, soft=True)}
+    if not any(amount > 0 for amount in config.role_resources.get(role, {}).values()):
+        extra["num_cpus"] = _TOKEN_CPU
+    return extra
+
+
+def cluster_nodes() -> list[NodeView]:
+    return nodes_from_ray(ray.nodes())
+
+
+class ExecutorFactory:
+    """Starts executors (at start-up and when nodes join) with consecutive numbers, so the Supervisor's
+    pool index, the actor name and the name in events agree."""
+
+    def __init__(self, config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str) -> None:
+        self._config, self._llm, self._tools, self._instance = config, llm, list(tools), instance
+        self.count = 0
+        self.started: list[Any] = []
+        """Every executor this factory started (so shutdown kills the ones added later as well)."""
+
+    def start(self, node_ids: Sequence[str | None]) -> list[Any]:
+        handles = []
+        for node_id in node_ids:
+            i = self.count
+            self.count += 1
+            handles.append(ray.remote(ExecutorShell).options(**_options(
+                self._config, "executor", f"executor-{self._instance}-{i}",
+                max_concurrency=self._config.executor_max_concurrency,
+                **_on(node_id, self._config, "executor"),
+            )).remote(self._tools, self._llm, self._config, f"executor-{i}", f"journal-{self._instance}"))
+        self.started.extend(handles)
+        return handles
+
+
+def plan_initial_executors(config: RuntimeConfig, nodes: Sequence[NodeView], home: str) -> list[str | None]:
+    request = config.role_resources.get("executor", {})
+    if config.executors_per_node is not None:
+        planned: list[str | None] = list(plan_executors(nodes, home, request, config.executors_per_node, {}))
+        if planned:
+            return planned
+    if config.placement == "spread":
+        return plan_roles(nodes, home, request, config.num_executors)
+    return [None] * config.num_executors
+
+
+def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str,
+                  factory: ExecutorFactory | None = None) -> ActorSet:
+    """Create every actor of one Orchestrator. The Supervisor and the journal (both write the SQLite
+    store) are pinned to the driver's node; role replicas and executors are spread over the other nodes
+    (``RuntimeConfig.placement``), within their custom resources."""
+    registry = ToolRegistry(tools)
+    catalog, schemas = registry.catalog_text(), registry.schemas()
+    specs = {t.name: t.spec for t in registry}
+    home = ray.get_runtime_context().get_node_id()
+    here = NodeAffinitySchedulingStrategy(node_id=home, soft=False)
+    config.store_path.parent.mkdir(parents=True, exist_ok=True)
+    nodes = cluster_nodes()
+
+    def nodes_for(role: str, count: int) -> list[str | None]:
+        if config.placement != "spread":
+            return [None] * count
+        return plan_roles(nodes, home, config.role_resources.get(role, {}), count)
+
+    journal = ray.remote(JournalShell).options(
+        **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
+    ).remote(str(config.store_path))
+
+    def replicas_of(shell: type, role: str, *args: Any) -> list[Any]:
+        return [ray.remote(shell).options(**_options(config, role, name, **_on(node, config, role))).remote(*args)
+                for name, node in zip(replica_names(role, instance, config.role_replicas),
+                                      nodes_for(role, config.role_replicas))]
+
+    routers = replicas_of(RouterShell, "router", llm, catalog, config)
+    planners = replicas_of(PlannerShell, "planner", llm, schemas, catalog, config)
+    reflectors = replicas_of(ReflectorShell, "reflector", llm, config)
+    factory = factory or ExecutorFactory(config, llm, tools, instance)
+    executor_nodes = plan_initial_executors(config, nodes, home)
+    executors = factory.start(executor_nodes)
+    # The supervisor looks its peers up by name, so they must be registered before it starts.
+    _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
+    supervisor = ray.remote(SupervisorShell).options(**_options(
+        config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
+        max_concurrency=100_000)).remote(config, instance, specs)
+    return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)
+
+
+def _wait_started(roles: list[Any], journal: Any, config: RuntimeConfig, timeout_s: float = 300) -> None:
+    try:
+        ray.get([a.ping.remote() for a in roles] + [journal.get.remote("")], timeout=timeout_s)
+    except ray.exceptions.GetTimeoutError:
+        raise ActorStartError(
+            f"the role actors did not start within {timeout_s:.0f}s; Ray cannot place them. Check that the "
+            f"cluster has the resources named in RuntimeConfig.role_resources ({dict(config.role_resources)}) "
+            "and free CPUs (`ray status`)") from None
+
+
+def kill_actors(actors: ActorSet) -> None:
+    for handle in actors.all():
+        try:
+            ray.kill(handle, no_restart=True)
+        except Exception:  # noqa: BLE001 - already gone
+            pass

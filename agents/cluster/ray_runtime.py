@@ -1,0 +1,195 @@
+"""``Runtime`` over Ray actors. Lives in the Supervisor process.
+
+Step outputs stay in the object store: an executor returns two objects (small outcome, output), the
+Supervisor awaits only the outcome and hands the output's ObjectRef to dependent steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import ray
+from ray.exceptions import (
+    ActorDiedError,
+    ActorUnavailableError,
+    GetTimeoutError,
+    RayActorError,
+    TaskCancelledError,
+)
+
+from agents.cluster.placement import LeastLoaded
+from agents.engine.runtime import ExecutorLost, StepHandle
+from agents.roles.messages import (
+    PlanItem,
+    PlanRestarted,
+    ReplanContext,
+    RoleResult,
+    StepEmitted,
+    StepOutcome,
+    StepRequest,
+    StepView,
+)
+from agents.tools import ToolSpec
+from planning.models import Plan, Reflection, RouterDecision
+
+__all__ = ["RayRuntime", "RoleUnavailableError"]
+
+log = logging.getLogger("tetrarch.ray")
+T = TypeVar("T")
+
+_ACTOR_ERRORS = (RayActorError, ActorDiedError, ActorUnavailableError)
+_ROLE_RETRIES = 8
+_LOST_EXECUTOR_PAUSE_S = 15.0
+
+
+class RoleUnavailableError(RuntimeError):
+    """A role actor stayed unreachable through every restart we waited for."""
+
+
+class _RayStepHandle:
+    def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[str, bool], None],
+                 executor: str, node_id: str) -> None:
+        self._meta = meta_ref
+        self.output_ref: Any = output_ref
+        self._on_done = on_done
+        self.executor = executor
+        self.node_id = node_id
+        """The node this executor last ran on ("" before its first step): a restarted executor may move."""
+
+    async def outcome(self) -> StepOutcome:
+        node, lost = "", False
+        try:
+            outcome: StepOutcome = await self._meta
+            node = outcome.node_id
+            return outcome
+        except _ACTOR_ERRORS as exc:
+            lost = True
+            raise ExecutorLost(str(exc).splitlines()[0]) from exc
+        finally:
+            self._on_done(node, lost)
+
+    def cancel(self) -> None:
+        try:
+            ray.cancel(self._meta)
+        except Exception:  # noqa: BLE001 - cancelling a finished or lost task is fine
+            pass
+
+
+class _Replicas:
+    """The replicas of one role and how busy each is."""
+
+    def __init__(self, role: str, handles: Sequence[Any]) -> None:
+        if not handles:
+            raise ValueError(f"no {role} actors")
+        self.role = role
+        self.handles = list(handles)
+        self.balance = LeastLoaded(len(self.handles))
+
+    async def call(self, method: str, *args: Any) -> Any:
+        index = self.balance.acquire()
+        try:
+            return await getattr(self.handles[index], method).remote(*args)
+        finally:
+            self.balance.release(index)
+
+
+class RayRuntime:
+    def __init__(self, routers: Sequence[Any], planners: Sequence[Any], reflectors: Sequence[Any],
+                 executors: Sequence[Any], tool_specs: Mapping[str, ToolSpec]) -> None:
+        self._router, self._reflector = _Replicas("router", routers), _Replicas("reflector", reflectors)
+        self._planner = _Replicas("planner", planners)
+        self._executors = list(executors)
+        self._balance = LeastLoaded(len(self._executors))
+        self._nodes = [""] * len(self._executors)
+        self._lost_until: dict[int, float] = {}
+        self._specs = dict(tool_specs)
+
+    @property
+    def pool_size(self) -> int:
+        return len(self._executors)
+
+    def executor_load(self) -> list[int]:
+        """Steps in flight per executor (index = executor number)."""
+        return self._balance.load()
+
+    def add_executors(self, executors: Sequence[Any]) -> None:
+        """Grow the pool (a node joined)."""
+        self._executors.extend(executors)
+        self._balance.grow(len(executors))
+        self._nodes.extend([""] * len(executors))
+
+    async def _with_restarts(self, call: Callable[[], Awaitable[T]], role: str) -> T:
+        delay = 0.2
+        for attempt in range(_ROLE_RETRIES):
+            try:
+                return await call()
+            except _ACTOR_ERRORS as exc:
+                if attempt == _ROLE_RETRIES - 1:
+                    raise RoleUnavailableError(f"the {role} actor is unavailable: {exc}") from exc
+                log.warning("%s actor unavailable (%s); retrying in %.1fs", role, type(exc).__name__, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+        raise AssertionError("unreachable")
+
+    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
+        return await self._with_restarts(lambda: self._router.call("route", task_id, task), "router")
+
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]) -> RoleResult[Reflection]:
+        return await self._with_restarts(lambda: self._reflector.call("reflect", task_id, task, plan, results),
+                                         "reflector")
+
+    async def plan(self, task_id: str, task: str, replan: ReplanContext | None) -> AsyncIterator[PlanItem]:
+        delay = 0.2
+        for attempt in range(_ROLE_RETRIES):
+            emitted = False
+            index = self._planner.balance.acquire()
+            try:
+                planner = self._planner.handles[index]
+                stream = planner.plan.options(num_returns="streaming").remote(task_id, task, replan)
+                async for ref in stream:
+                    item = await ref
+                    emitted = emitted or isinstance(item, StepEmitted)
+                    yield item
+                return
+            except _ACTOR_ERRORS as exc:
+                if attempt == _ROLE_RETRIES - 1:
+                    raise RoleUnavailableError(f"the planner actor is unavailable: {exc}") from exc
+                if emitted:
+                    yield PlanRestarted(f"the planner restarted: {type(exc).__name__}")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+            finally:
+                self._planner.balance.release(index)
+
+    def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
+        # An executor that just died is restarting (its node may be gone): re-sending the lost step to it
+        # would lose the step again, so it gets no steps for a while unless no other executor is left.
+        now = time.monotonic()
+        self._lost_until = {i: t for i, t in self._lost_until.items() if t > now}
+        index = self._balance.acquire(avoid=set(self._lost_until))
+
+        def done(node_id: str, lost: bool, i: int = index) -> None:
+            self._balance.release(i)
+            if node_id:
+                self._nodes[i] = node_id
+            if lost:
+                self._lost_until[i] = time.monotonic() + _LOST_EXECUTOR_PAUSE_S
+
+        meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
+        return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index])
+
+    async def fetch(self, output_ref: Any) -> Any:
+        if isinstance(output_ref, ray.ObjectRef):
+            return await output_ref
+        return output_ref
+
+    def tool_spec(self, name: str | None) -> ToolSpec | None:
+        return self._specs.get(name) if name else None
+
+
+# Kept for callers that want to match on these without importing ray.exceptions.
+TRANSIENT_RAY_ERRORS = (*_ACTOR_ERRORS, GetTimeoutError, TaskCancelledError)

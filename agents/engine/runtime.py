@@ -1,0 +1,98 @@
+"""How the task state machine reaches the roles: a small protocol with two implementations.
+
+``LocalRuntime`` calls the role objects in-process (unit tests, no Ray); ``agents.cluster.ray_runtime.RayRuntime``
+calls the Ray actors and keeps step outputs in the object store. The state machine
+(``agents.engine.task_runner``) cannot tell them apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Protocol
+
+from agents.roles.executor import Executor
+from agents.roles.messages import PlanItem, ReplanContext, RoleResult, StepOutcome, StepRequest, StepView
+from agents.roles.planner import Planner
+from agents.roles.reflector import Reflector
+from agents.roles.router import Router
+from agents.tools import ToolSpec
+from planning.models import Plan, Reflection, RouterDecision
+
+__all__ = ["ExecutorLost", "LocalRuntime", "Runtime", "StepHandle"]
+
+
+class ExecutorLost(Exception):
+    """The executor running a step died; the step may be dispatched again elsewhere."""
+
+
+class StepHandle(Protocol):
+    output_ref: Any
+    """Opaque handle of the step's output: an ObjectRef on Ray, the value itself locally."""
+    executor: str
+    """Name of the executor the step was sent to (shown in events and traces)."""
+
+    async def outcome(self) -> StepOutcome: ...
+
+    def cancel(self) -> None: ...
+
+
+class Runtime(Protocol):
+    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]: ...
+
+    def plan(self, task_id: str, task: str, replan: ReplanContext | None) -> AsyncIterator[PlanItem]: ...
+
+    def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle: ...
+
+    async def fetch(self, output_ref: Any) -> Any: ...
+
+    async def reflect(self, task_id: str, task: str, plan: Plan,
+                      results: list[StepView]) -> RoleResult[Reflection]: ...
+
+    def tool_spec(self, name: str | None) -> ToolSpec | None: ...
+
+
+class _LocalHandle:
+    def __init__(self, task: asyncio.Task[StepOutcome], executor: str) -> None:
+        self._task = task
+        self.output_ref: Any = None
+        self.executor = executor
+
+    async def outcome(self) -> StepOutcome:
+        outcome = await self._task
+        self.output_ref = outcome.output
+        return outcome
+
+    def cancel(self) -> None:
+        self._task.cancel()
+
+
+class LocalRuntime:
+    """Everything in one process and one event loop."""
+
+    def __init__(self, router: Router, planner: Planner, executors: list[Executor], reflector: Reflector,
+                 tool_specs: Mapping[str, ToolSpec]) -> None:
+        self._router, self._planner, self._reflector = router, planner, reflector
+        self._executors = executors
+        self._next = 0
+        self._specs = dict(tool_specs)
+
+    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
+        return await self._router.route(task_id, task)
+
+    def plan(self, task_id: str, task: str, replan: ReplanContext | None) -> AsyncIterator[PlanItem]:
+        return self._planner.plan(task_id, task, replan)
+
+    def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
+        index = self._next % len(self._executors)
+        self._next += 1
+        return _LocalHandle(asyncio.ensure_future(self._executors[index].run(req, dict(inputs))), f"executor-{index}")
+
+    async def fetch(self, output_ref: Any) -> Any:
+        return output_ref
+
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]) -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results)
+
+    def tool_spec(self, name: str | None) -> ToolSpec | None:
+        return self._specs.get(name) if name else None

@@ -1,0 +1,196 @@
+"""The Supervisor: runs every task's state machine as a coroutine, records it durably, serves live events.
+
+``SupervisorCore`` is plain async Python (tested in-process with ``LocalRuntime``); ``agents.cluster.actors``
+wraps it in one async Ray actor with ``max_restarts``. After a restart it re-attaches to every task
+the store says is still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from agents.config import RuntimeConfig
+from agents.engine.runtime import Runtime
+from agents.engine.sink import StoreSink
+from agents.engine.task_runner import TaskRunner, build_result
+from agents.engine.task_state import TaskState
+from agents.errors import TaskNotWaitingError, UnknownTaskError
+from agents.events import AnyEvent, TaskSubmittedPayload
+from agents.results import TaskResult
+from agents.store import Store
+
+__all__ = ["SupervisorCore"]
+
+log = logging.getLogger("tetrarch.supervisor")
+
+
+class SupervisorCore:
+    """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
+
+    def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
+        self._running: dict[str, asyncio.Task[TaskResult]] = {}
+        self._runs: dict[str, int] = {}
+        self._results: dict[str, tuple[int, TaskResult]] = {}
+        self._live: dict[str, list[AnyEvent]] = {}
+        self._changed = asyncio.Condition()
+
+    # ------------------------------------------------------------------ commands
+    async def submit(self, task: str, task_id: str | None = None) -> str:
+        task_id = task_id or uuid.uuid4().hex[:16]
+        now = self._clock()
+        state = TaskState(task_id=task_id, task=task, submitted_at=now)
+        self._store.create_task(task_id, task, self._cfg.model_dump(mode="json"))
+        sink = self._sink(task_id)
+        sink.emit(TaskSubmittedPayload(task=task), state)
+        self._start(state, sink)
+        return task_id
+
+    async def respond(self, task_id: str, text: str) -> int:
+        state = self._load(task_id)
+        if self._is_running(task_id):
+            raise TaskNotWaitingError(task_id, "running")
+        if state.escalation is None:
+            raise TaskNotWaitingError(task_id, state.status or state.phase)
+        state.human_response = text
+        return self._continue(state)
+
+    async def resume(self, task_id: str) -> int:
+        """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
+        if self._is_running(task_id):
+            return self._runs[task_id]
+        state = self._load(task_id)
+        if state.phase in ("done", "waiting"):
+            result = self._store.get_result(task_id) or build_result(state, {})
+            self._results[task_id] = (state.run, result)
+            self._runs[task_id] = state.run
+            return state.run
+        return self._continue(state)
+
+    async def reattach(self) -> list[str]:
+        """Resume every task the store says is still running (after a Supervisor or driver crash)."""
+        ids = [t for t in self._store.unfinished_task_ids() if not self._is_running(t)]
+        for task_id in ids:
+            try:
+                await self.resume(task_id)
+            except Exception:  # one unreadable task must not block the others
+                log.exception("could not re-attach task %s", task_id)
+        return ids
+
+    # ------------------------------------------------------------------ queries
+    async def wait_events(self, task_id: str, after_seq: int = 0, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+        """Events with seq > after_seq; waits up to timeout_s for the first new one."""
+        deadline = self._clock() + timeout_s
+        async with self._changed:
+            while True:
+                events = self._events_after(task_id, after_seq)
+                remaining = deadline - self._clock()
+                if events or remaining <= 0:
+                    return [e.model_dump(mode="json") for e in events]
+                try:
+                    await asyncio.wait_for(self._changed.wait(), timeout=remaining)
+                except TimeoutError:
+                    pass
+
+    async def wait_result(self, task_id: str, run: int = 1, timeout_s: float = 10.0) -> dict[str, Any] | None:
+        """The result of run ``run`` (or a later one), or None when not finished within timeout_s."""
+        deadline = self._clock() + timeout_s
+        async with self._changed:
+            while True:
+                got = self._results.get(task_id)
+                if got is None and not self._is_running(task_id):
+                    stored = self._store.get_result(task_id)
+                    if stored is None and self._store.get_task(task_id) is None:
+                        raise UnknownTaskError(task_id)
+                    if stored is not None:
+                        got = (self._runs.get(task_id, run), stored)
+                if got is not None and got[0] >= run:
+                    return got[1].model_dump(mode="json")
+                remaining = deadline - self._clock()
+                if remaining <= 0:
+                    return None
+                try:
+                    await asyncio.wait_for(self._changed.wait(), timeout=remaining)
+                except TimeoutError:
+                    pass
+
+    async def current_run(self, task_id: str) -> int:
+        return self._runs.get(task_id) or self._load(task_id).run
+
+    async def running_tasks(self) -> list[str]:
+        return sorted(self._running)
+
+    async def shutdown(self) -> None:
+        for task in list(self._running.values()):
+            task.cancel()
+        await asyncio.gather(*self._running.values(), return_exceptions=True)
+        self._store.close()
+
+    # ------------------------------------------------------------------ internals
+    def _sink(self, task_id: str) -> StoreSink:
+        return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock)
+
+    def _on_event(self, task_id: str, event: AnyEvent) -> None:
+        self._live.setdefault(task_id, []).append(event)
+        asyncio.ensure_future(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _events_after(self, task_id: str, after_seq: int) -> list[AnyEvent]:
+        live = self._live.get(task_id)
+        if live and live[0].seq <= after_seq + 1:
+            return [e for e in live if e.seq > after_seq]
+        return self._store.events(task_id, after_seq=after_seq)
+
+    def _is_running(self, task_id: str) -> bool:
+        task = self._running.get(task_id)
+        return task is not None and not task.done()
+
+    def _load(self, task_id: str) -> TaskState:
+        data = self._store.load_checkpoint(task_id)
+        if data is None:
+            raise UnknownTaskError(task_id)
+        return TaskState.model_validate(data)
+
+    def _continue(self, state: TaskState) -> int:
+        state.run += 1
+        if state.phase != "waiting":
+            # Steps that were running when the process died run again (write tools are journaled).
+            for record in state.steps.values():
+                if record.status == "running":
+                    record.status = "pending"
+        self._results.pop(state.task_id, None)
+        self._start(state, self._sink(state.task_id))
+        return state.run
+
+    def _start(self, state: TaskState, sink: StoreSink) -> None:
+        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=sink, clock=self._clock)
+        self._runs[state.task_id] = state.run
+        task = asyncio.ensure_future(runner.run())
+        self._running[state.task_id] = task
+        task.add_done_callback(lambda t, s=state: self._on_done(s, t))
+
+    def _on_done(self, state: TaskState, task: asyncio.Task[TaskResult]) -> None:
+        if task.cancelled():
+            return  # shutdown: the checkpoint says "running", so the next Supervisor resumes it
+        result = task.result()
+        # What the caller gets is what the store keeps: a secret a tool output echoed is redacted in both.
+        plain = result.model_dump(mode="json")
+        redacted = self._store.redact(plain)
+        if redacted != plain:
+            result = TaskResult.model_validate(redacted)
+        try:
+            self._store.finish_task(state.task_id, result)
+        except Exception:  # the result still reaches the caller from memory
+            log.exception("could not store the result of task %s", state.task_id)
+        self._results[state.task_id] = (state.run, result)
+        self._running.pop(state.task_id, None)
+        asyncio.ensure_future(self._notify())

@@ -1,0 +1,193 @@
+"""The Executor role: runs one plan step — a tool call, or a reasoning step answered by one LLM call.
+
+The LLM is called only for ``tool_name: null`` steps, for one argument-repair round after a
+``ToolArgumentError``, and when the reflector asked to retry a tool step with a modification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agents.config import RuntimeConfig
+from agents.errors import InvalidLLMOutputError
+from agents.llm.base import LLM, LLMError, LLMRequest, Usage
+from agents.roles.json_call import call_json, reply_record
+from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
+from agents.roles.render import render_inputs
+from agents.store.redact import REDACTED
+from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
+from agents.tools.errors import ToolArgumentError, ToolError
+from agents.tools.journal import IdempotencyJournal
+from dag.errors import DagError
+from dag.refs import compile_value, resolve
+from planning.parse import extract_json_object
+from prompts import fence_untrusted, load_prompt
+
+__all__ = ["Executor"]
+
+
+def _parse_arguments(text: str) -> dict[str, Any]:
+    obj = extract_json_object(text)
+    # Models sometimes wrap the arguments: {"arguments": {...}} or {"tool_input": {...}}.
+    for key in ("arguments", "tool_input", "args"):
+        if set(obj) == {key} and isinstance(obj[key], dict):
+            return obj[key]
+    return obj
+
+
+class Executor:
+    """Runs steps; many at once on one asyncio loop (the Ray actor has ``max_concurrency``)."""
+
+    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, *, name: str = "executor",
+                 journal: IdempotencyJournal | None = None, node_id: str = "",
+                 clock: Callable[[], float] = time.time) -> None:
+        self._registry = ToolRegistry(tools)
+        self._dispatcher = ToolDispatcher(
+            self._registry, max_attempts=config.tool_max_attempts, backoff_s=config.tool_backoff_s,
+            backoff_max_s=config.tool_backoff_max_s, max_output_tokens=config.max_tool_output_tokens,
+            journal=journal)
+        self._llm = llm
+        self._config = config
+        self._name = name
+        self._node_id = node_id
+        self._clock = clock
+
+    async def run(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepOutcome:
+        started = self._clock()
+        acc = _Accumulator()
+        try:
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for runs _run as a task of its own, and a step
+            # cancelled (plan restart) just as that task fails left its exception never retrieved — asyncio
+            # logged a spurious error for it (found by benchmarks/fuzz).
+            async with asyncio.timeout(req.timeout_s):
+                output, args, attempts, from_journal = await self._run(req, inputs, acc)
+        except TimeoutError:
+            return self._failed(req, started, acc, "timeout",
+                                f"step {req.step.step_id} did not finish within step_timeout_s={req.timeout_s:g}s")
+        except _StepFailure as exc:
+            return self._failed(req, started, acc, exc.kind, exc.message)
+        return StepOutcome(step_id=req.step.step_id, attempt=req.attempt, ok=True, started_at=started,
+                           finished_at=self._clock(), output=output, usage=acc.usage, records=tuple(acc.records),
+                           executor=self._name, node_id=self._node_id, tool_attempts=attempts,
+                           from_journal=from_journal, arguments=args)
+
+    def _failed(self, req: StepRequest, started: float, acc: _Accumulator, kind: StepErrorKind,
+                message: str) -> StepOutcome:
+        return StepOutcome(step_id=req.step.step_id, attempt=req.attempt, ok=False, started_at=started,
+                           finished_at=self._clock(), error_kind=kind, error=message, usage=acc.usage,
+                           records=tuple(acc.records), executor=self._name, node_id=self._node_id)
+
+    async def _run(self, req: StepRequest, inputs: Mapping[int, Any],
+                   acc: _Accumulator) -> tuple[Any, dict[str, Any] | None, int, bool]:
+        step = req.step
+        if step.tool_name is None:
+            return await self._reason(req, inputs, acc), None, 0, False
+        try:
+            args = resolve(compile_value(step.tool_input), inputs)
+        except DagError as exc:
+            raise _StepFailure("dependency", f"step {step.step_id}: {exc}") from exc
+        self._refuse_redacted_secrets(step.step_id, step.tool_name, args)
+        if req.confirmed and req.modification:
+            raise _StepFailure("permission", (
+                f"step {step.step_id}: a human approved this {step.tool_name!r} call as planned; the reviewer's change "
+                f"({req.modification!r}) is not applied to an approved call — replan with the exact call"))
+        if req.modification:
+            args = await self._repair_arguments(req, args, f"The reviewer asked to change this call: "
+                                                            f"{req.modification}", acc)
+        for repair_round in range(2):
+            try:
+                # Keyed by the resolved call, not the attempt: a retried or resumed write applies once.
+                key = idempotency_key(req.task_id, step.step_id, step.tool_name, args)
+                result = await self._dispatcher.call(step.tool_name, args, idempotency_key=key,
+                                                     timeout_s=req.timeout_s, confirmed=req.confirmed)
+                return result.output, args, result.attempts, result.from_journal
+            except ToolArgumentError as exc:
+                if req.confirmed:
+                    # The human approved exactly these arguments: a model does not rewrite them afterwards.
+                    raise _StepFailure("argument", (
+                        f"{exc} (a human approved this call with these arguments, so they are not repaired by the "
+                        "model; replan with valid arguments)")) from exc
+                if repair_round == 1:
+                    raise _StepFailure("argument", f"{exc} (still invalid after one repair round)") from exc
+                args = await self._repair_arguments(req, args, str(exc), acc)
+            except ToolError as exc:
+                raise _StepFailure(_kind_of(exc), str(exc)) from exc
+        raise AssertionError("unreachable")
+
+    def _refuse_redacted_secrets(self, step_id: int, tool_name: str, args: Any) -> None:
+        """A resumed step whose secret argument was redacted from the checkpoint (secrets are never stored)
+        must not call the tool with the placeholder."""
+        tool = self._registry.get(tool_name) if tool_name in self._registry else None
+        if tool is None or not isinstance(args, dict):
+            return
+        lost = [p for p in tool.spec.secret_params if isinstance(args.get(p), str) and REDACTED in args[p]]
+        if lost:
+            raise _StepFailure("permanent", (
+                f"step {step_id}: the secret argument(s) {', '.join(lost)} of tool {tool_name!r} were redacted from "
+                "the checkpoint (secrets are never stored), so this step cannot run after a resume; submit the task "
+                "again with the secret"))
+
+    async def _reason(self, req: StepRequest, inputs: Mapping[int, Any], acc: _Accumulator) -> str:
+        step_text = req.step.description + (f"\nReviewer's instruction: {req.modification}" if req.modification else "")
+        prompt = load_prompt("executor", self._config.prompt_versions.get("executor")).render(
+            budget_tokens=self._config.context_token_budget, task=req.task, step=step_text,
+            inputs=render_inputs({k: inputs[k] for k in req.step.depends_on if k in inputs}))
+        request = LLMRequest(role="executor", messages=prompt.messages,
+                             metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
+        try:
+            reply = await self._llm.complete(request)
+        except LLMError as exc:
+            raise _StepFailure("llm", f"the reasoning step's model call failed: {exc}") from exc
+        acc.add(reply.usage, reply_record("executor", prompt.messages, reply))
+        return reply.text.strip()
+
+    async def _repair_arguments(self, req: StepRequest, args: dict[str, Any], error: str,
+                                acc: _Accumulator) -> dict[str, Any]:
+        tool = self._registry.get(req.step.tool_name or "")
+        template = load_prompt("executor_repair", self._config.prompt_versions.get("executor_repair"))
+        arguments = json.dumps(args, ensure_ascii=False, default=str)
+        if req.step.depends_on:  # filled in from earlier steps' output: untrusted data, fenced as such
+            arguments = fence_untrusted(arguments, "arguments filled in from earlier steps' output")
+        values = {"step": req.step.description, "tool_name": tool.name,
+                  "tool_schema": json.dumps(tool.spec.parameters, ensure_ascii=False),
+                  "arguments": arguments, "error": error}
+        # Older pinned versions take fewer variables; rendering stays strict about the ones they declare.
+        prompt = template.render(**{k: v for k, v in values.items() if k in template.variables})
+        try:
+            call = await call_json(self._llm, role="executor", messages=prompt.messages, parse=_parse_arguments,
+                                   json_schema=tool.spec.parameters,
+                                   metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
+        except InvalidLLMOutputError as exc:
+            acc.add(exc.usage or Usage(), *exc.records)
+            raise _StepFailure("argument", f"argument repair failed: {exc.error}") from exc
+        except LLMError as exc:
+            raise _StepFailure("llm", f"the argument-repair model call failed: {exc}") from exc
+        acc.add(call.usage, *call.records)
+        return call.value
+
+
+class _StepFailure(Exception):
+    def __init__(self, kind: StepErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class _Accumulator:
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.records: list[dict[str, Any]] = []
+
+    def add(self, usage: Usage, *records: dict[str, Any]) -> None:
+        self.usage = self.usage + usage
+        self.records.extend(records)
+
+
+def _kind_of(exc: ToolError) -> StepErrorKind:
+    kind = getattr(exc, "kind", "permanent")
+    return kind if kind in ("argument", "transient", "permanent", "timeout", "unknown_tool", "permission") \
+        else "permanent"

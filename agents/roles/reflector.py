@@ -1,0 +1,33 @@
+"""The Reflector role: scores an executed plan and proposes accept / retry_step / replan / escalate.
+
+It only proposes: ``planning.policy.decide`` has the last word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.config import RuntimeConfig
+from agents.llm.base import LLM
+from agents.roles.json_call import call_json
+from agents.roles.messages import RoleResult, StepView
+from agents.roles.render import render_plan, render_results
+from planning.models import Plan, Reflection
+from planning.parse import parse_reflection, reflection_schema
+from prompts import load_prompt
+
+__all__ = ["Reflector"]
+
+
+class Reflector:
+    def __init__(self, llm: LLM, config: RuntimeConfig) -> None:
+        self._llm = llm
+        self._config = config
+
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView]) -> RoleResult[Reflection]:
+        prompt = load_prompt("reflector", self._config.prompt_versions.get("reflector")).render(
+            budget_tokens=self._config.context_token_budget, task=task, plan=render_plan(plan),
+            results=render_results(results))
+        call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
+                               json_schema=reflection_schema(), metadata={"task_id": task_id})
+        return RoleResult(call.value, call.usage, call.records)

@@ -1,0 +1,48 @@
+"""How plans and step results are shown to the LLM roles (the same text for planner, reflector, executor)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agents.roles.messages import StepView
+from planning.models import Plan
+from prompts import fence_untrusted
+
+__all__ = ["render_plan", "render_results", "render_inputs", "output_text"]
+
+
+def output_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    return json.dumps(output, ensure_ascii=False, default=str)
+
+
+def render_plan(plan: Plan) -> str:
+    lines = []
+    for s in plan.steps:
+        call = f"{s.tool_name}({json.dumps(s.tool_input, ensure_ascii=False)})" if s.tool_name else "reasoning"
+        deps = f" after {s.depends_on}" if s.depends_on else ""
+        lines.append(f"{s.step_id}. {s.description} — {call}{deps}")
+    return "\n".join(lines)
+
+
+def render_results(results: Iterable[StepView]) -> str:
+    """Every step's status and output; outputs are untrusted data and fenced as such."""
+    parts = []
+    for r in results:
+        head = f"step {r.step_id} ({r.tool_name or 'reasoning'}) — {r.status}"
+        if r.status == "completed":
+            parts.append(f"{head}:\n{fence_untrusted(output_text(r.output), f'step {r.step_id} output')}")
+        elif r.error:
+            parts.append(f"{head}: {fence_untrusted(r.error, f'step {r.step_id} error')}")
+        else:
+            parts.append(head)
+    return "\n\n".join(parts) if parts else "(no steps ran)"
+
+
+def render_inputs(inputs: Mapping[int, Any]) -> str:
+    if not inputs:
+        return "(none)"
+    return "\n\n".join(fence_untrusted(output_text(v), f"step {k} output") for k, v in sorted(inputs.items()))

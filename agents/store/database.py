@@ -1,0 +1,394 @@
+"""The embedded SQLite store: tasks, event log, checkpoints, step outputs, idempotency journal, LLM calls.
+
+Every state transition is one transaction: its events are appended and the checkpoint replaced
+together (``commit``), so a process killed at any instant leaves either all of a transition or none
+of it. One ``Store`` is safe to share between threads (one connection behind a lock); several
+processes may open the same file at once (WAL; writers take the write lock up front and wait up
+to ``BUSY_TIMEOUT_MS`` for each other). Every JSON value written is redacted first (``secrets`` and
+common API-key shapes become ``[REDACTED]``). See ``agents.store.schema`` for the durability trade-off
+of ``durable=False`` (the default) versus ``durable=True``.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from agents.events import TaskSubmittedPayload, make_event
+    >>> with Store(pathlib.Path(tempfile.mkdtemp()) / "t.db", secrets=["s3cret-token"]) as store:
+    ...     store.create_task("t1", "add 2 and 2", {"api_key": "s3cret-token"})
+    ...     ev = make_event(TaskSubmittedPayload(task="add 2 and 2"), task_id="t1", seq=1, ts=0.0)
+    ...     store.commit("t1", [ev], checkpoint={"phase": "route"}, status="running")
+    ...     (store.last_seq("t1"), store.checkpoint_version("t1"), store.get_task("t1").config)
+    (1, 1, {'api_key': '[REDACTED]'})
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel
+
+from agents.events import AnyEvent, parse_event
+from agents.results import TaskResult
+from agents.store.blobs import BlobDir
+from agents.store.codec import decode, encode
+from agents.store.errors import (
+    BlobMissingError,
+    EventSequenceError,
+    InvalidWriteError,
+    SchemaVersionError,
+    SecretTooShortError,
+    StoreClosedError,
+    StoreError,
+    StoreSerializationError,
+    StoreTaskNotFoundError,
+    TaskExistsError,
+)
+from agents.store.journal import StoreJournal
+from agents.store.records import STATUSES, UNFINISHED, JournalRecord, StoreStatus, TaskRow, TaskSummary
+from agents.store.redact import REDACTED, Redactor
+from agents.store.schema import SCHEMA_VERSION, migrate, open_connection
+from agents.store.schema import schema_version as _schema_version
+
+__all__ = [  # noqa: RUF022 - grouped: the store, its records, its errors
+    "Store",
+    "StoreJournal",
+    "DEFAULT_BLOB_THRESHOLD_BYTES",
+    "SCHEMA_VERSION",
+    "REDACTED",
+    "StoreStatus",
+    "TaskRow",
+    "TaskSummary",
+    "JournalRecord",
+    "StoreError",
+    "StoreClosedError",
+    "TaskExistsError",
+    "StoreTaskNotFoundError",
+    "EventSequenceError",
+    "SchemaVersionError",
+    "StoreSerializationError",
+    "BlobMissingError",
+    "SecretTooShortError",
+    "InvalidWriteError",
+]
+
+DEFAULT_BLOB_THRESHOLD_BYTES = 256 * 1024
+"""Step outputs above this many bytes of JSON go to a file, keeping the database and its WAL small."""
+
+
+class Store:
+    """Durable state of every task. Open one per process (it reopens itself after a ``fork``)."""
+
+    def __init__(self, path: Path | str, *, secrets: Iterable[str] = (), durable: bool = False,
+                 blob_threshold_bytes: int = DEFAULT_BLOB_THRESHOLD_BYTES,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._path = Path(path).expanduser().absolute()
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._durable, self._clock = durable, clock
+        self._blob_threshold = blob_threshold_bytes
+        self._blobs = BlobDir(self._path)
+        self._redactor = Redactor.build(secrets)
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = os.getpid()
+        self._open()
+
+    def _open(self) -> None:
+        conn = open_connection(str(self._path), durable=self._durable)
+        try:
+            migrate(conn, path=str(self._path))
+        except BaseException:
+            conn.close()
+            raise
+        self._conn, self._pid = conn, os.getpid()
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def schema_version(self) -> int:
+        with self._read() as conn:
+            return _schema_version(conn)
+
+    def close(self) -> None:
+        """Close the connection (idempotent). Later calls raise ``StoreClosedError``."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def add_secret(self, value: str) -> None:
+        """Redact ``value`` from everything written from now on (e.g. a key learned at run time)."""
+        redactor = self._redactor.with_secret(value)
+        with self._lock:
+            self._redactor = redactor
+
+    def redact(self, value: Any) -> Any:
+        """``value`` (JSON-shaped) as the store would write it: registered secrets and key shapes replaced."""
+        return self._redactor.redact(value)
+
+    # ------------------------------------------------------------------ tasks
+    def create_task(self, task_id: str, task: str, config: dict[str, Any]) -> None:
+        """Register a new task with status "submitted". A duplicate id raises ``TaskExistsError``."""
+        now = self._clock()
+        task_text = self._redactor.redact_text(task)
+        config_json = encode(config, self._redactor, what=f"the config of task {task_id!r}")
+        with self._write() as conn:
+            try:
+                conn.execute("INSERT INTO tasks(task_id, task, status, created_at, updated_at, config_json)"
+                             " VALUES (?, ?, 'submitted', ?, ?, ?)", (task_id, task_text, now, now, config_json))
+            except sqlite3.IntegrityError as exc:
+                raise TaskExistsError(task_id) from exc
+
+    def commit(self, task_id: str, events: Sequence[AnyEvent | dict[str, Any]] = (),
+               checkpoint: dict[str, Any] | BaseModel | None = None,
+               status: StoreStatus | None = None) -> list[AnyEvent]:
+        """Atomically append ``events``, replace the checkpoint (version + 1) and set the status.
+
+        Event seqs must continue the stored log exactly (``last_seq + 1``, ``+ 2``, …): a gap or a
+        duplicate raises ``EventSequenceError`` and nothing is written. Returns the events as stored
+        (secrets redacted), which is what live readers must see too.
+        """
+        typed = [parse_event(e) if isinstance(e, dict) else e for e in events]
+        written = [self._event_row(task_id, e) for e in typed]
+        rows = [row for row, _ in written]
+        state_json = None if checkpoint is None else encode(
+            checkpoint, self._redactor, what=f"the checkpoint of task {task_id!r}")
+        self._check_status(status)
+        now = self._clock()
+        with self._write() as conn:
+            self._require_task(conn, task_id)
+            expected = _last_seq(conn, task_id) + 1
+            for offset, row in enumerate(rows):
+                if row[1] != expected + offset:
+                    raise EventSequenceError(task_id, expected=expected + offset, got=row[1])
+            conn.executemany("INSERT INTO events(task_id, seq, type, ts, body_json) VALUES (?, ?, ?, ?, ?)", rows)
+            if state_json is not None:
+                conn.execute("INSERT INTO checkpoints(task_id, version, state_json, updated_at) VALUES (?, 1, ?, ?)"
+                             " ON CONFLICT(task_id) DO UPDATE SET version = version + 1,"
+                             " state_json = excluded.state_json, updated_at = excluded.updated_at",
+                             (task_id, state_json, now))
+            self._set_status(conn, task_id, status, now)
+        return [event for _, event in written]
+
+    def finish_task(self, task_id: str, result: TaskResult) -> None:
+        """Store the final result and its status in one transaction."""
+        if result.task_id != task_id:
+            raise InvalidWriteError(f"the result is for task {result.task_id!r}, not {task_id!r}; "
+                                    "store each result under its own task id")
+        result_json = encode(result.model_dump(mode="json"), self._redactor, what=f"the result of {task_id!r}")
+        with self._write() as conn:
+            self._require_task(conn, task_id)
+            conn.execute("UPDATE tasks SET status = ?, stopped_reason = ?, result_json = ?, wall_s = ?,"
+                         " total_tokens = ?, updated_at = ? WHERE task_id = ?",
+                         (result.status, result.stopped_reason, result_json, result.timings.wall_s,
+                          result.usage.total.total_tokens, self._clock(), task_id))
+
+    def get_result(self, task_id: str) -> TaskResult | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT result_json FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+        return TaskResult.model_validate_json(row[0]) if row and row[0] is not None else None
+
+    def get_task(self, task_id: str) -> TaskRow | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT task_id, task, status, stopped_reason, created_at, updated_at, config_json,"
+                               " result_json IS NOT NULL FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+        if row is None:
+            return None
+        return TaskRow(task_id=row[0], task=row[1], status=row[2], stopped_reason=row[3], created_at=row[4],
+                       updated_at=row[5], config=decode(row[6]), has_result=bool(row[7]))
+
+    def unfinished_task_ids(self) -> list[str]:
+        """Tasks still "submitted" or "running" (oldest first): what a restarted Supervisor resumes."""
+        marks = ",".join("?" * len(UNFINISHED))
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT task_id FROM tasks WHERE status IN ({marks}) ORDER BY created_at, rowid",
+                                UNFINISHED).fetchall()
+        return [r[0] for r in rows]
+
+    def list_tasks(self, status: StoreStatus | None = None, limit: int = 50) -> list[TaskSummary]:
+        """The newest ``limit`` tasks, optionally only those with ``status``."""
+        self._check_status(status)
+        where, args = ("WHERE status = ?", (status,)) if status else ("", ())
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT task_id, task, status, created_at, updated_at, wall_s, total_tokens"
+                                f" FROM tasks {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                                (*args, max(0, limit))).fetchall()
+        return [TaskSummary(task_id=r[0], task=r[1], status=r[2], created=r[3], updated=r[4], wall_s=r[5],
+                            total_tokens=r[6]) for r in rows]
+
+    def delete_task(self, task_id: str) -> bool:
+        """Remove a task with its events, checkpoint, outputs, LLM calls, journal entries and blobs."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM journal WHERE task_id = ?", (task_id,))
+            deleted = conn.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,)).rowcount == 1
+        self._blobs.remove_task(task_id)
+        return deleted
+
+    def vacuum(self) -> None:
+        """Give the space of deleted tasks back to the file system."""
+        with self._read() as conn:
+            conn.execute("VACUUM")
+
+    # ------------------------------------------------------------------ events and checkpoints
+    def load_checkpoint(self, task_id: str) -> dict[str, Any] | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT state_json FROM checkpoints WHERE task_id = ?", (task_id,)).fetchone()
+        return decode(row[0]) if row else None
+
+    def checkpoint_version(self, task_id: str) -> int:
+        """How many checkpoints were committed for the task (0: none)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT version FROM checkpoints WHERE task_id = ?", (task_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def events(self, task_id: str, after_seq: int = 0) -> list[AnyEvent]:
+        """The task's events with ``seq > after_seq``, in order, typed."""
+        with self._read() as conn:
+            rows = conn.execute("SELECT body_json FROM events WHERE task_id = ? AND seq > ? ORDER BY seq",
+                                (task_id, after_seq)).fetchall()
+        return [parse_event(r[0]) for r in rows]
+
+    def last_seq(self, task_id: str) -> int:
+        with self._read() as conn:
+            return _last_seq(conn, task_id)
+
+    # ------------------------------------------------------------------ step outputs
+    def put_step_output(self, task_id: str, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
+        """Record an attempt's output; large ones are written to a blob file before the row commits."""
+        text = encode(output, self._redactor, what=f"the output of step {step_id} of task {task_id!r}")
+        size = len(text.encode("utf-8"))
+        body, blob = (text, None)
+        if size > self._blob_threshold:
+            body, blob = None, self._blobs.write(task_id, plan_version, step_id, attempt, text)
+        key = (task_id, plan_version, step_id, attempt)
+        with self._write() as conn:
+            self._require_task(conn, task_id)
+            old = conn.execute("SELECT blob_path FROM step_outputs WHERE task_id = ? AND plan_version = ?"
+                               " AND step_id = ? AND attempt = ?", key).fetchone()
+            conn.execute("INSERT OR REPLACE INTO step_outputs(task_id, plan_version, step_id, attempt, body_json,"
+                         " blob_path, size, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (*key, body, blob, size, self._clock()))
+        if old and old[0] and old[0] != blob:
+            self._blobs.unlink(old[0])  # replaced by a small output: the file is garbage now
+
+    def get_step_outputs(self, task_id: str, plan_version: int | None = None) -> dict[tuple[int, int], Any]:
+        """``(plan_version, step_id) → output`` of each step's latest recorded attempt."""
+        query = "SELECT plan_version, step_id, body_json, blob_path FROM step_outputs WHERE task_id = ?"
+        args: tuple[Any, ...] = (task_id,)
+        if plan_version is not None:
+            query, args = query + " AND plan_version = ?", (task_id, plan_version)
+        with self._read() as conn:
+            rows = conn.execute(query + " ORDER BY plan_version, step_id, attempt", args).fetchall()
+        latest = {(r[0], r[1]): (r[2], r[3]) for r in rows}  # ascending attempts: the last one wins
+        return {k: decode(body if body is not None else self._blobs.read(blob)) for k, (body, blob) in latest.items()}
+
+    # ------------------------------------------------------------------ idempotency journal
+    def journal_get(self, key: str) -> JournalRecord | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT key, task_id, output_json, recorded_at FROM journal WHERE key = ?",
+                               (key,)).fetchone()
+        return JournalRecord(key=row[0], task_id=row[1], output=decode(row[2]), recorded_at=row[3]) if row else None
+
+    def journal_put(self, key: str, task_id: str, output: Any) -> bool:
+        """Record a side effect's output once: True if recorded now, False if the key was already there."""
+        text = encode(output, self._redactor, what=f"the journaled output for key {key!r}")
+        with self._write() as conn:
+            cursor = conn.execute("INSERT OR IGNORE INTO journal(key, task_id, output_json, recorded_at)"
+                                  " VALUES (?, ?, ?, ?)", (key, task_id, text, self._clock()))
+            return cursor.rowcount == 1
+
+    # ------------------------------------------------------------------ LLM call records
+    def record_llm_call(self, task_id: str, record: dict[str, Any]) -> int:
+        """Append one LLM call record (see ``agents.llm.records``); returns its 1-based seq in the task."""
+        text = encode(record, self._redactor, what=f"an LLM call record of task {task_id!r}")
+        role = str((record.get("role") if isinstance(record, dict) else getattr(record, "role", "")) or "")
+        with self._write() as conn:
+            self._require_task(conn, task_id)
+            seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM llm_calls WHERE task_id = ?",
+                                   (task_id,)).fetchone()[0])
+            conn.execute("INSERT INTO llm_calls(task_id, seq, role, record_json) VALUES (?, ?, ?, ?)",
+                         (task_id, seq, role, text))
+        return seq
+
+    def llm_calls(self, task_id: str) -> list[dict[str, Any]]:
+        """The task's LLM call records in the order they were recorded (what ``ReplayLLM`` plays back)."""
+        with self._read() as conn:
+            rows = conn.execute("SELECT record_json FROM llm_calls WHERE task_id = ? ORDER BY seq",
+                                (task_id,)).fetchall()
+        return [decode(r[0]) for r in rows]
+
+    # ------------------------------------------------------------------ internals
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreClosedError(str(self._path))
+        if os.getpid() != self._pid:
+            # A connection must not cross fork(): the child abandons the inherited one and opens its own.
+            self._open()
+        assert self._conn is not None
+        return self._conn
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._connection()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction. IMMEDIATE takes the write lock first, so it never fails half-way with BUSY."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:  # some errors (disk full, I/O) already rolled back
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _event_row(self, task_id: str, event: AnyEvent) -> tuple[tuple[str, int, str, float, str], AnyEvent]:
+        if event.task_id != task_id:
+            raise InvalidWriteError(f"event seq {event.seq} belongs to task {event.task_id!r}, not {task_id!r}; "
+                                    "commit each task's events under its own id")
+        plain = event.model_dump(mode="json")
+        redacted = self._redactor.redact(plain)
+        body = encode(redacted, self._redactor, what=f"event {event.type}")
+        return (task_id, event.seq, event.type, event.ts, body), (event if redacted == plain else parse_event(redacted))
+
+    @staticmethod
+    def _check_status(status: str | None) -> None:
+        if status is not None and status not in STATUSES:
+            raise InvalidWriteError(f"unknown task status {status!r}; use one of {', '.join(STATUSES)}")
+
+    @staticmethod
+    def _require_task(conn: sqlite3.Connection, task_id: str) -> None:
+        if conn.execute("SELECT 1 FROM tasks WHERE task_id = ?", (task_id,)).fetchone() is None:
+            raise StoreTaskNotFoundError(task_id)
+
+    @staticmethod
+    def _set_status(conn: sqlite3.Connection, task_id: str, status: str | None, now: float) -> None:
+        if status is None:
+            conn.execute("UPDATE tasks SET updated_at = ? WHERE task_id = ?", (now, task_id))
+        elif status in UNFINISHED:
+            # Running again (resume / respond): the previous run's result no longer describes the task.
+            conn.execute("UPDATE tasks SET status = ?, stopped_reason = NULL, result_json = NULL, wall_s = NULL,"
+                         " total_tokens = NULL, updated_at = ? WHERE task_id = ?", (status, now, task_id))
+        else:
+            conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE task_id = ?", (status, now, task_id))
+
+
+def _last_seq(conn: sqlite3.Connection, task_id: str) -> int:
+    return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE task_id = ?", (task_id,)).fetchone()[0])
