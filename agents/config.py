@@ -8,12 +8,64 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["RuntimeConfig", "default_store_path"]
+from planning.policy import DEFAULT_LIMITS, PolicyLimits
+
+__all__ = ["DispatchOptions", "ExecutorOptions", "PlannerOptions", "PromptOptions", "RouterOptions",
+           "RuntimeConfig", "ToolOptions", "default_store_path"]
+
+
+# Typed views: each consumer gets the slice of RuntimeConfig it reads (a role actor is built from its own
+# options, not from all of the config), so what a component depends on is visible in its signature.
+@dataclass(frozen=True, slots=True)
+class PromptOptions:
+    versions: Mapping[str, str] = field(default_factory=dict)
+    """Pinned template version per prompt name; unpinned names use the latest."""
+    context_token_budget: int = 6000
+
+    def version(self, name: str) -> str | None:
+        return self.versions.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class RouterOptions:
+    prompts: PromptOptions
+    min_confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlannerOptions:
+    prompts: PromptOptions
+    max_steps: int
+    stream_plan: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOptions:
+    max_attempts: int
+    backoff_s: float
+    backoff_max_s: float
+    max_output_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorOptions:
+    prompts: PromptOptions
+    tools: ToolOptions
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchOptions:
+    """What the engine needs to dispatch steps of one plan."""
+
+    step_timeout_s: float
+    confirm_replanned_writes: bool
 
 
 def default_store_path() -> Path:
@@ -31,10 +83,10 @@ class RuntimeConfig(BaseModel):
 
     # --- routing and reflection policy (DESIGN.md) ---------------------------------------------
     router_min_confidence: float = Field(0.6, ge=0.0, le=1.0)
-    max_replans: int = Field(2, ge=0)
-    max_step_retries: int = Field(3, ge=0)
-    accept_min_score: int = Field(4, ge=1, le=5)
-    accept_min_correctness: int = Field(3, ge=1, le=5)
+    max_replans: int = Field(DEFAULT_LIMITS.max_replans, ge=0)
+    max_step_retries: int = Field(DEFAULT_LIMITS.max_step_retries, ge=0)
+    accept_min_score: int = Field(DEFAULT_LIMITS.accept_min_score, ge=1, le=5)
+    accept_min_correctness: int = Field(DEFAULT_LIMITS.accept_min_correctness, ge=1, le=5)
     """Correctness must be at least this (DESIGN.md: "correctness > 2")."""
 
     # --- termination -----------------------------------------------------------------------------
@@ -100,6 +152,29 @@ class RuntimeConfig(BaseModel):
     """More runtime_env for the job (``pip``, ``env_vars``, extra ``py_modules``…), merged with the shipped code."""
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+
+    # ------------------------------------------------------------------------------ typed views
+    def prompt_options(self) -> PromptOptions:
+        return PromptOptions(dict(self.prompt_versions), self.context_token_budget)
+
+    def router_options(self) -> RouterOptions:
+        return RouterOptions(self.prompt_options(), self.router_min_confidence)
+
+    def planner_options(self) -> PlannerOptions:
+        return PlannerOptions(self.prompt_options(), self.max_steps, self.stream_plan)
+
+    def executor_options(self) -> ExecutorOptions:
+        return ExecutorOptions(self.prompt_options(), ToolOptions(
+            self.tool_max_attempts, self.tool_backoff_s, self.tool_backoff_max_s, self.max_tool_output_tokens))
+
+    def dispatch_options(self) -> DispatchOptions:
+        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes)
+
+    def policy_limits(self, extra_replans: int = 0) -> PolicyLimits:
+        """The reflection policy's caps; ``extra_replans`` were granted by a human's answer to an escalation."""
+        return PolicyLimits(max_step_retries=self.max_step_retries, max_replans=self.max_replans + extra_replans,
+                            accept_min_score=self.accept_min_score,
+                            accept_min_correctness=self.accept_min_correctness)
 
     @model_validator(mode="after")
     def _check(self) -> RuntimeConfig:

@@ -6,6 +6,11 @@ exceptions here are for the Orchestrator itself (bad configuration, Ray unreacha
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from agents.llm.base import Spend
+
 __all__ = [
     "TetrarchError",
     "UsageError",
@@ -19,11 +24,34 @@ __all__ = [
     "OrchestratorClosedError",
     "TaskTimeoutError",
     "InvalidLLMOutputError",
+    "BudgetExceeded",
+    "RoleUnavailableError",
 ]
 
 
+def _rebuild(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
+    # BaseException.__new__ sets ``args`` without running the subclass's __init__, whose signature
+    # (task_id, status, …) differs from the pickled ``args`` (the finished message).
+    error = cls.__new__(cls, *args)
+    error.__dict__.update(state)
+    return error
+
+
 class TetrarchError(Exception):
-    """Base of every error tetrarch raises."""
+    """Base of every error tetrarch raises.
+
+    Every subclass crosses a process boundary intact (Ray pickles errors raised in actors): the same type,
+    the same message, the same attributes, whatever its constructor's signature.
+
+    Example:
+        >>> import pickle
+        >>> e = pickle.loads(pickle.dumps(TaskNotWaitingError("t1", "accepted")))
+        >>> type(e).__name__, e.status, str(e) == str(TaskNotWaitingError("t1", "accepted"))
+        ('TaskNotWaitingError', 'accepted', True)
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
 
 
 class UsageError(TetrarchError):
@@ -84,11 +112,36 @@ class InvalidLLMOutputError(TetrarchError):
         self.role = role
         self.error = error
         self.raw = raw
-        self.usage = None
-        self.records: tuple = ()
+        self.spend: Spend | None = None
 
-    def with_usage(self, usage, records: tuple) -> "InvalidLLMOutputError":
+    def with_spend(self, spend: Spend) -> InvalidLLMOutputError:
         """Attach what the failed calls cost, so budgets stay exact even for failures."""
-        self.usage = usage
-        self.records = records
+        self.spend = spend
         return self
+
+
+BudgetCap = Literal["token_budget", "max_llm_calls"]
+
+
+class BudgetExceeded(TetrarchError):
+    """A task (or a ReAct run) reached its ``token_budget`` or ``max_llm_calls``; ``cap`` names which."""
+
+    def __init__(self, cap: BudgetCap, used: int, limit: int) -> None:
+        what = "tokens" if cap == "token_budget" else "LLM calls"
+        super().__init__(f"the task used {used} {what}, over its {cap} of {limit}; raise RuntimeConfig.{cap} "
+                         "or split the task")
+        self.cap: BudgetCap = cap
+        self.used = used
+        self.limit = limit
+
+
+class RoleUnavailableError(TetrarchError):
+    """A role actor (router, planner, reflector) stayed unreachable through every restart the runtime waited
+    for: the cluster lost it. The task is checkpointed; ``orch.resume(task_id)`` continues it once Ray has the
+    actor back (check ``ray status`` for dead nodes or missing resources)."""
+
+    def __init__(self, role: str, cause: str) -> None:
+        super().__init__(f"the {role} actor is unavailable: {cause}; the task is checkpointed — check `ray status` "
+                         "and continue it with orch.resume(task_id)")
+        self.role = role
+        self.cause = cause

@@ -84,6 +84,7 @@ StoppedReason = Literal[
     "consecutive_errors",
     "loop_detected",
     "llm_unavailable",
+    "role_unavailable",
     "cancelled",
     "internal_error",
 ]

@@ -18,9 +18,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.config import RuntimeConfig
-from agents.errors import InvalidLLMOutputError
+from agents.engine.budget import Budget
+from agents.errors import BudgetExceeded, InvalidLLMOutputError
 from agents.events import StoppedReason, TaskStatus
-from agents.llm.base import LLM, LLMError, Usage
+from agents.llm.base import LLM, LLMError, Spend, Usage
 from agents.results import StepResult, StepTiming, TaskResult, Timings, UsageReport
 from agents.roles.json_call import call_json
 from agents.roles.render import output_text
@@ -73,6 +74,7 @@ class ReActAgent:
                  parallel: bool = False, max_turns: int = 24, clock: Callable[[], float] = time.time) -> None:
         self._llm = llm
         self._cfg = config or RuntimeConfig()
+        self._budget = Budget(self._cfg.token_budget, self._cfg.max_llm_calls)
         self._registry = ToolRegistry(tools)
         self._dispatcher = ToolDispatcher(
             self._registry, max_attempts=self._cfg.tool_max_attempts, backoff_s=self._cfg.tool_backoff_s,
@@ -102,18 +104,18 @@ class ReActAgent:
         schema = self._turn_model.model_json_schema()
         seen: dict[str, int] = {}
         for _ in range(self._max_turns):
-            run.check_budget(self._cfg)
+            run.check_budget(self._budget, before_call=True)
             try:
                 call = await call_json(self._llm, role="react", messages=messages,
                                        parse=lambda text: parse_model(text, self._turn_model), json_schema=schema,
                                        metadata={"task_id": run.task_id})
             except InvalidLLMOutputError as exc:
-                run.usage = run.usage + (exc.usage or Usage())
+                run.usage = run.usage + (exc.spend or Spend()).usage
                 raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
             except LLMError as exc:
                 raise _Stop("failed", "llm_unavailable", error=f"the model call failed: {exc}") from exc
-            run.usage = run.usage + call.usage
-            run.check_budget(self._cfg, strict=True)
+            run.usage = run.usage + call.spend.usage
+            run.check_budget(self._budget)
             turn = call.value
             calls = list(turn.actions) if self.parallel else ([turn.action] if turn.action else [])  # type: ignore[attr-defined]
             if turn.final_answer is not None and not calls:  # type: ignore[attr-defined]
@@ -163,13 +165,11 @@ class _Run:
         self.first_dispatch: float | None = None
         self.stop: _Stop | None = None
 
-    def check_budget(self, cfg: RuntimeConfig, strict: bool = False) -> None:
-        tokens, calls = self.usage.total_tokens, self.usage.llm_calls
-        if cfg.token_budget is not None and (tokens > cfg.token_budget or (not strict and tokens >= cfg.token_budget)):
-            raise _Stop("failed", "token_budget", error=f"ReAct used {tokens} tokens, over the token_budget")
-        if cfg.max_llm_calls is not None and (calls > cfg.max_llm_calls or
-                                              (not strict and calls >= cfg.max_llm_calls)):
-            raise _Stop("failed", "max_llm_calls", error=f"ReAct made {calls} LLM calls, over max_llm_calls")
+    def check_budget(self, budget: Budget, *, before_call: bool = False) -> None:
+        try:
+            budget.check(self.usage, before_call=before_call)
+        except BudgetExceeded as exc:
+            raise _Stop("failed", exc.cap, error=f"ReAct: {exc}") from exc
 
     def result(self, now: float) -> TaskResult:
         stop = self.stop or _Stop("failed", "internal_error", error="ReAct stopped without a result")

@@ -103,12 +103,14 @@ class Scheduler:
             self._set_state(step_id, StepState.SKIPPED)
             self._propagate_skip([step_id])
 
-    def preload(self, step_id: int, depends_on: Iterable[int], output: Any) -> None:
-        """Add a step that already COMPLETED with ``output`` (a kept step of a replan, or a checkpoint)."""
+    def preload(self, step_id: int, depends_on: Iterable[int], output: Any, attempt: int = 0) -> None:
+        """Add a step that already COMPLETED with ``output`` (a kept step of a replan, or a checkpoint);
+        ``attempt`` is how often it ran before."""
         deps = frozenset(depends_on)
         self._check_new(step_id, deps)
         self._insert(step_id, deps)
         self._steps[step_id].output = output
+        self._steps[step_id].attempt = attempt
         self._set_state(step_id, StepState.COMPLETED)
 
     def seal(self) -> None:

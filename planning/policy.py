@@ -18,6 +18,7 @@ from typing import Literal, assert_never
 from planning.models import Reflection, Route, RouterDecision
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "Accept",
     "Decision",
     "Escalate",
@@ -65,6 +66,10 @@ class PolicyLimits:
     max_replans: int = 2
     accept_min_score: int = 4
     accept_min_correctness: int = 3
+
+
+DEFAULT_LIMITS = PolicyLimits()
+"""The defaults DESIGN.md names; ``agents.config.RuntimeConfig`` takes its own defaults from here."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,12 +1,12 @@
-"""Thin Ray actor shells around the plain role classes — the only place roles meet ``ray.remote``.
+"""The actors: the role classes (and the Supervisor core) made Ray actors in one place, ``create_actors``,
+which also applies every fault-tolerance and placement option.
 
-Each shell builds its role in ``__init__`` (so a restarted actor is whole again) and forwards calls.
-Fault-tolerance options are applied in one factory, ``create_actors``.
+Each actor builds its state in ``__init__`` from picklable arguments, so a restarted actor is whole again.
+Only the executor and the Supervisor have classes of their own here, because only they do Ray work.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
@@ -19,16 +19,18 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
-from agents.config import RuntimeConfig
+from agents.cluster.ray_runtime import RayRuntime
+from agents.config import ExecutorOptions, RuntimeConfig
+from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
-from agents.roles.messages import ReplanContext, StepOutcome, StepRequest, StepView
+from agents.roles.messages import StepOutcome, StepRequest
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
+from agents.store import Store
 from agents.tools import Tool, ToolRegistry
-from planning.models import Plan
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -43,44 +45,33 @@ def _node_id() -> str:
         return socket.gethostname()
 
 
-class RouterShell:
-    def __init__(self, llm: LLM, catalog: str, config: RuntimeConfig) -> None:
-        self._role = Router(llm, catalog, config)
-
-    async def route(self, task_id: str, task: str):
-        return await self._role.route(task_id, task)
+class _WhereAmI:
+    """Mixed into every actor class: Ray-level introspection the role classes must not know about."""
 
     def ping(self) -> str:
+        """The node this actor runs on (start-up checks and placement tests)."""
         return _node_id()
 
-
-class PlannerShell:
-    def __init__(self, llm: LLM, schemas: dict[str, dict], catalog: str, config: RuntimeConfig) -> None:
-        self._role = Planner(llm, schemas, catalog, config)
-
-    async def plan(self, task_id: str, task: str, replan: ReplanContext | None):
-        # An async generator method: called with num_returns="streaming", each item reaches the
-        # Supervisor as soon as it is yielded.
-        async for item in self._role.plan(task_id, task, replan):
-            yield item
-
-    def ping(self) -> str:
-        return _node_id()
+    def pid(self) -> int:
+        return os.getpid()
 
 
-class ReflectorShell:
-    def __init__(self, llm: LLM, config: RuntimeConfig) -> None:
-        self._role = Reflector(llm, config)
+# The role classes are Ray actors as they are: no shell forwards their methods. (The planner's ``plan`` is an
+# async generator; called with num_returns="streaming", each item reaches the Supervisor when it is yielded.)
+class RouterActor(Router, _WhereAmI):
+    pass
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]):
-        return await self._role.reflect(task_id, task, plan, results)
 
-    def ping(self) -> str:
-        return _node_id()
+class PlannerActor(Planner, _WhereAmI):
+    pass
+
+
+class ReflectorActor(Reflector, _WhereAmI):
+    pass
 
 
 class RemoteJournal:
-    """IdempotencyJournal backed by the JournalShell actor (durable, shared by every executor).
+    """IdempotencyJournal backed by the JournalActor (durable, shared by every executor).
 
     It holds the journal's *name*, not its handle: an actor handle in a constructor argument cannot be
     reconstructed by lineage, so a restarted executor could fail to start (ray-project/ray#53727).
@@ -102,12 +93,10 @@ class RemoteJournal:
         await self._journal().put.remote(key, output)
 
 
-class JournalShell:
+class JournalActor:
     """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
 
     def __init__(self, store_path: str) -> None:
-        from agents.store import Store
-
         self._store = Store(Path(store_path))
 
     def get(self, key: str):
@@ -118,12 +107,15 @@ class JournalShell:
         return self._store.journal_put(key, task_id, output)
 
 
-class ExecutorShell:
-    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, name: str,
-                 journal_name: str | None) -> None:
-        self._name = name
-        journal = RemoteJournal(journal_name, config.namespace) if journal_name else None
-        self._role = Executor(tools, llm, config, name=name, journal=journal, node_id=_node_id())
+class ExecutorActor(_WhereAmI):
+    """Runs steps. Not a bare ``Executor``: it awaits the outputs of dependencies (ObjectRefs) and returns the
+    step's outcome and output as two objects, so the Supervisor awaits only the small outcome and hands the
+    output's reference to dependents without fetching it."""
+
+    def __init__(self, tools: Sequence[Tool], llm: LLM, options: ExecutorOptions, name: str,
+                 journal_name: str | None, namespace: str) -> None:
+        journal = RemoteJournal(journal_name, namespace) if journal_name else None
+        self._role = Executor(tools, llm, options, name=name, journal=journal, node_id=_node_id())
 
     async def run(self, req: StepRequest, inputs: dict[int, Any]) -> tuple[StepOutcome, Any]:
         resolved = {}
@@ -132,21 +124,11 @@ class ExecutorShell:
         outcome = await self._role.run(req, resolved)
         return outcome.without_output(), outcome.output
 
-    def ping(self) -> str:
-        return _node_id()
 
-    def pid(self) -> int:
-        return os.getpid()
-
-
-class SupervisorShell:
+class SupervisorActor(SupervisorCore, _WhereAmI):
     """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks."""
 
     def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any]) -> None:
-        from agents.cluster.ray_runtime import RayRuntime
-        from agents.engine.supervisor import SupervisorCore
-        from agents.store import Store
-
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
         def peers(role: str) -> list[Any]:
@@ -158,73 +140,17 @@ class SupervisorShell:
                         if a["namespace"] == config.namespace and a["name"].startswith(prefix)),
                        key=lambda n: int(n.removeprefix(prefix)))
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
-        self._runtime = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
-        self._core = SupervisorCore(Store(config.store_path), self._runtime, config)
-        self._needs_reattach = ray.get_runtime_context().was_current_actor_reconstructed
-        self._reattach_lock: asyncio.Lock | None = None
-
-    async def _ready(self) -> None:
-        if not self._needs_reattach:
-            return
-        if self._reattach_lock is None:
-            self._reattach_lock = asyncio.Lock()
-        async with self._reattach_lock:
-            if self._needs_reattach:
-                self._needs_reattach = False
-                ids = await self._core.reattach()
-                log.warning("supervisor restarted; re-attached %d unfinished task(s)", len(ids))
-
-    async def submit(self, task: str, task_id: str) -> str:
-        await self._ready()
-        try:
-            await self._core.current_run(task_id)
-            return task_id  # a retried submit after a restart: the task exists already
-        except Exception:  # noqa: BLE001 - unknown task: create it
-            return await self._core.submit(task, task_id)
-
-    async def respond(self, task_id: str, text: str) -> int:
-        await self._ready()
-        return await self._core.respond(task_id, text)
-
-    async def resume(self, task_id: str) -> int:
-        await self._ready()
-        return await self._core.resume(task_id)
-
-    async def reattach(self) -> list[str]:
-        self._needs_reattach = False
-        return await self._core.reattach()
-
-    async def wait_events(self, task_id: str, after_seq: int, timeout_s: float) -> list[dict[str, Any]]:
-        await self._ready()
-        return await self._core.wait_events(task_id, after_seq, timeout_s)
-
-    async def wait_result(self, task_id: str, run: int, timeout_s: float) -> dict[str, Any] | None:
-        await self._ready()
-        return await self._core.wait_result(task_id, run, timeout_s)
-
-    async def current_run(self, task_id: str) -> int:
-        await self._ready()
-        return await self._core.current_run(task_id)
-
-    async def running_tasks(self) -> list[str]:
-        return await self._core.running_tasks()
+        self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
+        super().__init__(Store(config.store_path), self._ray, config,
+                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
 
     def add_executors(self, executors: list[Any]) -> int:
         """Grow the pool (the node watcher found a new node); returns the pool's new size."""
-        self._runtime.add_executors(executors)
-        return self._runtime.pool_size
+        self._ray.add_executors(executors)
+        return self._ray.pool_size
 
     def executor_load(self) -> list[int]:
-        return self._runtime.executor_load()
-
-    def pid(self) -> int:
-        return os.getpid()
-
-    def ping(self) -> str:
-        return _node_id()
-
-    async def shutdown(self) -> None:
-        await self._core.shutdown()
+        return self._ray.executor_load()
 
 
 def replica_names(role: str, instance: str, replicas: int) -> list[str]:
@@ -307,11 +233,12 @@ class ExecutorFactory:
         for node_id in node_ids:
             i = self.count
             self.count += 1
-            handles.append(ray.remote(ExecutorShell).options(**_options(
+            handles.append(ray.remote(ExecutorActor).options(**_options(
                 self._config, "executor", f"executor-{self._instance}-{i}",
                 max_concurrency=self._config.executor_max_concurrency,
                 **_on(node_id, self._config, "executor"),
-            )).remote(self._tools, self._llm, self._config, f"executor-{i}", f"journal-{self._instance}"))
+            )).remote(self._tools, self._llm, self._config.executor_options(), f"executor-{i}",
+                      f"journal-{self._instance}", self._config.namespace))
         self.started.extend(handles)
         return handles
 
@@ -345,7 +272,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
             return [None] * count
         return plan_roles(nodes, home, config.role_resources.get(role, {}), count)
 
-    journal = ray.remote(JournalShell).options(
+    journal = ray.remote(JournalActor).options(
         **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
     ).remote(str(config.store_path))
 
@@ -354,15 +281,15 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
                 for name, node in zip(replica_names(role, instance, config.role_replicas),
                                       nodes_for(role, config.role_replicas))]
 
-    routers = replicas_of(RouterShell, "router", llm, catalog, config)
-    planners = replicas_of(PlannerShell, "planner", llm, schemas, catalog, config)
-    reflectors = replicas_of(ReflectorShell, "reflector", llm, config)
+    routers = replicas_of(RouterActor, "router", llm, catalog, config.router_options())
+    planners = replicas_of(PlannerActor, "planner", llm, schemas, catalog, config.planner_options())
+    reflectors = replicas_of(ReflectorActor, "reflector", llm, config.prompt_options())
     factory = factory or ExecutorFactory(config, llm, tools, instance)
     executor_nodes = plan_initial_executors(config, nodes, home)
     executors = factory.start(executor_nodes)
     # The supervisor looks its peers up by name, so they must be registered before it starts.
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
-    supervisor = ray.remote(SupervisorShell).options(**_options(
+    supervisor = ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
         max_concurrency=100_000)).remote(config, instance, specs)
     return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)

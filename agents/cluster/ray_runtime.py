@@ -23,6 +23,7 @@ from ray.exceptions import (
 
 from agents.cluster.placement import LeastLoaded
 from agents.engine.runtime import ExecutorLost, StepHandle
+from agents.errors import RoleUnavailableError
 from agents.roles.messages import (
     PlanItem,
     PlanRestarted,
@@ -36,7 +37,7 @@ from agents.roles.messages import (
 from agents.tools import ToolSpec
 from planning.models import Plan, Reflection, RouterDecision
 
-__all__ = ["RayRuntime", "RoleUnavailableError"]
+__all__ = ["RayRuntime"]
 
 log = logging.getLogger("tetrarch.ray")
 T = TypeVar("T")
@@ -44,10 +45,6 @@ T = TypeVar("T")
 _ACTOR_ERRORS = (RayActorError, ActorDiedError, ActorUnavailableError)
 _ROLE_RETRIES = 8
 _LOST_EXECUTOR_PAUSE_S = 15.0
-
-
-class RoleUnavailableError(RuntimeError):
-    """A role actor stayed unreachable through every restart we waited for."""
 
 
 class _RayStepHandle:
@@ -129,7 +126,7 @@ class RayRuntime:
                 return await call()
             except _ACTOR_ERRORS as exc:
                 if attempt == _ROLE_RETRIES - 1:
-                    raise RoleUnavailableError(f"the {role} actor is unavailable: {exc}") from exc
+                    raise RoleUnavailableError(role, str(exc)) from exc
                 log.warning("%s actor unavailable (%s); retrying in %.1fs", role, type(exc).__name__, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
@@ -157,7 +154,7 @@ class RayRuntime:
                 return
             except _ACTOR_ERRORS as exc:
                 if attempt == _ROLE_RETRIES - 1:
-                    raise RoleUnavailableError(f"the planner actor is unavailable: {exc}") from exc
+                    raise RoleUnavailableError("planner", str(exc)) from exc
                 if emitted:
                     yield PlanRestarted(f"the planner restarted: {type(exc).__name__}")
                 await asyncio.sleep(delay)

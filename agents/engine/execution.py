@@ -1,8 +1,11 @@
 """Plan-and-execute for one plan version: feeds streamed steps to the pure scheduler and dispatches every
 ready step the moment its dependencies are done — before the plan has finished streaming.
 
-Driven by completions (``asyncio.wait(FIRST_COMPLETED)``), never by polling. Every task it starts is
-awaited, and every failure becomes a recorded step failure.
+The ``dag.Scheduler`` is the one source of truth for each step's status and attempt; this module keeps the
+facts the scheduler does not model (timings, error kinds, fetched outputs) and derives the checkpoint's step
+records from both (``step_records``). Driven by completions (``asyncio.wait(FIRST_COMPLETED)``), never by
+polling. Every task it starts is awaited, and every failure becomes a recorded step failure. ``run`` returns
+how the execution ended (``agents.engine.stops``) instead of raising.
 """
 
 from __future__ import annotations
@@ -11,13 +14,19 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, assert_never
 
+from agents.config import DispatchOptions
+from agents.engine.budget import Budget
+from agents.engine.gates import needs_confirmation
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
-from agents.engine.sink import TaskSink
+from agents.engine.sink import TaskSink, record_spend
+from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, FailureCaps, Stopped
 from agents.engine.task_state import StepState, TaskState
+from agents.errors import BudgetExceeded
 from agents.events import PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
-from agents.llm.base import Usage
+from agents.llm.base import Spend
+from agents.results import StepStatus
 from agents.roles.messages import (
     PlanCompleted,
     PlanFailed,
@@ -28,40 +37,16 @@ from agents.roles.messages import (
     StepOutcome,
     StepRequest,
 )
-from agents.tools import ToolSpec
 from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
-from planning.models import Plan, PlanStep
+from planning.models import PlanStep
 
-__all__ = ["ExecutionHooks", "PlanExecution", "PlanFailure", "needs_confirmation"]
+__all__ = ["PlanExecution"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
 _PREVIEW_CHARS = 200
-
-
-class ExecutionHooks(Protocol):
-    """What the execution needs from the task runner (budgets, caps, the clock)."""
-
-    def charge(self, role: str, usage: Usage, records: tuple[dict[str, Any], ...]) -> None: ...
-
-    def check_budget(self) -> None: ...
-
-    def on_step_failure(self, step: PlanStep, outcome: StepOutcome) -> None: ...
-
-    def on_step_success(self) -> None: ...
-
-    def now(self) -> float: ...
-
-    def checkpoint(self) -> TaskState: ...
-
-
-class PlanFailure(Exception):
-    """The planner could not produce a valid plan (after its repair round)."""
-
-    def __init__(self, failed: PlanFailed) -> None:
-        super().__init__(failed.error)
-        self.failed = failed
+_STATUS: dict[SchedState, StepStatus] = {s: s.value for s in SchedState}  # type: ignore[misc]
 
 
 @dataclass(slots=True)
@@ -73,13 +58,25 @@ class _Running:
     redispatches: int = 0
 
 
-def needs_confirmation(spec: ToolSpec | None, plan_version: int, confirm_replanned_writes: bool = True) -> bool:
-    """Whether a step of this tool waits for a human's approval before it runs: a ``requires_confirmation``
-    tool always; any write/admin tool in a plan made after the planner saw tool output (every replan: tool
-    output is untrusted and may be an injected instruction), unless the deployment opted out."""
-    if spec is None:
-        return False
-    return spec.requires_confirmation or (confirm_replanned_writes and plan_version > 1 and spec.permission != "read")
+@dataclass(slots=True)
+class _Facts:
+    """What the scheduler does not model about a step's latest attempt (never its status)."""
+
+    error_kind: str | None = None
+    error: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    tool_attempts: int = 0
+    from_journal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The caps one execution enforces on the task it belongs to."""
+
+    dispatch: DispatchOptions
+    budget: Budget
+    failures: FailureCaps
 
 
 def _same_step(a: PlanStep, b: PlanStep) -> bool:
@@ -93,73 +90,90 @@ def _preview(value: Any) -> str:
 
 
 class PlanExecution:
-    def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, hooks: ExecutionHooks, *,
-                 step_timeout_s: float, kept: dict[int, tuple[PlanStep, Any]] | None = None,
-                 replan: ReplanContext | None = None, clock: Callable[[], float],
-                 confirm_replanned_writes: bool = True) -> None:
-        self._st, self._rt, self._sink, self._hooks = state, runtime, sink, hooks
-        self._confirm_replanned_writes = confirm_replanned_writes
-        self._timeout = step_timeout_s
+    def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
+                 clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,
+                 replan: ReplanContext | None = None) -> None:
+        self._st, self._rt, self._sink, self._limits, self._clock = state, runtime, sink, limits, clock
         self._kept = kept or {}
-        self._clock = clock
         self._sched = Scheduler()
         self._steps: dict[int, PlanStep] = {}
+        self._facts: dict[int, _Facts] = {}
         self.values: dict[int, Any] = {}
+        """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], _Running] = {}
         self._persisting: set[asyncio.Future[None]] = set()
         self._plan_iter: AsyncIterator[PlanItem] | None = None
         self._plan_next: asyncio.Future[PlanItem] | None = None
         self._plan_broken = False
+        self._stopped: Stopped | None = None
         self.awaiting_confirmation: set[int] = set()
         if state.plan_complete:
             self._rebuild_from_state()
         else:
             self._plan_iter = runtime.plan(state.task_id, state.task, replan).__aiter__()
 
+    # ------------------------------------------------------------------ the derived checkpoint
+    def step_records(self) -> dict[int, StepState]:
+        """Each step's record for the checkpoint and the result: status and attempt from the scheduler."""
+        records = {}
+        for sid in self._steps:
+            state, facts = self._sched.state(sid), self._facts[sid]
+            error = facts.error if state is SchedState.FAILED else None
+            if state is SchedState.SKIPPED:
+                dead = [d for d in sorted(self._steps[sid].depends_on)
+                        if d in self._steps and self._sched.state(d) is not SchedState.COMPLETED]
+                error = f"skipped: step {dead[0]} did not complete" if dead else "skipped"
+            records[sid] = StepState(
+                status=_STATUS[state], attempts=self._sched.attempt(sid), error=error,
+                error_kind=facts.error_kind if state is SchedState.FAILED else None, started_at=facts.started_at,
+                finished_at=facts.finished_at, tool_attempts=facts.tool_attempts, from_journal=facts.from_journal)
+        return records
+
+    def checkpoint(self) -> TaskState:
+        """The task state with its step records derived now (call right before writing it)."""
+        self._st.steps = self.step_records()
+        return self._st
+
+    def status_of(self, step_id: int) -> StepStatus:
+        return _STATUS[self._sched.state(step_id)] if step_id in self._steps else "pending"
+
     # ------------------------------------------------------------------ setup
     def _rebuild_from_state(self) -> None:
         """Resume: the plan is known; completed steps with a stored output are not run again."""
         stored = self._sink.outputs(self._st.plan_version)
-        refused: list[int] = []
+        refused: list[tuple[int, str]] = []
         for step in self._st.plan_steps:
-            self._steps[step.step_id] = step
-            record = self._st.steps.setdefault(step.step_id, StepState())
-            if record.status == "completed" and step.step_id in stored:
-                self._sched.preload(step.step_id, step.depends_on, stored[step.step_id])
-                self.values[step.step_id] = stored[step.step_id]
+            sid = step.step_id
+            self._steps[sid] = step
+            record = self._st.steps.get(sid, StepState())
+            if record.status == "completed" and sid in stored:
+                self._sched.preload(sid, step.depends_on, stored[sid], record.attempts)
+                self.values[sid] = stored[sid]
+                self._facts[sid] = _Facts(started_at=record.started_at, finished_at=record.finished_at,
+                                          tool_attempts=record.tool_attempts, from_journal=record.from_journal)
             else:
-                self._sched.add_step(step.step_id, step.depends_on)
+                self._sched.add_step(sid, step.depends_on)
+                self._facts[sid] = _Facts()
                 if record.status == "failed" and record.error_kind == "permission":
-                    refused.append(step.step_id)  # a human said no: continuing must not ask again
-                else:
-                    record.status = "pending"
+                    refused.append((sid, record.error or "refused"))  # a human said no: do not ask again
         self._sched.seal()
-        for sid in refused:
+        for sid, error in refused:
             self._sched.start(sid)
-            self._sched.fail(sid, self._st.steps[sid].error or "refused")
-        for sid, record in self._st.steps.items():
-            if sid in self._steps and self._sched.state(sid) is SchedState.SKIPPED:
-                record.status = "skipped"
-
-    @property
-    def plan(self) -> Plan:
-        return Plan(steps=[self._steps[i] for i in sorted(self._steps)])
-
-    def state_of(self, step_id: int) -> SchedState:
-        return self._sched.state(step_id)
+            self._sched.fail(sid, error)
+            self._facts[sid] = _Facts(error_kind="permission", error=error)
 
     # ------------------------------------------------------------------ main loop
-    async def run(self) -> None:
-        """Until every step is terminal, or the only work left waits for a human's confirmation."""
+    async def run(self) -> ExecutionResult:
+        """Until every step is terminal, the only work left waits for a human, or a cap stops the task."""
         try:
             if self._plan_iter is not None and self._plan_next is None:
                 self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())
-            while True:
+            while self._stopped is None:
                 self._dispatch_ready()
                 waitables: set[asyncio.Future[Any]] = set(self._running)
                 if self._plan_next is not None:
                     waitables.add(self._plan_next)
-                if not waitables:
+                if not waitables or self._stopped is not None:
                     break
                 done, _ = await asyncio.wait(waitables, return_when=asyncio.FIRST_COMPLETED)
                 for fut in done:
@@ -169,9 +183,17 @@ class PlanExecution:
                         self._on_step_done(fut)
             if self._persisting:
                 await asyncio.gather(*self._persisting)
+        except BudgetExceeded as exc:
+            self._stopped = Stopped(exc.cap, str(exc))
         except BaseException:
             await self.cancel_all()
             raise
+        if self._stopped is not None:
+            await self.cancel_all()
+            return self._stopped
+        if self.awaiting_confirmation:
+            return AwaitingConfirmation(tuple(sorted(self.awaiting_confirmation)))
+        return AllTerminal()
 
     async def cancel_all(self) -> None:
         for fut, run in list(self._running.items()):
@@ -189,46 +211,53 @@ class PlanExecution:
         for fut in self._persisting:
             fut.cancel()
 
+    def _charge(self, role: str, spend: Spend) -> None:
+        record_spend(self._st, self._sink, role, spend)
+        self._limits.budget.check(self._st.usage.total)
+
     # ------------------------------------------------------------------ plan stream
     def _on_plan_item(self, fut: asyncio.Future[PlanItem]) -> None:
         self._plan_next = None
         try:
             item = fut.result()
         except StopAsyncIteration:
-            raise PlanFailure(PlanFailed("the planner stopped without finishing its plan", "invalid_llm_output",
-                                         Usage())) from None
+            self._stopped = Stopped("invalid_llm_output", "the planner stopped without finishing its plan")
+            return
         match item:
             case StepEmitted(step=step):
                 self._add_step(step)
             case PlanRestarted():
                 self._restart()
-            case PlanCompleted(plan=_, usage=usage, records=records):
-                self._hooks.charge("planner", usage, records)
+            case PlanCompleted(spend=spend):
+                self._plan_iter = None  # exhausted: a later run() (retry_step) must not read it again
                 self._sched.seal()
                 self._st.plan_complete = True
-                self._plan_iter = None  # exhausted: a later run() (retry_step) must not read it again
+                self._charge("planner", spend)
                 return
-            case PlanFailed(usage=usage, records=records):
-                self._hooks.charge("planner", usage, records)
-                raise PlanFailure(item)
+            case PlanFailed(error=error, reason=reason, spend=spend):
+                self._plan_iter = None
+                self._stopped = Stopped(reason, error)
+                self._charge("planner", spend)
+                return
+            case _:
+                assert_never(item)
         self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())  # type: ignore[union-attr]
 
     def _add_step(self, step: PlanStep) -> None:
         sid = step.step_id
         self._register_secrets(step)
         self._steps[sid] = step
+        self._facts[sid] = _Facts()
         self._st.plan_steps.append(step)
         kept = self._kept.get(sid)
         try:
             if kept is not None and _same_step(kept[0], step) and all(
-                    self._sched_has_completed(d) for d in step.depends_on):
+                    d in self._steps and self._sched.state(d) is SchedState.COMPLETED for d in step.depends_on):
                 self._sched.preload(sid, step.depends_on, kept[1])
                 self.values[sid] = kept[1]
-                self._st.steps[sid] = StepState(status="completed")
                 self._sink.put_output(self._st.plan_version, sid, 0, kept[1])
             else:
                 self._sched.add_step(sid, step.depends_on)
-                self._st.steps[sid] = StepState()
         except DagError:
             # A cycle or duplicate the planner will report itself (and restart or fail): stop dispatching.
             self._plan_broken = True
@@ -245,9 +274,6 @@ class PlanExecution:
             if isinstance(value, str) and not value.startswith("$step_"):
                 self._sink.add_secret(value)
 
-    def _sched_has_completed(self, step_id: int) -> bool:
-        return step_id in self._steps and self._sched.state(step_id) is SchedState.COMPLETED
-
     def _restart(self) -> None:
         """The planner is repairing its plan: forget the broken one (running steps are cancelled, and so are
         pending writes of their outputs: they would land in the repaired plan's state under the same ids)."""
@@ -260,19 +286,19 @@ class PlanExecution:
         self._persisting.clear()
         self._sched = Scheduler()
         self._steps.clear()
+        self._facts.clear()
         self.values.clear()
         self._st.plan_steps = []
-        self._st.steps = {}
         self._plan_broken = False
 
     # ------------------------------------------------------------------ dispatch
     def _dispatch_ready(self) -> None:
         if self._plan_broken:
             return
+        confirm_writes = self._limits.dispatch.confirm_replanned_writes
         for sid in self._sched.ready():
             step = self._steps[sid]
-            spec = self._rt.tool_spec(step.tool_name)
-            if needs_confirmation(spec, self._st.plan_version, self._confirm_replanned_writes) \
+            if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
                     and sid not in self._st.confirmed:
                 if sid in self._st.modifications:
                     # A human approves the exact call; a model does not get to rewrite it afterwards.
@@ -285,24 +311,24 @@ class PlanExecution:
                 continue
             # Any step may call the LLM (a reasoning step, the reviewer's change, an argument repair); and at a
             # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
-            self._hooks.check_budget()
+            self._limits.budget.check(self._st.usage.total, before_call=True)
             attempt = self._sched.start(sid)
             request = StepRequest(
                 task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
-                attempt=attempt, timeout_s=self._timeout,
+                attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
                 modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed)
             handle = self._dispatch(request)
             self._launch(_Running(sid, attempt, request, handle))
-            now = self._hooks.now()
+            now = self._clock()
             if self._st.first_dispatch_at is None:
                 self._st.first_dispatch_at = now
-            record = self._st.steps.setdefault(sid, StepState())
-            record.status, record.attempts, record.started_at, record.finished_at = "running", attempt, now, None
-            record.error = record.error_kind = None
-            self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
-                                               plan_version=self._st.plan_version,
-                                               executor=getattr(handle, "executor", ""),
-                                               node_id=getattr(handle, "node_id", "")))
+            self._facts[sid] = _Facts(started_at=now)
+            self._emit_started(sid, attempt, step, handle)
+
+    def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
+        self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
+                                           plan_version=self._st.plan_version, executor=getattr(handle, "executor", ""),
+                                           node_id=getattr(handle, "node_id", "")))
 
     def _dispatch(self, request: StepRequest) -> StepHandle:
         inputs = {d: self._sched.output(d) for d in request.step.depends_on}
@@ -329,82 +355,75 @@ class PlanExecution:
             outcome: StepOutcome = fut.result()
         except ExecutorLost as exc:
             if run.redispatches < _EXECUTOR_LOSS_REDISPATCHES:
-                run.redispatches += 1
-                lost_on = getattr(run.handle, "executor", "")
-                run.handle = self._dispatch(run.request)  # same attempt, another executor
-                self._launch(run)
-                # Not a step failure (no retry budget is spent), but the log says it happened and where.
-                now = self._clock()
-                self._sink.emit(StepFailedPayload(
-                    step_id=run.step_id, attempt=run.attempt, error_kind="executor_died", will_retry=True,
-                    error=f"{lost_on or 'the executor'} died while running step {run.step_id} ({exc}); sent to "
-                          f"{getattr(run.handle, 'executor', '') or 'another executor'}",
-                    finished_at=now, plan_version=self._st.plan_version))
-                self._sink.emit(StepStartedPayload(step_id=run.step_id, attempt=run.attempt,
-                                                   tool_name=run.request.step.tool_name,
-                                                   plan_version=self._st.plan_version,
-                                                   executor=getattr(run.handle, "executor", ""),
-                                                   node_id=getattr(run.handle, "node_id", "")))
+                self._redispatch(run, exc)
                 return
             now = self._clock()
             outcome = StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now,
                                   finished_at=now, error_kind="executor_died",
                                   error=f"the executor running step {run.step_id} died {run.redispatches + 1} "
                                         f"times: {exc}")
-        self._hooks.charge("executor", outcome.usage, outcome.records)
+        self._charge("executor", outcome.spend)
         if self._sched.state(run.step_id) is not SchedState.RUNNING or self._sched.attempt(run.step_id) != run.attempt:
             return  # a stale attempt (its step was reset by a retry); its result is dropped
         if outcome.ok:
             self._sched.complete(run.step_id, run.handle.output_ref)
-            self._hooks.on_step_success()
+            self._st.consecutive_errors = 0
             task = asyncio.ensure_future(self._persist(run, outcome))
             self._persisting.add(task)
             task.add_done_callback(self._persisting.discard)
         else:
-            self._record_failure(run, outcome)
+            self._record_failure(run.step_id, run.attempt, outcome)
+
+    def _redispatch(self, run: _Running, exc: ExecutorLost) -> None:
+        """The same attempt, on another executor: not a step failure (no retry budget is spent), but the log
+        says it happened and where."""
+        run.redispatches += 1
+        lost_on = getattr(run.handle, "executor", "")
+        run.handle = self._dispatch(run.request)
+        self._launch(run)
+        self._sink.emit(StepFailedPayload(
+            step_id=run.step_id, attempt=run.attempt, error_kind="executor_died", will_retry=True,
+            error=f"{lost_on or 'the executor'} died while running step {run.step_id} ({exc}); sent to "
+                  f"{getattr(run.handle, 'executor', '') or 'another executor'}",
+            finished_at=self._clock(), plan_version=self._st.plan_version))
+        self._emit_started(run.step_id, run.attempt, run.request.step, run.handle)
 
     async def _persist(self, run: _Running, outcome: StepOutcome) -> None:
-        """Fetch the output (off the dispatch path: dependents already got the reference), store it, and
-        only then mark the step completed in the checkpoint."""
+        """Fetch the output (off the dispatch path: dependents already got the reference) and store it, before
+        the event that says the step finished."""
         value = await self._rt.fetch(run.handle.output_ref)
         self.values[run.step_id] = value
         self._sink.put_output(self._st.plan_version, run.step_id, run.attempt, value)
-        record = self._st.steps[run.step_id]
-        record.status, record.started_at, record.finished_at = "completed", outcome.started_at, outcome.finished_at
-        record.tool_attempts, record.from_journal = outcome.tool_attempts, outcome.from_journal
+        self._facts[run.step_id] = _Facts(started_at=outcome.started_at, finished_at=outcome.finished_at,
+                                          tool_attempts=outcome.tool_attempts, from_journal=outcome.from_journal)
         self._sink.emit(StepFinishedPayload(step_id=run.step_id, attempt=run.attempt, output_preview=_preview(value),
                                             started_at=outcome.started_at, finished_at=outcome.finished_at,
                                             plan_version=self._st.plan_version, executor=outcome.executor,
-                                            node_id=outcome.node_id), self._hooks.checkpoint())
+                                            node_id=outcome.node_id), self.checkpoint())
 
-    def _record_failure(self, run: _Running, outcome: StepOutcome) -> None:
-        self._sched.fail(run.step_id, outcome.error or "failed")
-        record = self._st.steps[run.step_id]
-        record.status, record.error, record.error_kind = "failed", outcome.error, outcome.error_kind
-        record.started_at, record.finished_at = outcome.started_at, outcome.finished_at
-        for sid, step_record in self._st.steps.items():
-            if sid in self._steps and self._sched.state(sid) is SchedState.SKIPPED:
-                step_record.status, step_record.error = "skipped", f"skipped: step {run.step_id} failed"
-        self._sink.emit(StepFailedPayload(step_id=run.step_id, attempt=run.attempt,
+    def _record_failure(self, step_id: int, attempt: int, outcome: StepOutcome) -> None:
+        self._sched.fail(step_id, outcome.error or "failed")
+        self._facts[step_id] = _Facts(error_kind=outcome.error_kind or "permanent", error=outcome.error or "failed",
+                                      started_at=outcome.started_at, finished_at=outcome.finished_at)
+        self._sink.emit(StepFailedPayload(step_id=step_id, attempt=attempt,
                                           error_kind=outcome.error_kind or "permanent",
                                           error=outcome.error or "failed", started_at=outcome.started_at,
                                           finished_at=outcome.finished_at, plan_version=self._st.plan_version,
-                                          executor=outcome.executor, node_id=outcome.node_id),
-                        self._hooks.checkpoint())
-        self._hooks.on_step_failure(self._steps[run.step_id], outcome)
+                                          executor=outcome.executor, node_id=outcome.node_id), self.checkpoint())
+        # A refusal counts too: a task whose calls keep being refused stops like one whose calls keep failing.
+        self._stopped = self._stopped or self._limits.failures.after_failure(self._st, self._steps[step_id], outcome)
 
     # ------------------------------------------------------------------ decisions applied by the runner
     def retry(self, step_id: int) -> None:
         """Reset ``step_id`` and its dependents (the reflector's retry_step)."""
-        for sid in self._sched.retry(step_id):
-            for fut, run in list(self._running.items()):
-                if run.step_id == sid:
-                    run.handle.cancel()
-                    fut.cancel()
-                    del self._running[fut]
+        was_running = set(self._sched.retry(step_id))
+        for fut, run in list(self._running.items()):
+            if run.step_id in was_running:
+                run.handle.cancel()
+                fut.cancel()
+                del self._running[fut]
         for sid in self._steps:
             if self._sched.state(sid) is SchedState.PENDING:
-                self._st.steps[sid].status = "pending"
                 self.values.pop(sid, None)
         # An approval was for the call as it was then; a reset step (changed, or fed new inputs) asks again.
         self._st.confirmed = [c for c in self._st.confirmed
@@ -415,6 +434,5 @@ class PlanExecution:
         self.awaiting_confirmation.discard(step_id)
         attempt = self._sched.start(step_id)
         now = self._clock()
-        self._record_failure(_Running(step_id, attempt, None, None),  # type: ignore[arg-type]
-                             StepOutcome(step_id=step_id, attempt=attempt, ok=False, started_at=now,
-                                         finished_at=now, error_kind="permission", error=reason))
+        self._record_failure(step_id, attempt, StepOutcome(step_id=step_id, attempt=attempt, ok=False, started_at=now,
+                                                           finished_at=now, error_kind="permission", error=reason))

@@ -14,10 +14,11 @@ from pydantic import BaseModel
 
 from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
+from agents.llm.base import Spend
 from agents.store import Store
 from agents.store.redact import MIN_SECRET_LEN, Redactor
 
-__all__ = ["MemorySink", "StoreSink", "TaskSink"]
+__all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
 
 
 class TaskSink(Protocol):
@@ -34,6 +35,14 @@ class TaskSink(Protocol):
     def add_secret(self, value: str) -> None:
         """Redact ``value`` from every event, checkpoint, output and LLM record written from now on
         (values shorter than ``MIN_SECRET_LEN`` are ignored: they would shred ordinary text)."""
+
+
+def record_spend(state: TaskState, sink: TaskSink, role: str, spend: Spend) -> None:
+    """Book what a role's LLM calls cost: the calls into the sink's log, the usage into the task's state."""
+    if spend.calls:
+        sink.record_llm_calls(spend.calls)
+    if spend.usage.llm_calls or spend.usage.total_tokens:
+        state.usage = state.usage.add(role, spend.usage)
 
 
 class MemorySink:

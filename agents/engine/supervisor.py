@@ -33,16 +33,33 @@ class SupervisorCore:
     """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, *, reattach_first: bool = False) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
         self._running: dict[str, asyncio.Task[TaskResult]] = {}
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
         self._live: dict[str, list[AnyEvent]] = {}
-        self._changed = asyncio.Condition()
+        # Waiters hold the current event; a change sets it and puts a fresh one in its place. Synchronous:
+        # nothing is scheduled to wake them (a notification must not be a task nobody awaits).
+        self._changed = asyncio.Event()
+        self._needs_reattach = reattach_first
+        """A restarted Supervisor (its actor was reconstructed) first resumes the tasks its predecessor ran."""
+        self._reattach_lock = asyncio.Lock()
+
+    async def _ready(self) -> None:
+        if not self._needs_reattach:
+            return
+        async with self._reattach_lock:
+            if self._needs_reattach:
+                self._needs_reattach = False
+                ids = await self.reattach()
+                log.warning("supervisor restarted; re-attached %d unfinished task(s)", len(ids))
 
     # ------------------------------------------------------------------ commands
     async def submit(self, task: str, task_id: str | None = None) -> str:
+        await self._ready()
+        if task_id is not None and self._store.get_task(task_id) is not None:
+            return task_id  # a submit retried after a Supervisor restart: the task exists already
         task_id = task_id or uuid.uuid4().hex[:16]
         now = self._clock()
         state = TaskState(task_id=task_id, task=task, submitted_at=now)
@@ -53,6 +70,7 @@ class SupervisorCore:
         return task_id
 
     async def respond(self, task_id: str, text: str) -> int:
+        await self._ready()
         state = self._load(task_id)
         if self._is_running(task_id):
             raise TaskNotWaitingError(task_id, "running")
@@ -63,6 +81,7 @@ class SupervisorCore:
 
     async def resume(self, task_id: str) -> int:
         """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
+        await self._ready()
         if self._is_running(task_id):
             return self._runs[task_id]
         state = self._load(task_id)
@@ -75,6 +94,7 @@ class SupervisorCore:
 
     async def reattach(self) -> list[str]:
         """Resume every task the store says is still running (after a Supervisor or driver crash)."""
+        self._needs_reattach = False
         ids = [t for t in self._store.unfinished_task_ids() if not self._is_running(t)]
         for task_id in ids:
             try:
@@ -86,41 +106,38 @@ class SupervisorCore:
     # ------------------------------------------------------------------ queries
     async def wait_events(self, task_id: str, after_seq: int = 0, timeout_s: float = 10.0) -> list[dict[str, Any]]:
         """Events with seq > after_seq; waits up to timeout_s for the first new one."""
+        await self._ready()
         deadline = self._clock() + timeout_s
-        async with self._changed:
-            while True:
-                events = self._events_after(task_id, after_seq)
-                remaining = deadline - self._clock()
-                if events or remaining <= 0:
-                    return [e.model_dump(mode="json") for e in events]
-                try:
-                    await asyncio.wait_for(self._changed.wait(), timeout=remaining)
-                except TimeoutError:
-                    pass
+        while True:
+            changed = self._changed
+            events = self._events_after(task_id, after_seq)
+            remaining = deadline - self._clock()
+            if events or remaining <= 0:
+                return [e.model_dump(mode="json") for e in events]
+            await self._wait_change(changed, remaining)
 
     async def wait_result(self, task_id: str, run: int = 1, timeout_s: float = 10.0) -> dict[str, Any] | None:
         """The result of run ``run`` (or a later one), or None when not finished within timeout_s."""
+        await self._ready()
         deadline = self._clock() + timeout_s
-        async with self._changed:
-            while True:
-                got = self._results.get(task_id)
-                if got is None and not self._is_running(task_id):
-                    stored = self._store.get_result(task_id)
-                    if stored is None and self._store.get_task(task_id) is None:
-                        raise UnknownTaskError(task_id)
-                    if stored is not None:
-                        got = (self._runs.get(task_id, run), stored)
-                if got is not None and got[0] >= run:
-                    return got[1].model_dump(mode="json")
-                remaining = deadline - self._clock()
-                if remaining <= 0:
-                    return None
-                try:
-                    await asyncio.wait_for(self._changed.wait(), timeout=remaining)
-                except TimeoutError:
-                    pass
+        while True:
+            changed = self._changed
+            got = self._results.get(task_id)
+            if got is None and not self._is_running(task_id):
+                stored = self._store.get_result(task_id)
+                if stored is None and self._store.get_task(task_id) is None:
+                    raise UnknownTaskError(task_id)
+                if stored is not None:
+                    got = (self._runs.get(task_id, run), stored)
+            if got is not None and got[0] >= run:
+                return got[1].model_dump(mode="json")
+            remaining = deadline - self._clock()
+            if remaining <= 0:
+                return None
+            await self._wait_change(changed, remaining)
 
     async def current_run(self, task_id: str) -> int:
+        await self._ready()
         return self._runs.get(task_id) or self._load(task_id).run
 
     async def running_tasks(self) -> list[str]:
@@ -138,11 +155,19 @@ class SupervisorCore:
 
     def _on_event(self, task_id: str, event: AnyEvent) -> None:
         self._live.setdefault(task_id, []).append(event)
-        asyncio.ensure_future(self._notify())
+        self._notify()
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    @staticmethod
+    async def _wait_change(changed: asyncio.Event, timeout_s: float) -> None:
+        try:
+            async with asyncio.timeout(timeout_s):
+                await changed.wait()
+        except TimeoutError:
+            pass
 
     def _events_after(self, task_id: str, after_seq: int) -> list[AnyEvent]:
         live = self._live.get(task_id)
@@ -193,4 +218,4 @@ class SupervisorCore:
             log.exception("could not store the result of task %s", state.task_id)
         self._results[state.task_id] = (state.run, result)
         self._running.pop(state.task_id, None)
-        asyncio.ensure_future(self._notify())
+        self._notify()

@@ -12,14 +12,17 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, assert_never
+from typing import Any, Literal, assert_never
 
 from agents.config import RuntimeConfig
-from agents.engine.execution import PlanExecution, PlanFailure, needs_confirmation
+from agents.engine.budget import Budget
+from agents.engine.execution import Limits, PlanExecution
+from agents.engine.gates import is_approval, needs_confirmation
 from agents.engine.runtime import Runtime
-from agents.engine.sink import TaskSink
+from agents.engine.sink import TaskSink, record_spend
+from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Stopped
 from agents.engine.task_state import Escalation, StepState, TaskState
-from agents.errors import InvalidLLMOutputError
+from agents.errors import BudgetExceeded, InvalidLLMOutputError, RoleUnavailableError
 from agents.events import (
     EscalatedPayload,
     ReflectedPayload,
@@ -29,33 +32,30 @@ from agents.events import (
     TaskFinishedPayload,
     TaskStatus,
 )
-from agents.llm.base import LLMError, Usage
+from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
-from agents.roles.messages import ReplanContext, StepOutcome, StepView
+from agents.roles.messages import ReplanContext, StepView
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
-from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, RetryStep, decide
+from planning.policy import Accept, Decision, Escalate, ReflectionContext, Replan, RetryStep, decide
 
 __all__ = ["TaskRunner", "build_result"]
 
 log = logging.getLogger("tetrarch.task")
 
 _QUESTION_ARGS_CHARS = 2000
-_APPROVALS = {"approve", "approved", "yes", "y", "ok", "accept", "confirm", "confirmed", "go", "proceed"}
 
 
 class _Stop(Exception):
+    """How the run ends; raised and caught inside this module only (``run`` turns it into the result)."""
+
     def __init__(self, status: TaskStatus, reason: StoppedReason, *, error: str | None = None,
                  answer: str | None = None, question: str | None = None,
                  escalation: Escalation | None = None) -> None:
         super().__init__(error or reason)
         self.status, self.reason, self.error = status, reason, error
         self.answer, self.question, self.escalation = answer, question, escalation
-
-
-def _is_approval(text: str) -> bool:
-    return text.strip().lower().rstrip(".!") in _APPROVALS
 
 
 class TaskRunner:
@@ -66,57 +66,23 @@ class TaskRunner:
                  clock: Callable[[], float] = time.time) -> None:
         self.state = state
         self._cfg, self._rt, self._sink, self._clock = config, runtime, sink, clock
+        self._limits = Limits(config.dispatch_options(), Budget(config.token_budget, config.max_llm_calls),
+                              FailureCaps(config.max_consecutive_errors, config.loop_window))
         self._exec: PlanExecution | None = None
-        self._values: dict[int, Any] = {}
 
-    # ------------------------------------------------------------------ hooks used by PlanExecution
-    def now(self) -> float:
-        return self._clock()
+    def _charge(self, role: str, spend: Spend) -> None:
+        record_spend(self.state, self._sink, role, spend)
+        self._limits.budget.check(self.state.usage.total)
 
-    def checkpoint(self) -> TaskState:
-        return self.state
+    def _snapshot(self) -> TaskState:
+        """The state to checkpoint: step records derived from the running plan, when there is one."""
+        return self._exec.checkpoint() if self._exec is not None else self.state
 
-    def charge(self, role: str, usage: Usage, records: tuple[dict[str, Any], ...]) -> None:
-        if records:
-            self._sink.record_llm_calls(records)
-        if usage.llm_calls or usage.total_tokens:
-            self.state.usage = self.state.usage.add(role, usage)
-        self._enforce_budget(strict=True)
+    def _outputs(self) -> dict[int, Any]:
+        return self._exec.values if self._exec is not None else self._sink.outputs(self.state.plan_version)
 
-    def check_budget(self) -> None:
-        self._enforce_budget(strict=False)
-
-    def _enforce_budget(self, *, strict: bool) -> None:
-        """strict: the spend already exceeds a cap. not strict: the next call would start at or past it."""
-        total = self.state.usage.total
-        budget, calls = self._cfg.token_budget, self._cfg.max_llm_calls
-        if budget is not None and (total.total_tokens > budget or (not strict and total.total_tokens >= budget)):
-            raise _Stop("failed", "token_budget", error=(
-                f"the task used {total.total_tokens} tokens, over its token_budget of {budget}; raise "
-                "RuntimeConfig.token_budget or split the task"))
-        if calls is not None and (total.llm_calls > calls or (not strict and total.llm_calls >= calls)):
-            raise _Stop("failed", "max_llm_calls", error=(
-                f"the task made {total.llm_calls} LLM calls, over max_llm_calls={calls}; raise "
-                "RuntimeConfig.max_llm_calls or split the task"))
-
-    def on_step_success(self) -> None:
-        self.state.consecutive_errors = 0
-
-    def on_step_failure(self, step: PlanStep, outcome: StepOutcome) -> None:
-        st = self.state
-        st.consecutive_errors += 1
-        signature = json.dumps([step.tool_name, outcome.arguments if outcome.arguments is not None
-                                else step.tool_input, outcome.error_kind], sort_keys=True, default=str)
-        st.failure_signatures[signature] = st.failure_signatures.get(signature, 0) + 1
-        if st.failure_signatures[signature] >= self._cfg.loop_window:
-            raise _Stop("failed", "loop_detected", error=(
-                f"step {step.step_id} ({step.tool_name or 'reasoning'}) failed the same way "
-                f"{st.failure_signatures[signature]} times with the same arguments: {outcome.error}. "
-                "Fix the tool or its input; the task can be resumed afterwards."))
-        if st.consecutive_errors >= self._cfg.max_consecutive_errors:
-            raise _Stop("failed", "consecutive_errors", error=(
-                f"{st.consecutive_errors} step failures in a row (last: step {step.step_id}: {outcome.error}); "
-                "check the tools and their inputs"))
+    def _records(self) -> dict[int, StepState]:
+        return self._exec.step_records() if self._exec is not None else self.state.steps
 
     # ------------------------------------------------------------------ the run
     async def run(self) -> TaskResult:
@@ -128,6 +94,10 @@ class TaskRunner:
                 "checkpointed: raise the timeout and call orch.resume(task_id)")))
         except _Stop as stop:
             self._finish(stop)
+        except BudgetExceeded as exc:
+            self._finish(_Stop("failed", exc.cap, error=str(exc)))
+        except RoleUnavailableError as exc:
+            self._finish(_Stop("failed", "role_unavailable", error=str(exc)))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a task's failure must never take the Supervisor down
@@ -138,7 +108,7 @@ class TaskRunner:
         finally:
             if self._exec is not None:
                 await self._exec.cancel_all()
-        return build_result(self.state, self._values)
+        return build_result(self._snapshot(), self._outputs())
 
     async def _run(self) -> None:
         st = self.state
@@ -155,18 +125,18 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        self.check_budget()
+        self._limits.budget.check(st.usage.total, before_call=True)
         try:
             result = await self._rt.route(st.task_id, st.task)
         except InvalidLLMOutputError as exc:
-            self.charge("router", exc.usage or Usage(), exc.records)
+            self._charge("router", exc.spend or Spend())
             raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise _Stop("failed", "llm_unavailable", error=f"the router's model call failed: {exc}") from exc
-        self.charge("router", result.usage, result.records)
+        self._charge("router", result.spend)
         d = result.value
         st.phase = "plan"
-        self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason), st)
+        self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason), self._snapshot())
         match d.route:
             case "plan":
                 st.plan_version = 1
@@ -179,28 +149,29 @@ class TaskRunner:
             case _:
                 assert_never(d.route)
 
-    async def _plan_and_execute(self, replan: ReplanContext | None = None,
-                                kept: dict[int, tuple[PlanStep, Any]] | None = None) -> None:
+    async def _plan_and_execute(self) -> None:
         st = self.state
         if self._exec is None:
-            self._exec = self._new_execution(kept=kept, replan=replan)
+            self._exec = self._new_execution()
         if not st.plan_complete:
-            self.check_budget()
+            self._limits.budget.check(st.usage.total, before_call=True)
         st.phase = "execute"
-        try:
-            await self._exec.run()
-        except PlanFailure as exc:
-            raise _Stop("failed", exc.failed.reason, error=exc.failed.error) from exc
-        self._values = dict(self._exec.values)
-        if self._exec.awaiting_confirmation:
-            raise self._confirmation_stop(min(self._exec.awaiting_confirmation))
+        outcome = await self._exec.run()
+        match outcome:
+            case AllTerminal():
+                return
+            case AwaitingConfirmation(step_ids=step_ids):
+                raise self._confirmation_stop(step_ids[0])
+            case Stopped(reason=reason, error=error):
+                raise _Stop("failed", reason, error=error)
+            case _:
+                assert_never(outcome)
 
     def _new_execution(self, *, kept: dict[int, tuple[PlanStep, Any]] | None = None,
                        replan: ReplanContext | None = None) -> PlanExecution:
-        """The execution of the current plan, with this task's runtime, sink, clock and config."""
-        return PlanExecution(self.state, self._rt, self._sink, self, step_timeout_s=self._cfg.step_timeout_s,
-                             kept=kept, replan=replan, clock=self._clock,
-                             confirm_replanned_writes=self._cfg.confirm_replanned_writes)
+        """The execution of the current plan, with this task's runtime, sink, clock and limits."""
+        return PlanExecution(self.state, self._rt, self._sink, self._limits, clock=self._clock, kept=kept,
+                             replan=replan)
 
     def _confirmation_stop(self, step_id: int) -> _Stop:
         step = next(s for s in self.state.plan_steps if s.step_id == step_id)
@@ -226,41 +197,39 @@ class TaskRunner:
     def _resolved_input(self, step: PlanStep) -> Any:
         """The arguments the call will get: ``$step_N_result`` references filled in from the outputs."""
         try:
-            return resolve(compile_value(step.tool_input), self._values)
+            return resolve(compile_value(step.tool_input), self._outputs())
         except DagError:
             return None
 
-    async def _reflect(self):  # -> Decision
+    def _views(self, plan: Plan) -> list[StepView]:
+        records, outputs = self._records(), self._outputs()
+        return [StepView(step_id=s.step_id, description=s.description, tool_name=s.tool_name,
+                         status=records.get(s.step_id, StepState()).status, output=outputs.get(s.step_id),
+                         error=records.get(s.step_id, StepState()).error) for s in plan.steps]
+
+    async def _reflect(self) -> Decision:
         st = self.state
         st.phase = "reflect"
-        self.check_budget()
+        self._limits.budget.check(st.usage.total, before_call=True)
         plan = Plan(steps=list(st.plan_steps))
-        views = [StepView(step_id=s.step_id, description=s.description, tool_name=s.tool_name,
-                          status=st.steps.get(s.step_id, StepState()).status, output=self._values.get(s.step_id),
-                          error=st.steps.get(s.step_id, StepState()).error) for s in plan.steps]
         try:
-            result = await self._rt.reflect(st.task_id, st.task, plan, views)
+            result = await self._rt.reflect(st.task_id, st.task, plan, self._views(plan))
         except InvalidLLMOutputError as exc:
-            self.charge("reflector", exc.usage or Usage(), exc.records)
+            self._charge("reflector", exc.spend or Spend())
             raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise _Stop("failed", "llm_unavailable", error=f"the reflector's model call failed: {exc}") from exc
-        self.charge("reflector", result.usage, result.records)
+        self._charge("reflector", result.spend)
         reflection = result.value
         st.reflections.append(reflection)
-        limits = PolicyLimits(max_step_retries=self._cfg.max_step_retries,
-                              max_replans=self._cfg.max_replans + st.extra_replans,
-                              accept_min_score=self._cfg.accept_min_score,
-                              accept_min_correctness=self._cfg.accept_min_correctness)
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
-                                            replans=st.replans, limits=limits,
+                                            replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
                                             step_ids=frozenset(s.step_id for s in plan.steps)))
-        kind = {Accept: "accept", RetryStep: "retry_step", Replan: "replan", Escalate: "escalate"}[type(decision)]
-        self._sink.emit(ReflectedPayload(reflection=reflection, decision=kind,
-                                         reason=getattr(decision, "reason", "")), st)
+        self._sink.emit(ReflectedPayload(reflection=reflection, decision=_decision_kind(decision),
+                                         reason=getattr(decision, "reason", "")), self._snapshot())
         return decision
 
-    def _apply(self, decision) -> None:
+    def _apply(self, decision: Decision) -> None:
         st = self.state
         match decision:
             case Accept(answer=answer):
@@ -285,17 +254,16 @@ class TaskRunner:
     def _start_replan(self, feedback: str) -> None:
         st = self.state
         previous = Plan(steps=list(st.plan_steps))
-        views = tuple(StepView(step_id=s.step_id, description=s.description, tool_name=s.tool_name,
-                               status=st.steps.get(s.step_id, StepState()).status,
-                               output=self._values.get(s.step_id), error=st.steps.get(s.step_id, StepState()).error)
-                      for s in previous.steps)
-        kept = {s.step_id: (s, self._values[s.step_id]) for s in previous.steps
-                if st.steps.get(s.step_id, StepState()).status == "completed" and s.step_id in self._values}
+        views = tuple(self._views(previous))
+        outputs = self._outputs()
+        kept = {v.step_id: (s, outputs[v.step_id]) for s, v in zip(previous.steps, views)
+                if v.status == "completed" and v.step_id in outputs}
         st.replans += 1
         st.plan_version += 1
         st.plan_steps, st.steps, st.plan_complete = [], {}, False
         st.step_retries, st.modifications, st.confirmed = {}, {}, []
         st.phase = "plan"
+        self._exec = None
         self._sink.emit(ReplannedPayload(plan_version=st.plan_version, feedback=feedback,
                                          kept_steps=sorted(kept)), st)
         self._exec = self._new_execution(kept=kept, replan=ReplanContext(feedback, previous, views))
@@ -309,24 +277,24 @@ class TaskRunner:
         st.status = st.stopped_reason = st.question = None
         if esc.kind == "confirmation" and esc.step_id is not None:
             st.phase = "execute"
-            if _is_approval(text):
+            if is_approval(text):
                 st.confirmed.append(esc.step_id)
             else:
                 self._exec = self._new_execution()
                 self._exec.fail_unconfirmed(esc.step_id, f"a human refused this call: {text!r}")
             return
-        if _is_approval(text) and st.reflections:
+        if is_approval(text) and st.reflections:
             raise _Stop("accepted", "accepted", answer=st.reflections[-1].answer or self._fallback_answer())
         st.extra_replans += 1
-        self._values = self._sink.outputs(st.plan_version)
         self._start_replan(f"A human reviewer says: {text}")
 
     def _fallback_answer(self) -> str | None:
         """The reflector accepted without writing an answer: use the outputs of the plan's final steps."""
         depended = {d for s in self.state.plan_steps for d in s.depends_on}
-        sinks = [s.step_id for s in self.state.plan_steps if s.step_id not in depended and s.step_id in self._values]
+        outputs = self._outputs()
+        sinks = [s.step_id for s in self.state.plan_steps if s.step_id not in depended and s.step_id in outputs]
         parts = [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
-                 for v in (self._values[i] for i in sinks)]
+                 for v in (outputs[i] for i in sinks)]
         return "\n".join(parts) if parts else None
 
     def _finish(self, stop: _Stop) -> None:
@@ -339,7 +307,21 @@ class TaskRunner:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
                                              kind=stop.escalation.kind, step_id=stop.escalation.step_id))
         self._sink.emit(TaskFinishedPayload(status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
-                                            error=stop.error), st)
+                                            error=stop.error), self._snapshot())
+
+
+def _decision_kind(decision: Decision) -> Literal["accept", "retry_step", "replan", "escalate"]:
+    match decision:
+        case Accept():
+            return "accept"
+        case RetryStep():
+            return "retry_step"
+        case Replan():
+            return "replan"
+        case Escalate():
+            return "escalate"
+        case _:
+            assert_never(decision)
 
 
 def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:

@@ -12,13 +12,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.errors import TetrarchError
+
 __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "Role",
     "Usage",
+    "Spend",
     "LLMRequest",
     "LLMReply",
     "LLM",
@@ -55,6 +59,27 @@ class Usage(BaseModel):
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """What some LLM calls cost, with one record per call (``reply_record``: the event log, traces and
+    ``ReplayLLM`` read them). Every role result, plan item and step outcome carries one; adds with ``+``.
+
+    Example:
+        >>> a = Spend(Usage(llm_calls=1, input_tokens=10, output_tokens=2), ({"role": "router"},))
+        >>> (a + a).usage.llm_calls, len((a + a).calls)
+        (2, 2)
+    """
+
+    usage: Usage = field(default_factory=Usage)
+    calls: tuple[dict[str, Any], ...] = ()
+
+    def __add__(self, other: Spend) -> Spend:
+        return Spend(self.usage + other.usage, self.calls + other.calls)
+
+    def __bool__(self) -> bool:
+        return bool(self.calls or self.usage.llm_calls or self.usage.total_tokens)
 
 
 class LLMRequest(BaseModel):
@@ -96,7 +121,7 @@ class LLM(Protocol):
     def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]: ...
 
 
-class LLMError(Exception):
+class LLMError(TetrarchError):
     """Base of every error a backend raises after its own retries are exhausted."""
 
     transient: bool = False

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.config import RuntimeConfig
+from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
-from agents.llm.base import LLM, LLMError, LLMRequest, Usage
+from agents.llm.base import LLM, LLMError, LLMRequest, Spend
 from agents.roles.json_call import call_json, reply_record
 from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
 from agents.roles.render import render_inputs
@@ -42,16 +42,16 @@ def _parse_arguments(text: str) -> dict[str, Any]:
 class Executor:
     """Runs steps; many at once on one asyncio loop (the Ray actor has ``max_concurrency``)."""
 
-    def __init__(self, tools: Sequence[Tool], llm: LLM, config: RuntimeConfig, *, name: str = "executor",
+    def __init__(self, tools: Sequence[Tool], llm: LLM, options: ExecutorOptions, *, name: str = "executor",
                  journal: IdempotencyJournal | None = None, node_id: str = "",
                  clock: Callable[[], float] = time.time) -> None:
         self._registry = ToolRegistry(tools)
         self._dispatcher = ToolDispatcher(
-            self._registry, max_attempts=config.tool_max_attempts, backoff_s=config.tool_backoff_s,
-            backoff_max_s=config.tool_backoff_max_s, max_output_tokens=config.max_tool_output_tokens,
+            self._registry, max_attempts=options.tools.max_attempts, backoff_s=options.tools.backoff_s,
+            backoff_max_s=options.tools.backoff_max_s, max_output_tokens=options.tools.max_output_tokens,
             journal=journal)
         self._llm = llm
-        self._config = config
+        self._prompts = options.prompts
         self._name = name
         self._node_id = node_id
         self._clock = clock
@@ -71,15 +71,15 @@ class Executor:
         except _StepFailure as exc:
             return self._failed(req, started, acc, exc.kind, exc.message)
         return StepOutcome(step_id=req.step.step_id, attempt=req.attempt, ok=True, started_at=started,
-                           finished_at=self._clock(), output=output, usage=acc.usage, records=tuple(acc.records),
+                           finished_at=self._clock(), output=output, spend=acc.spend,
                            executor=self._name, node_id=self._node_id, tool_attempts=attempts,
                            from_journal=from_journal, arguments=args)
 
     def _failed(self, req: StepRequest, started: float, acc: _Accumulator, kind: StepErrorKind,
                 message: str) -> StepOutcome:
         return StepOutcome(step_id=req.step.step_id, attempt=req.attempt, ok=False, started_at=started,
-                           finished_at=self._clock(), error_kind=kind, error=message, usage=acc.usage,
-                           records=tuple(acc.records), executor=self._name, node_id=self._node_id)
+                           finished_at=self._clock(), error_kind=kind, error=message, spend=acc.spend,
+                           executor=self._name, node_id=self._node_id)
 
     async def _run(self, req: StepRequest, inputs: Mapping[int, Any],
                    acc: _Accumulator) -> tuple[Any, dict[str, Any] | None, int, bool]:
@@ -133,8 +133,8 @@ class Executor:
 
     async def _reason(self, req: StepRequest, inputs: Mapping[int, Any], acc: _Accumulator) -> str:
         step_text = req.step.description + (f"\nReviewer's instruction: {req.modification}" if req.modification else "")
-        prompt = load_prompt("executor", self._config.prompt_versions.get("executor")).render(
-            budget_tokens=self._config.context_token_budget, task=req.task, step=step_text,
+        prompt = load_prompt("executor", self._prompts.version("executor")).render(
+            budget_tokens=self._prompts.context_token_budget, task=req.task, step=step_text,
             inputs=render_inputs({k: inputs[k] for k in req.step.depends_on if k in inputs}))
         request = LLMRequest(role="executor", messages=prompt.messages,
                              metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
@@ -142,13 +142,13 @@ class Executor:
             reply = await self._llm.complete(request)
         except LLMError as exc:
             raise _StepFailure("llm", f"the reasoning step's model call failed: {exc}") from exc
-        acc.add(reply.usage, reply_record("executor", prompt.messages, reply))
+        acc.add(Spend(reply.usage, (reply_record("executor", prompt.messages, reply),)))
         return reply.text.strip()
 
     async def _repair_arguments(self, req: StepRequest, args: dict[str, Any], error: str,
                                 acc: _Accumulator) -> dict[str, Any]:
         tool = self._registry.get(req.step.tool_name or "")
-        template = load_prompt("executor_repair", self._config.prompt_versions.get("executor_repair"))
+        template = load_prompt("executor_repair", self._prompts.version("executor_repair"))
         arguments = json.dumps(args, ensure_ascii=False, default=str)
         if req.step.depends_on:  # filled in from earlier steps' output: untrusted data, fenced as such
             arguments = fence_untrusted(arguments, "arguments filled in from earlier steps' output")
@@ -162,11 +162,11 @@ class Executor:
                                    json_schema=tool.spec.parameters,
                                    metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
         except InvalidLLMOutputError as exc:
-            acc.add(exc.usage or Usage(), *exc.records)
+            acc.add(exc.spend or Spend())
             raise _StepFailure("argument", f"argument repair failed: {exc.error}") from exc
         except LLMError as exc:
             raise _StepFailure("llm", f"the argument-repair model call failed: {exc}") from exc
-        acc.add(call.usage, *call.records)
+        acc.add(call.spend)
         return call.value
 
 
@@ -178,13 +178,13 @@ class _StepFailure(Exception):
 
 
 class _Accumulator:
-    def __init__(self) -> None:
-        self.usage = Usage()
-        self.records: list[dict[str, Any]] = []
+    """What one step's LLM calls cost so far (a failure still reports what it spent)."""
 
-    def add(self, usage: Usage, *records: dict[str, Any]) -> None:
-        self.usage = self.usage + usage
-        self.records.extend(records)
+    def __init__(self) -> None:
+        self.spend = Spend()
+
+    def add(self, spend: Spend) -> None:
+        self.spend = self.spend + spend
 
 
 def _kind_of(exc: ToolError) -> StepErrorKind:

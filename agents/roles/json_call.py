@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from agents.errors import InvalidLLMOutputError
-from agents.llm.base import LLM, LLMReply, LLMRequest, Role, Usage
+from agents.llm.base import LLM, LLMReply, LLMRequest, Role, Spend, Usage
 from planning.errors import PlanningError
 from prompts import load_prompt
 
@@ -24,8 +24,7 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class JsonCall(Generic[T]):
     value: T
-    usage: Usage
-    records: tuple[dict[str, Any], ...]
+    spend: Spend
     raw: str
 
 
@@ -66,8 +65,7 @@ async def call_json(
     ``parse`` raises a ``PlanningError`` (its message is shown to the model) on bad output.
     LLM transport errors (``LLMError``) propagate: the caller decides whether the task fails.
     """
-    usage = Usage()
-    records: list[dict[str, Any]] = []
+    spend = Spend()
     convo = list(messages)
     error = ""
     raw = ""
@@ -75,12 +73,11 @@ async def call_json(
         request = LLMRequest(role=role, messages=convo, response_format="json", json_schema=json_schema,
                              metadata=dict(metadata or {}, round=str(round_no)), max_tokens=max_tokens)
         reply = await llm.complete(request)
-        usage = usage + reply.usage
-        records.append(reply_record(role, convo, reply))
+        spend = spend + Spend(reply.usage, (reply_record(role, convo, reply),))
         raw = reply.text
         try:
-            return JsonCall(parse(raw), usage, tuple(records), raw)
+            return JsonCall(parse(raw), spend, raw)
         except PlanningError as exc:
             error = str(exc)
             convo = repair_messages(messages, raw, error)
-    raise InvalidLLMOutputError(role, error, raw).with_usage(usage, tuple(records))
+    raise InvalidLLMOutputError(role, error, raw).with_spend(spend)

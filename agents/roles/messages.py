@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from agents.llm.base import Usage
+from agents.llm.base import Spend
 from planning.models import Plan, PlanStep
 
 __all__ = [
@@ -36,8 +36,7 @@ class RoleResult(Generic[T]):
     """A role's answer plus what it cost and the LLM calls it made (for the event log / ReplayLLM)."""
 
     value: T
-    usage: Usage = field(default_factory=Usage)
-    records: tuple[dict[str, Any], ...] = ()
+    spend: Spend = field(default_factory=Spend)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +64,7 @@ class StepOutcome:
     output: Any = None
     error_kind: StepErrorKind | None = None
     error: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    records: tuple[dict[str, Any], ...] = ()
+    spend: Spend = field(default_factory=Spend)
     executor: str = ""
     node_id: str = ""
     tool_attempts: int = 0
@@ -95,8 +93,7 @@ class PlanRestarted:
 @dataclass(frozen=True, slots=True)
 class PlanCompleted:
     plan: Plan
-    usage: Usage
-    records: tuple[dict[str, Any], ...] = ()
+    spend: Spend
     kind: Literal["completed"] = "completed"
 
 
@@ -104,8 +101,7 @@ class PlanCompleted:
 class PlanFailed:
     error: str
     reason: Literal["invalid_plan", "invalid_llm_output", "llm_unavailable"]
-    usage: Usage
-    records: tuple[dict[str, Any], ...] = ()
+    spend: Spend
     kind: Literal["failed"] = "failed"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from agents.config import RuntimeConfig
-from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Usage
+from agents.config import PlannerOptions
+from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend, Usage
 from agents.roles.json_call import repair_messages, reply_record
 from agents.roles.messages import (
     PlanCompleted,
@@ -38,11 +38,11 @@ class Planner:
     ``PlanRestarted`` and the repaired plan's steps (one repair round, DESIGN.md)."""
 
     def __init__(self, llm: LLM, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str,
-                 config: RuntimeConfig) -> None:
+                 options: PlannerOptions) -> None:
         self._llm = llm
         self._schemas = dict(tool_schemas)
         self._catalog = tools_catalog
-        self._config = config
+        self._options = options
 
     def _messages(self, task: str, replan: ReplanContext | None) -> list[dict[str, Any]]:
         context = ""
@@ -52,9 +52,9 @@ class Planner:
                        f"{render_results(replan.results)}\n\nFeedback: {replan.feedback}\n"
                        "Write a new, complete plan. To reuse a completed step without running it again, repeat it "
                        "unchanged (same step_id, tool_name, tool_input and depends_on).")
-        prompt = load_prompt("planner", self._config.prompt_versions.get("planner")).render(
-            budget_tokens=self._config.context_token_budget, task=task, tools=self._catalog,
-            max_steps=str(self._config.max_steps), replan_context=context)
+        prompt = load_prompt("planner", self._options.prompts.version("planner")).render(
+            budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._catalog,
+            max_steps=str(self._options.max_steps), replan_context=context)
         return prompt.messages
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None) -> AsyncIterator[PlanItem]:
@@ -62,8 +62,7 @@ class Planner:
         # plan is self-contained and validated as such.
         completed: frozenset[int] = frozenset()
         messages = self._messages(task, replan)
-        usage = Usage()
-        records: list[dict[str, Any]] = []
+        spend = Spend()
         convo = messages
         round_no, resends = 0, 0
         while True:
@@ -74,26 +73,23 @@ class Planner:
                 async for item in self._one_round(task_id, convo, round_no, completed, steps, raw_parts):
                     if isinstance(item, LLMReply):
                         replied = True
-                        usage = usage + item.usage
-                        records.append(reply_record("planner", convo, item))
+                        spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
                     else:
                         yield StepEmitted(item)
                 plan = Plan(steps=steps)
-                validate_plan(plan, self._schemas, max_steps=self._config.max_steps, completed=completed)
-                yield PlanCompleted(plan, usage, tuple(records))
+                validate_plan(plan, self._schemas, max_steps=self._options.max_steps, completed=completed)
+                yield PlanCompleted(plan, spend)
                 return
             except PlanningError as exc:
                 if not replied:
                     # The stream was abandoned at the first invalid step: count what it cost so far, so
                     # budgets stay exact (the server never sent its usage chunk).
                     partial = "".join(raw_parts)
-                    usage = usage + Usage(llm_calls=1, input_tokens=count_message_tokens(convo),
-                                          output_tokens=count_tokens(partial))
-                    records.append(reply_record("planner", convo, LLMReply(text=partial), error=str(exc)))
+                    spend = spend + _abandoned(convo, partial, str(exc))
                 if round_no == 1:
                     reason = "invalid_plan" if type(exc).__name__ == "PlanValidationError" else "invalid_llm_output"
                     yield PlanFailed(f"the planner's plan was still invalid after one repair round: {exc}",
-                                     reason, usage, tuple(records))
+                                     reason, spend)
                     return
                 if steps:
                     yield PlanRestarted(str(exc))
@@ -101,19 +97,16 @@ class Planner:
                 round_no += 1
             except LLMStreamTruncated as exc:
                 if resends >= _STREAM_RESENDS:
-                    yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", usage,
-                                     tuple(records))
+                    yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                     return
                 resends += 1
                 # The cut stream cost tokens the server never reported (no usage chunk): count them.
                 partial = "".join(raw_parts)
-                usage = usage + Usage(llm_calls=1, input_tokens=count_message_tokens(convo),
-                                      output_tokens=count_tokens(partial))
-                records.append(reply_record("planner", convo, LLMReply(text=partial), error=str(exc)))
+                spend = spend + _abandoned(convo, partial, str(exc))
                 if steps:
                     yield PlanRestarted(f"the plan stream was cut, sending the request again: {exc}")
             except LLMError as exc:
-                yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", usage, tuple(records))
+                yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                 return
 
     async def _one_round(self, task_id: str, convo: list[dict[str, Any]], round_no: int,
@@ -122,19 +115,19 @@ class Planner:
         """Yields validated steps as they stream, then the final LLMReply. ``steps``/``raw_parts`` are filled in
         place so the caller still has them when a PlanningError interrupts the stream."""
         request = LLMRequest(role="planner", messages=convo, response_format="json",
-                             json_schema=plan_schema(self._schemas), stream=self._config.stream_plan,
+                             json_schema=plan_schema(self._schemas), stream=self._options.stream_plan,
                              metadata={"task_id": task_id, "round": str(round_no)})
         parser = StreamingPlanParser()
         known: dict[int, PlanStep] = {}
 
         def accept(new_steps: list[PlanStep]) -> list[PlanStep]:
             for step in new_steps:
-                validate_step(step, known, self._schemas, max_steps=self._config.max_steps, completed=completed)
+                validate_step(step, known, self._schemas, max_steps=self._options.max_steps, completed=completed)
                 known[step.step_id] = step
                 steps.append(step)
             return new_steps
 
-        if self._config.stream_plan:
+        if self._options.stream_plan:
             async for piece in self._llm.stream(request):
                 if isinstance(piece, LLMReply):
                     raw_parts[:] = [piece.text]
@@ -151,3 +144,9 @@ class Planner:
             for step in accept(parser.feed(reply.text) + parser.close()):
                 yield step
             yield reply
+
+
+def _abandoned(convo: list[dict[str, Any]], partial: str, error: str) -> Spend:
+    """What a stream cut or abandoned mid-answer cost: the server never sent its usage chunk, so count it."""
+    usage = Usage(llm_calls=1, input_tokens=count_message_tokens(convo), output_tokens=count_tokens(partial))
+    return Spend(usage, (reply_record("planner", convo, LLMReply(text=partial), error=error),))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.config import RuntimeConfig
+from agents.config import PromptOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
@@ -20,14 +20,14 @@ __all__ = ["Reflector"]
 
 
 class Reflector:
-    def __init__(self, llm: LLM, config: RuntimeConfig) -> None:
+    def __init__(self, llm: LLM, prompts: PromptOptions) -> None:
         self._llm = llm
-        self._config = config
+        self._prompts = prompts
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView]) -> RoleResult[Reflection]:
-        prompt = load_prompt("reflector", self._config.prompt_versions.get("reflector")).render(
-            budget_tokens=self._config.context_token_budget, task=task, plan=render_plan(plan),
+        prompt = load_prompt("reflector", self._prompts.version("reflector")).render(
+            budget_tokens=self._prompts.context_token_budget, task=task, plan=render_plan(plan),
             results=render_results(results))
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=reflection_schema(), metadata={"task_id": task_id})
-        return RoleResult(call.value, call.usage, call.records)
+        return RoleResult(call.value, call.spend)

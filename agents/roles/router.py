@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.config import RuntimeConfig
+from agents.config import RouterOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
@@ -18,25 +18,25 @@ class Router:
     """Plain async role logic; ``agents.cluster.actors`` wraps it in a Ray actor.
 
     Example:
-        >>> router = Router(llm, tools_catalog="calculator: arithmetic", config=RuntimeConfig())  # doctest: +SKIP
+        >>> router = Router(llm, "calculator: arithmetic", RuntimeConfig().router_options())  # doctest: +SKIP
         >>> (await router.route("t1", "What is 2+2?")).value.route  # doctest: +SKIP
         'direct'
     """
 
-    def __init__(self, llm: LLM, tools_catalog: str, config: RuntimeConfig) -> None:
+    def __init__(self, llm: LLM, tools_catalog: str, options: RouterOptions) -> None:
         self._llm = llm
         self._tools = tools_catalog
-        self._config = config
+        self._options = options
 
     async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
-        prompt = load_prompt("router", self._config.prompt_versions.get("router")).render(
-            budget_tokens=self._config.context_token_budget, task=task, tools=self._tools)
+        prompt = load_prompt("router", self._options.prompts.version("router")).render(
+            budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._tools)
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
                                json_schema=json_schema_for(RouterDecision), metadata={"task_id": task_id})
         decision = call.value
-        route = effective_route(decision, self._config.router_min_confidence)
+        route = effective_route(decision, self._options.min_confidence)
         if route != decision.route:
             # Low confidence: ask instead of guessing (DESIGN.md); keep the model's reason for the user.
             decision = RouterDecision(route=route, confidence=decision.confidence, reason=decision.reason,
                                       answer=decision.answer if decision.route == "clarify" else None)
-        return RoleResult(decision, call.usage, call.records)
+        return RoleResult(decision, call.spend)

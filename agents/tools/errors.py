@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Literal
 
+from agents.errors import TetrarchError
+
 __all__ = [
     "PermanentToolError",
     "ToolArgumentError",
@@ -28,7 +30,7 @@ __all__ = [
 ToolErrorKind = Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission", "definition"]
 
 
-class ToolError(Exception):
+class ToolError(TetrarchError):
     """Base of every tool error. ``kind`` tells the runtime how to react; ``attempts`` how often it ran."""
 
     kind: ClassVar[ToolErrorKind] = "permanent"

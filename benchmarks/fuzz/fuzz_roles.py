@@ -419,10 +419,10 @@ def build_runtime(llm: FunctionLLM, config: RuntimeConfig) -> LocalRuntime:
     registry = ToolRegistry(TOOLS)
     journal = MemoryJournal()
     return LocalRuntime(
-        Router(llm, registry.catalog_text(), config),
-        Planner(llm, registry.schemas(), registry.catalog_text(), config),
-        [Executor(TOOLS, llm, config, name=f"executor-{i}", journal=journal) for i in range(2)],
-        Reflector(llm, config),
+        Router(llm, registry.catalog_text(), config.router_options()),
+        Planner(llm, registry.schemas(), registry.catalog_text(), config.planner_options()),
+        [Executor(TOOLS, llm, config.executor_options(), name=f"executor-{i}", journal=journal) for i in range(2)],
+        Reflector(llm, config.prompt_options()),
         {t.name: t.spec for t in registry},
     )
 

@@ -394,21 +394,21 @@ def score_planner(case: PlannerCase, items: Sequence[PlanItem], *, error: str | 
     emitted = sum(1 for i in items if isinstance(i, StepEmitted))
     base = {"role": "planner", "case_id": case.id, "expected": "valid plan", "latency_s": latency_s}
     if isinstance(final, PlanCompleted):
-        repaired = _needed_repair(final.records)
+        repaired = _needed_repair(final.spend.calls)
         problems = _structure_problems(case, final.plan)
         details = {"steps": len(final.plan.steps), "tools": sorted({s.tool_name or "reasoning" for s in final.plan.steps}),
                    "structure_ok": not problems, "structure_problems": problems, "restarts": restarts,
                    "first_step_s": first_step_s, "steps_emitted": emitted, "plan": _render_plan_compact(final.plan)}
         if repaired:
-            details["first_round_error"] = _short(restarts[0] if restarts else _first_round_error(final.records), 300)
+            details["first_round_error"] = _short(restarts[0] if restarts else _first_round_error(final.spend.calls), 300)
         got = "valid (repaired)" if repaired else "valid"
-        return CaseResult(passed=True, got=got, repaired=repaired, details=details, **base, **_usage_fields(final.usage))
+        return CaseResult(passed=True, got=got, repaired=repaired, details=details, **base, **_usage_fields(final.spend.usage))
     if isinstance(final, PlanFailed):
         reason = f"{final.reason}: {_short(final.error, 300)}"
         details = {"failure": final.reason, "restarts": restarts, "first_step_s": first_step_s,
-                   "steps_emitted": emitted, "last_reply": _short(_last_reply(final.records), 600)}
-        return CaseResult(passed=False, got=final.reason, reason=reason, repaired=_needed_repair(final.records),
-                          details=details, **base, **_usage_fields(final.usage))
+                   "steps_emitted": emitted, "last_reply": _short(_last_reply(final.spend.calls), 600)}
+        return CaseResult(passed=False, got=final.reason, reason=reason, repaired=_needed_repair(final.spend.calls),
+                          details=details, **base, **_usage_fields(final.spend.usage))
     reason = f"the planner did not finish: {_short(error or 'no PlanCompleted/PlanFailed was yielded')}"
     return CaseResult(passed=False, got="error", reason=reason, details={"restarts": restarts}, **base)
 
@@ -495,11 +495,11 @@ async def run_router_case(router: Router, case: RouterCase) -> CaseResult:
     try:
         result = await router.route(f"regression-{case.id}", case.task)
     except InvalidLLMOutputError as exc:
-        return score_router(case, None, records=exc.records, usage=exc.usage, error=str(exc),
+        return score_router(case, None, records=(exc.spend.calls if exc.spend else ()), usage=(exc.spend.usage if exc.spend else None), error=str(exc),
                             latency_s=time.perf_counter() - started)
     except LLMError as exc:  # the server did not answer: production fails the task with llm_unavailable
         return _unavailable("router", case, exc, time.perf_counter() - started)
-    return score_router(case, result.value, records=result.records, usage=result.usage,
+    return score_router(case, result.value, records=result.spend.calls, usage=result.spend.usage,
                         latency_s=time.perf_counter() - started)
 
 
@@ -523,11 +523,11 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
     try:
         result = await reflector.reflect(f"regression-{case.id}", case.task, case.plan, case.results)
     except InvalidLLMOutputError as exc:
-        return score_reflector(case, None, limits=limits, records=exc.records, usage=exc.usage, error=str(exc),
+        return score_reflector(case, None, limits=limits, records=(exc.spend.calls if exc.spend else ()), usage=(exc.spend.usage if exc.spend else None), error=str(exc),
                                latency_s=time.perf_counter() - started)
     except LLMError as exc:
         return _unavailable("reflector", case, exc, time.perf_counter() - started)
-    return score_reflector(case, result.value, limits=limits, records=result.records, usage=result.usage,
+    return score_reflector(case, result.value, limits=limits, records=result.spend.calls, usage=result.spend.usage,
                            latency_s=time.perf_counter() - started)
 
 
@@ -559,7 +559,7 @@ def build_roles(llm: LLM, registry: ToolRegistry, config: RuntimeConfig) -> Role
     limits = PolicyLimits(max_step_retries=config.max_step_retries, max_replans=config.max_replans,
                           accept_min_score=config.accept_min_score,
                           accept_min_correctness=config.accept_min_correctness)
-    return Roles(Router(llm, catalog, config), Planner(llm, schemas, catalog, config), Reflector(llm, config), limits)
+    return Roles(Router(llm, catalog, config.router_options()), Planner(llm, schemas, catalog, config.planner_options()), Reflector(llm, config.prompt_options()), limits)
 
 
 class _TooManyTransportErrors(RuntimeError):

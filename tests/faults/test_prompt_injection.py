@@ -516,7 +516,7 @@ def test_a_prompt_trimmed_to_its_budget_keeps_tool_output_fenced(budget):
              for i in range(1, 31)]
     views = tuple(StepView(step_id=s.step_id, description=s.description, tool_name="fetch_page", status="completed",
                            output=entry["output"] if s.step_id == 30 else "short page") for s in steps)
-    planner = Planner(None, {}, "fetch_page(url)", RuntimeConfig(context_token_budget=budget))  # type: ignore[arg-type]
+    planner = Planner(None, {}, "fetch_page(url)", RuntimeConfig(context_token_budget=budget).planner_options())  # type: ignore[arg-type]
     messages = planner._messages("Summarise the pages.", ReplanContext("try again", Plan(steps=steps), views))
     request = LLMRequest(role="planner", messages=messages)
     assert "trimmed to fit the prompt budget" in json.dumps(messages)

@@ -26,10 +26,10 @@ def local_runtime(llm: LLM, tools: Sequence[Tool] = ALL, config: RuntimeConfig |
     registry = ToolRegistry(tools)
     journal = MemoryJournal()
     return LocalRuntime(
-        Router(llm, registry.catalog_text(), config),
-        Planner(llm, registry.schemas(), registry.catalog_text(), config),
-        [Executor(tools, llm, config, name=f"executor-{i}", journal=journal) for i in range(executors)],
-        Reflector(llm, config),
+        Router(llm, registry.catalog_text(), config.router_options()),
+        Planner(llm, registry.schemas(), registry.catalog_text(), config.planner_options()),
+        [Executor(tools, llm, config.executor_options(), name=f"executor-{i}", journal=journal) for i in range(executors)],
+        Reflector(llm, config.prompt_options()),
         {t.name: t.spec for t in registry},
     )
 

@@ -105,7 +105,7 @@ def test_a_resumed_step_never_runs_with_the_placeholder(tmp_path):
     from agents.roles.messages import StepRequest
     from planning.models import PlanStep
 
-    ex = Executor([fetch_private], FunctionLLM(lambda r: "unused"), RuntimeConfig(store_path=tmp_path / "x.db"))
+    ex = Executor([fetch_private], FunctionLLM(lambda r: "unused"), RuntimeConfig(store_path=tmp_path / "x.db").executor_options())
     step = PlanStep(step_id=1, description="fetch", tool_name="fetch_private",
                     tool_input={"resource": "sales", "token": REDACTED}, depends_on=[])
     before = len(SEEN)

@@ -1,0 +1,22 @@
+"""Which tool calls wait for a human, and what counts as a human's approval."""
+
+from __future__ import annotations
+
+from agents.tools import ToolSpec
+
+__all__ = ["is_approval", "needs_confirmation"]
+
+_APPROVALS = frozenset({"approve", "approved", "yes", "y", "ok", "accept", "confirm", "confirmed", "go", "proceed"})
+
+
+def needs_confirmation(spec: ToolSpec | None, plan_version: int, confirm_replanned_writes: bool = True) -> bool:
+    """Whether a step of this tool waits for a human's approval before it runs: a ``requires_confirmation``
+    tool always; any write/admin tool in a plan made after the planner saw tool output (every replan: tool
+    output is untrusted and may be an injected instruction), unless the deployment opted out."""
+    if spec is None:
+        return False
+    return spec.requires_confirmation or (confirm_replanned_writes and plan_version > 1 and spec.permission != "read")
+
+
+def is_approval(text: str) -> bool:
+    return text.strip().lower().rstrip(".!") in _APPROVALS
