@@ -144,6 +144,7 @@ class Orchestrator:
         self.config = config or RuntimeConfig()
         if not isinstance(self.config, RuntimeConfig):
             raise ConfigError(f"config must be a RuntimeConfig, not {type(self.config).__name__}")
+        log.setLevel(self.config.log_level)
         self._closed = False
         self._local_server = None
         self._owns_ray = False
@@ -192,7 +193,8 @@ class Orchestrator:
                             "ray.init, or install tetrarch and your tools on every node")
             return
         kwargs: dict[str, Any] = {"namespace": self.config.namespace, "log_to_driver": False,
-                                  "configure_logging": True, "logging_level": logging.WARNING}
+                                  "configure_logging": True,
+                                  "logging_level": getattr(logging, self.config.log_level)}
         kwargs.update(self.config.ray_init_kwargs)
         if ship:
             from agents.cluster.deploy import build_runtime_env, merge_runtime_env

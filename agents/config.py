@@ -152,6 +152,7 @@ class RuntimeConfig(BaseModel):
     """More runtime_env for the job (``pip``, ``env_vars``, extra ``py_modules``…), merged with the shipped code."""
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+    """Level of the driver's ``tetrarch`` logger and of Ray's own logging when the Orchestrator starts Ray."""
 
     # ------------------------------------------------------------------------------ typed views
     def prompt_options(self) -> PromptOptions:

@@ -6,10 +6,7 @@ exceptions here are for the Orchestrator itself (bad configuration, Ray unreacha
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from agents.llm.base import Spend
+from typing import Any, Literal
 
 __all__ = [
     "TetrarchError",
@@ -112,9 +109,10 @@ class InvalidLLMOutputError(TetrarchError):
         self.role = role
         self.error = error
         self.raw = raw
-        self.spend: Spend | None = None
+        # An ``agents.llm.base.Spend``; not imported: this module is the root every other one may import.
+        self.spend: Any = None
 
-    def with_spend(self, spend: Spend) -> InvalidLLMOutputError:
+    def with_spend(self, spend: Any) -> InvalidLLMOutputError:
         """Attach what the failed calls cost, so budgets stay exact even for failures."""
         self.spend = spend
         return self

@@ -75,7 +75,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    from agents.llm.local.provision import main as models_main
+    from agents.llm.local.commands import main as models_main
 
     return models_main(args.rest)
 
@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
                 "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}
     if args.command == "serve-info":
-        from agents.llm.local.provision import main as models_main
+        from agents.llm.local.commands import main as models_main
 
         return models_main(["list"])
     return handlers[args.command](args)

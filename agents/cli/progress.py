@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from agents.events import AnyEvent
 from agents.results import TaskResult
@@ -68,7 +69,8 @@ class ProgressView:
                 return [f"{t} escalated ({p.kind}): {p.question}"]
             case "task_finished":
                 return [f"{t} done  {p.status} ({p.stopped_reason})"]
-        return []
+            case _:
+                assert_never(ev.type)
 
 
 def render_result(result: TaskResult) -> str:

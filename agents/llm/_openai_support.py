@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 import openai
 
@@ -69,7 +69,10 @@ def response_format_for(mode: Mode, schema: dict[str, Any] | None, role: str) ->
             return {"type": "json_object", "schema": schema}
         case "json_object":
             return {"type": "json_object"}
-    return None
+        case "prompt":
+            return None  # the prompt alone asks for JSON: servers without any response_format support
+        case unknown:
+            assert_never(unknown)
 
 
 def json_messages(messages: list[dict[str, Any]], mode: Mode) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 import sys
 
-from agents.llm.local.provision import main
+from agents.llm.local.commands import main
 
 __all__: list[str] = []
 

@@ -213,10 +213,3 @@ def model_path(name: str | None = DEFAULT_MODEL, cache_dir: Path | str | None = 
     if not (path.is_file() and path.stat().st_size == model.size):
         raise ModelNotInstalledError(model.name)
     return path
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.llm.local models pull [NAME] | models list`` (also ``tetrarch models …``)."""
-    from agents.llm.local._cli import run
-
-    return run(argv)

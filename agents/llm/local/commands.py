@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from agents.llm.local.catalog import CATALOG, DEFAULT_MODEL
 from agents.llm.local.errors import LocalModelError
 
-__all__ = ["build_parser", "run"]
+__all__ = ["build_parser", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,3 +69,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.llm.local models pull [NAME] | models list`` (also ``tetrarch models …``)."""
+    return run(argv)
