@@ -16,17 +16,15 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from agents.config import DispatchOptions
-from agents.engine.budget import Budget
 from agents.engine.gates import needs_confirmation
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, FailureCaps, Stopped
+from agents.engine.step_records import StepFacts, derive_records, restore
+from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
 from agents.errors import BudgetExceeded
 from agents.events import PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
 from agents.llm.base import Spend
-from agents.results import StepStatus
 from agents.roles.messages import (
     PlanCompleted,
     PlanFailed,
@@ -42,11 +40,10 @@ from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import PlanStep
 
-__all__ = ["PlanExecution"]
+__all__ = ["Limits", "PlanExecution"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
 _PREVIEW_CHARS = 200
-_STATUS: dict[SchedState, StepStatus] = {s: s.value for s in SchedState}  # type: ignore[misc]
 
 
 @dataclass(slots=True)
@@ -56,27 +53,6 @@ class _Running:
     request: StepRequest
     handle: StepHandle
     redispatches: int = 0
-
-
-@dataclass(slots=True)
-class _Facts:
-    """What the scheduler does not model about a step's latest attempt (never its status)."""
-
-    error_kind: str | None = None
-    error: str | None = None
-    started_at: float | None = None
-    finished_at: float | None = None
-    tool_attempts: int = 0
-    from_journal: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """The caps one execution enforces on the task it belongs to."""
-
-    dispatch: DispatchOptions
-    budget: Budget
-    failures: FailureCaps
 
 
 def _same_step(a: PlanStep, b: PlanStep) -> bool:
@@ -97,7 +73,7 @@ class PlanExecution:
         self._kept = kept or {}
         self._sched = Scheduler()
         self._steps: dict[int, PlanStep] = {}
-        self._facts: dict[int, _Facts] = {}
+        self._facts: dict[int, StepFacts] = {}
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], _Running] = {}
@@ -115,52 +91,19 @@ class PlanExecution:
     # ------------------------------------------------------------------ the derived checkpoint
     def step_records(self) -> dict[int, StepState]:
         """Each step's record for the checkpoint and the result: status and attempt from the scheduler."""
-        records = {}
-        for sid in self._steps:
-            state, facts = self._sched.state(sid), self._facts[sid]
-            error = facts.error if state is SchedState.FAILED else None
-            if state is SchedState.SKIPPED:
-                dead = [d for d in sorted(self._steps[sid].depends_on)
-                        if d in self._steps and self._sched.state(d) is not SchedState.COMPLETED]
-                error = f"skipped: step {dead[0]} did not complete" if dead else "skipped"
-            records[sid] = StepState(
-                status=_STATUS[state], attempts=self._sched.attempt(sid), error=error,
-                error_kind=facts.error_kind if state is SchedState.FAILED else None, started_at=facts.started_at,
-                finished_at=facts.finished_at, tool_attempts=facts.tool_attempts, from_journal=facts.from_journal)
-        return records
+        return derive_records(self._sched, self._steps, self._facts)
 
     def checkpoint(self) -> TaskState:
         """The task state with its step records derived now (call right before writing it)."""
         self._st.steps = self.step_records()
         return self._st
 
-    def status_of(self, step_id: int) -> StepStatus:
-        return _STATUS[self._sched.state(step_id)] if step_id in self._steps else "pending"
-
     # ------------------------------------------------------------------ setup
     def _rebuild_from_state(self) -> None:
         """Resume: the plan is known; completed steps with a stored output are not run again."""
-        stored = self._sink.outputs(self._st.plan_version)
-        refused: list[tuple[int, str]] = []
-        for step in self._st.plan_steps:
-            sid = step.step_id
-            self._steps[sid] = step
-            record = self._st.steps.get(sid, StepState())
-            if record.status == "completed" and sid in stored:
-                self._sched.preload(sid, step.depends_on, stored[sid], record.attempts)
-                self.values[sid] = stored[sid]
-                self._facts[sid] = _Facts(started_at=record.started_at, finished_at=record.finished_at,
-                                          tool_attempts=record.tool_attempts, from_journal=record.from_journal)
-            else:
-                self._sched.add_step(sid, step.depends_on)
-                self._facts[sid] = _Facts()
-                if record.status == "failed" and record.error_kind == "permission":
-                    refused.append((sid, record.error or "refused"))  # a human said no: do not ask again
-        self._sched.seal()
-        for sid, error in refused:
-            self._sched.start(sid)
-            self._sched.fail(sid, error)
-            self._facts[sid] = _Facts(error_kind="permission", error=error)
+        self._sched, self._facts, self.values = restore(self._st.plan_steps, self._st.steps,
+                                                        self._sink.outputs(self._st.plan_version))
+        self._steps = {step.step_id: step for step in self._st.plan_steps}
 
     # ------------------------------------------------------------------ main loop
     async def run(self) -> ExecutionResult:
@@ -247,7 +190,7 @@ class PlanExecution:
         sid = step.step_id
         self._register_secrets(step)
         self._steps[sid] = step
-        self._facts[sid] = _Facts()
+        self._facts[sid] = StepFacts()
         self._st.plan_steps.append(step)
         kept = self._kept.get(sid)
         try:
@@ -322,7 +265,7 @@ class PlanExecution:
             now = self._clock()
             if self._st.first_dispatch_at is None:
                 self._st.first_dispatch_at = now
-            self._facts[sid] = _Facts(started_at=now)
+            self._facts[sid] = StepFacts(started_at=now)
             self._emit_started(sid, attempt, step, handle)
 
     def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
@@ -394,7 +337,7 @@ class PlanExecution:
         value = await self._rt.fetch(run.handle.output_ref)
         self.values[run.step_id] = value
         self._sink.put_output(self._st.plan_version, run.step_id, run.attempt, value)
-        self._facts[run.step_id] = _Facts(started_at=outcome.started_at, finished_at=outcome.finished_at,
+        self._facts[run.step_id] = StepFacts(started_at=outcome.started_at, finished_at=outcome.finished_at,
                                           tool_attempts=outcome.tool_attempts, from_journal=outcome.from_journal)
         self._sink.emit(StepFinishedPayload(step_id=run.step_id, attempt=run.attempt, output_preview=_preview(value),
                                             started_at=outcome.started_at, finished_at=outcome.finished_at,
@@ -403,7 +346,7 @@ class PlanExecution:
 
     def _record_failure(self, step_id: int, attempt: int, outcome: StepOutcome) -> None:
         self._sched.fail(step_id, outcome.error or "failed")
-        self._facts[step_id] = _Facts(error_kind=outcome.error_kind or "permanent", error=outcome.error or "failed",
+        self._facts[step_id] = StepFacts(error_kind=outcome.error_kind or "permanent", error=outcome.error or "failed",
                                       started_at=outcome.started_at, finished_at=outcome.finished_at)
         self._sink.emit(StepFailedPayload(step_id=step_id, attempt=attempt,
                                           error_kind=outcome.error_kind or "permanent",

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from agents.config import DispatchOptions
+from agents.engine.budget import Budget
 from agents.engine.task_state import TaskState
 from agents.events import StoppedReason
 from agents.roles.messages import StepOutcome
 from planning.models import PlanStep
 
-__all__ = ["AllTerminal", "AwaitingConfirmation", "ExecutionResult", "FailureCaps", "Stopped"]
+__all__ = ["AllTerminal", "AwaitingConfirmation", "ExecutionResult", "FailureCaps", "Limits", "Stopped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +65,12 @@ class FailureCaps:
                 f"{state.consecutive_errors} step failures in a row (last: step {step.step_id}: {outcome.error}); "
                 "check the tools and their inputs"))
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The caps one execution enforces on the task it belongs to."""
+
+    dispatch: DispatchOptions
+    budget: Budget
+    failures: FailureCaps

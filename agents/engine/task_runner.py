@@ -16,11 +16,11 @@ from typing import Any, Literal, assert_never
 
 from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
-from agents.engine.execution import Limits, PlanExecution
+from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval, needs_confirmation
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Stopped
+from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
 from agents.engine.task_state import Escalation, StepState, TaskState
 from agents.errors import BudgetExceeded, InvalidLLMOutputError, RoleUnavailableError
 from agents.events import (

@@ -48,19 +48,21 @@ def _table(rows: list[list[Any]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def render(doc: dict[str, Any], out: Path) -> None:
-    io = _points(doc, "io")
-    other = _points(doc, "async-io") + _points(doc, "ceiling")
-    proj = projection(doc)
-    io_rows = [[p["nodes"], p["per_node"], p["pool"], f"{p['tasks_per_s']:.2f}", f"{p['steps_per_s']:.1f}",
-                p["io_bound_tasks_per_s"], f"{p['median_task_s']:.2f}", f"{p['supervisor_cpu_ms_per_task']:.1f}",
-                f"{p['machine_cpu_busy']:.0%}", f"{p['accepted']}/{p['tasks']}"] for p in io]
-    other_rows = [[p["kind"], p["nodes"], p["pool"], p["tasks"], p["steps"], p["tool_latency_s"],
-                   f"{p['tasks_per_s']:.2f}", f"{p['steps_per_s']:.1f}", f"{p['supervisor_cpu_ms_per_task']:.1f}",
-                   f"{p['machine_cpu_busy']:.0%}", f"{p['accepted']}/{p['tasks']}"] for p in other]
-    first, last = min(io, key=lambda p: p["pool"]), max(io, key=lambda p: p["pool"])
-    store = doc["store"]
-    text = f"""# Cluster scaling (one machine, {doc['cores']} cores, several raylets)
+def _io_rows(io: list[dict[str, Any]]) -> list[list[Any]]:
+    return [[p["nodes"], p["per_node"], p["pool"], f"{p['tasks_per_s']:.2f}", f"{p['steps_per_s']:.1f}",
+             p["io_bound_tasks_per_s"], f"{p['median_task_s']:.2f}", f"{p['supervisor_cpu_ms_per_task']:.1f}",
+             f"{p['machine_cpu_busy']:.0%}", f"{p['accepted']}/{p['tasks']}"] for p in io]
+
+
+def _other_rows(other: list[dict[str, Any]]) -> list[list[Any]]:
+    return [[p["kind"], p["nodes"], p["pool"], p["tasks"], p["steps"], p["tool_latency_s"],
+             f"{p['tasks_per_s']:.2f}", f"{p['steps_per_s']:.1f}", f"{p['supervisor_cpu_ms_per_task']:.1f}",
+             f"{p['machine_cpu_busy']:.0%}", f"{p['accepted']}/{p['tasks']}"] for p in other]
+
+
+def _intro(doc: dict[str, Any], io: list[dict[str, Any]]) -> str:
+    """Title, how the runs were set up, and how to read them on a machine with few cores."""
+    return f"""# Cluster scaling (one machine, {doc['cores']} cores, several raylets)
 
 Generated {doc['generated_at']}{' (quick)' if doc['quick'] else ''} by `python -m benchmarks.cluster.scaling{' --quick' if doc['quick'] else ''}`.
 Each row is a `ray.cluster_utils.Cluster` with a head (driver, Supervisor, SQLite store) and N worker raylets
@@ -74,7 +76,14 @@ tools on asyncio's default thread pool, {doc['threads_per_executor']} threads on
 More raylets add no CPU. What scales is I/O-bound work with the number of executors (thread slots); the
 "I/O bound" column is what those slots allow (pool × {doc['threads_per_executor']} / (steps × latency)).
 
-## Throughput against nodes and executor-pool size
+"""
+
+
+def _throughput_section(doc: dict[str, Any], io: list[dict[str, Any]]) -> str:
+    """The blocking-I/O runs: throughput against worker nodes and executor-pool size."""
+    io_rows = _io_rows(io)
+    first, last = min(io, key=lambda p: p["pool"]), max(io, key=lambda p: p["pool"])
+    return f"""## Throughput against nodes and executor-pool size
 
 {_table(io_rows, ["worker nodes", "executors/node", "pool", "tasks/s", "steps/s", "I/O bound tasks/s",
                   "median task s", "Supervisor CPU ms/task", "machine CPU busy", "accepted"])}
@@ -88,7 +97,14 @@ bound as the pool grows: it reaches {first['tasks_per_s'] / first['io_bound_task
 {last['tasks_per_s'] / last['io_bound_tasks_per_s']:.0%} at pool {last['pool']}. On machines with cores to
 spare per node, the pool scales further before the CPU does.
 
-## The same work with async tools, and the Supervisor's ceiling
+"""
+
+
+def _ceiling_section(doc: dict[str, Any], io: list[dict[str, Any]], proj: dict[str, Any]) -> str:
+    """The async-tool runs, the Supervisor's ceiling and the store's commit rate."""
+    other_rows = _other_rows(_points(doc, "async-io") + _points(doc, "ceiling"))
+    store = doc["store"]
+    return f"""## The same work with async tools, and the Supervisor's ceiling
 
 {_table(other_rows, ["run", "worker nodes", "pool", "tasks", "steps", "tool latency s", "tasks/s", "steps/s",
                      "Supervisor CPU ms/task", "machine CPU busy", "accepted"])}
@@ -106,7 +122,12 @@ spare per node, the pool scales further before the CPU does.
 - **store**: the SQLite store (WAL) on this disk commits **{store['commits_per_s']} event+checkpoint
   transactions/s** ({store['ms_per_commit']} ms each, in one process, `{store['commits']}` commits).
 
-## What 100 nodes would need (arithmetic on the numbers above)
+"""
+
+
+def _projection_section(io: list[dict[str, Any]], proj: dict[str, Any]) -> str:
+    """The 100-node sizing, with the inputs of each figure beside it."""
+    return f"""## What 100 nodes would need (arithmetic on the numbers above)
 
 Assume 100 worker nodes of 8 cores, {EXECUTORS_PER_NODE_100} executors each, and this benchmark's workload
 ({io[0]['steps']} blocking 0.5 s calls per task):
@@ -127,6 +148,13 @@ A shared server store (PostgreSQL) is the alternative when tasks must move betwe
 see every task; per-shard SQLite keeps today's code and its crash-recovery tests as they are. Neither is built
 yet (docs/cluster.md, "Limits").
 """
+
+
+def render(doc: dict[str, Any], out: Path) -> None:
+    io = _points(doc, "io")
+    proj = projection(doc)
+    text = (_intro(doc, io) + _throughput_section(doc, io) + _ceiling_section(doc, io, proj)
+            + _projection_section(io, proj))
     (out / "cluster.md").write_text(text)
     _plot(doc, io, out / "cluster.png", proj)
 

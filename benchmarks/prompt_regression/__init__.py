@@ -11,8 +11,11 @@ the real role class (the same prompts, structured-output settings and repair rou
 - reflector agreement: the policy's decision (``planning.policy.decide``) accepts exactly when the case says
   the results deserve acceptance.
 
-The loading and scoring functions in ``run.py`` are pure and tested without a model
-(tests/unit/prompts/test_regression_cases.py). This package imports nothing, so ``python -m
-benchmarks.prompt_regression.run`` loads ``run.py`` exactly once.
+The modules, in the order a run uses them: ``case_files`` (the case types; loading and checking the files),
+``runners`` (the roles built as the demo builds them; one case through one role), ``scoring`` (a role's reply
+against the case), ``summary`` (per-role metrics), ``report`` (the results JSON), ``markdown`` (the page), and
+``cli`` (the command line). ``run.py`` is the entry point and re-exports the names the tests use. Loading,
+scoring and rendering are pure and tested without a model (tests/unit/prompts/test_regression_cases.py). This
+package imports nothing, so ``python -m benchmarks.prompt_regression.run`` loads ``run.py`` exactly once.
 """
 

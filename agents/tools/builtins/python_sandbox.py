@@ -214,21 +214,18 @@ class _CappedReader(threading.Thread):
         return text
 
 
-def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits(), *, audit_hook: bool = True) -> SandboxResult:
-    """Run ``code`` as ``__main__`` under every isolation layer this machine supports.
-
-    ``audit_hook=False`` exists so tests can show the other layers hold on their own; never turn it off
-    for model-written code.
-    """
+def _check_code(code: str) -> None:
     if not isinstance(code, str) or not code.strip():
         raise ToolArgumentError("code is empty; pass a Python program that prints its result")
     if len(code) > MAX_CODE_CHARS:
         raise ToolArgumentError(f"code is {len(code)} characters; the limit is {MAX_CODE_CHARS}")
     if "\x00" in code:
         raise ToolArgumentError("code contains a NUL byte")
-    user = _sandbox_user()
-    isolation = ["rlimits", "wall-timeout", "fresh-workdir"] + (["audit-hook"] if audit_hook else [])
-    rlimits = {
+
+
+def _rlimits(limits: SandboxLimits) -> dict[str, tuple[int, int]]:
+    """The child's resource limits, by ``resource`` constant name (the bootstrap sets them before user code)."""
+    return {
         "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),
         "RLIMIT_AS": (limits.memory_bytes, limits.memory_bytes),
         "RLIMIT_FSIZE": (limits.file_bytes, limits.file_bytes),
@@ -236,6 +233,58 @@ def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits(), *, audit_h
         "RLIMIT_NPROC": (limits.processes, limits.processes),
         "RLIMIT_CORE": (0, 0),
     }
+
+
+def _command(config: str, user: tuple[int, int] | None, isolation: list[str]) -> list[str]:
+    """The child's command line; wrapped in ``unshare --net`` where this machine allows (noted in ``isolation``)."""
+    command = [_interpreter(user is not None), "-I", "-S", "-B", "-c", _BOOTSTRAP, config]
+    if _can_unshare_network():
+        command = [shutil.which("unshare") or "unshare", "--net", "--", *command]
+        isolation.append("netns")
+    return command
+
+
+def _run_child(command: list[str], workdir: Path, limits: SandboxLimits,
+               isolation: list[str]) -> SandboxResult:
+    """Start the child in its own session, drain its output, and kill the session at exit or at the wall limit."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": str(workdir)}
+    proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [_CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes)]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.wall_seconds)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        # Whatever the program left behind in its session goes too (a daemonised grandchild, say).
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    for reader in readers:
+        reader.join(timeout=5)
+    code_ = proc.returncode
+    signal_name = signal.Signals(-code_).name if code_ is not None and code_ < 0 else None
+    return SandboxResult(
+        stdout=readers[0].text(), stderr=readers[1].text(), exit_code=code_, timed_out=timed_out,
+        signal=signal_name, truncated=any(r.total > len(r.kept) for r in readers), isolation=isolation)
+
+
+def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits(), *, audit_hook: bool = True) -> SandboxResult:
+    """Run ``code`` as ``__main__`` under every isolation layer this machine supports.
+
+    ``audit_hook=False`` exists so tests can show the other layers hold on their own; never turn it off
+    for model-written code.
+    """
+    _check_code(code)
+    user = _sandbox_user()
+    isolation = ["rlimits", "wall-timeout", "fresh-workdir"] + (["audit-hook"] if audit_hook else [])
+    rlimits = _rlimits(limits)
     workdir = Path(tempfile.mkdtemp(prefix="tetrarch-py-"))
     try:
         (workdir / "main.py").write_text(code, encoding="utf-8")
@@ -244,36 +293,7 @@ def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits(), *, audit_h
             os.chown(workdir / "main.py", *user)
             isolation.append("uid-nobody")
         config = json.dumps({"rlimits": rlimits, "audit_hook": audit_hook, "uid": user[0] if user else None, "gid": user[1] if user else None})
-        command = [_interpreter(user is not None), "-I", "-S", "-B", "-c", _BOOTSTRAP, config]
-        if _can_unshare_network():
-            command = [shutil.which("unshare") or "unshare", "--net", "--", *command]
-            isolation.append("netns")
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": str(workdir)}
-        proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
-        assert proc.stdout is not None and proc.stderr is not None
-        readers = [_CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes)]
-        for reader in readers:
-            reader.start()
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.wall_seconds)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            # Whatever the program left behind in its session goes too (a daemonised grandchild, say).
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
-        for reader in readers:
-            reader.join(timeout=5)
-        code_ = proc.returncode
-        signal_name = signal.Signals(-code_).name if code_ is not None and code_ < 0 else None
-        return SandboxResult(
-            stdout=readers[0].text(), stderr=readers[1].text(), exit_code=code_, timed_out=timed_out,
-            signal=signal_name, truncated=any(r.total > len(r.kept) for r in readers), isolation=isolation)
+        return _run_child(_command(config, user, isolation), workdir, limits, isolation)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
