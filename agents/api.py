@@ -31,8 +31,7 @@ from agents.errors import (
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.results import TaskResult
-from agents.tools import Tool
-from agents.tools import tool as tool_decorator
+from agents.tools import Tool, resolve_tools
 
 __all__ = ["Orchestrator", "TaskHandle"]
 
@@ -168,7 +167,7 @@ class Orchestrator:
 
             workspace = self.config.workspace_dir or self.config.store_path.parent / "workspace"
             return list(builtin_tools(workspace))
-        return [t if isinstance(t, Tool) else tool_decorator(t) for t in tools]
+        return resolve_tools(tools)  # Tool objects, plain functions (@tool defaults) and MCP servers (listed now)
 
     def _start_embedded_llm(self) -> LLM:
         from agents.llm.local import start_local_llm

@@ -92,6 +92,12 @@ def _cmd_trace(args: argparse.Namespace) -> int:
     return trace_main(args.rest)
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from agents.cli.mcp_serve import main as mcp_main
+
+    return mcp_main(args.rest)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tetrarch", description="Plan-then-execute agents on Ray.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -120,7 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     tasks.add_argument("--store")
     tasks.add_argument("--json", action="store_true")
     for name, helptext in (("models", "pull / list local model weights"), ("bench", "benchmarks vs ReAct"),
-                           ("trace", "trace pages and exports of a task")):
+                           ("trace", "trace pages and exports of a task"),
+                           ("mcp", "tetrarch mcp serve [--stdio | --http HOST:PORT] [--llm ...] [--address ...]")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("rest", nargs=argparse.REMAINDER)
     sub.add_parser("serve-info", help="what the embedded model server would run")
@@ -131,12 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Sub-tools with their own parsers get their arguments untouched: argparse.REMAINDER does not
     # capture a leading "--flag" (``tetrarch bench --all`` would be rejected).
-    if argv and argv[0] in ("models", "bench", "trace") and not {"-h", "--help"} & set(argv[:1]):
-        return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}[argv[0]](
+    if argv and argv[0] in ("models", "bench", "trace", "mcp") and not {"-h", "--help"} & set(argv[:1]):
+        return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp}[argv[0]](
             argparse.Namespace(command=argv[0], rest=argv[1:]))
     args = _parser().parse_args(argv)
     handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
-                "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace}
+                "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp}
     if args.command == "serve-info":
         from agents.llm.local.commands import main as models_main
 

@@ -1,4 +1,5 @@
-"""Tools: ``@tool`` declarations, the registry, the dispatcher with its retry/timeout/journal policies.
+"""Tools: ``@tool`` declarations, MCP servers as tool sources, the registry, the dispatcher with its
+retry/timeout/journal policies.
 
     >>> from agents.tools import tool, ToolRegistry
 """
@@ -17,11 +18,16 @@ from agents.tools.errors import (
     UnknownToolError,
 )
 from agents.tools.journal import IdempotencyJournal, JournalEntry, MemoryJournal, idempotency_key
+from agents.tools.mcp import MCPServer, MCPServerHTTP, MCPServerStdio, MCPToolOverride, resolve_tools
 from agents.tools.registry import ToolRegistry
 
 __all__ = [
     "IdempotencyJournal",
     "JournalEntry",
+    "MCPServer",
+    "MCPServerHTTP",
+    "MCPServerStdio",
+    "MCPToolOverride",
     "MemoryJournal",
     "PermanentToolError",
     "Permission",
@@ -39,5 +45,6 @@ __all__ = [
     "UnknownToolError",
     "builtin_tools",
     "idempotency_key",
+    "resolve_tools",
     "tool",
 ]

@@ -1,0 +1,196 @@
+"""tetrarch as an MCP server: any MCP client hands a complex task to tetrarch (``tetrarch mcp serve``).
+
+Tools: ``run_task`` (task text in; answer, status, task id and a short plan summary out; a progress
+notification per task event while it runs), ``task_status`` and ``respond`` (answer an escalation, e.g.
+``"approve"`` a write that waits for confirmation; the task continues and the reply is its new outcome).
+
+    >>> from mcp import Client
+    >>> server = build_server(Orchestrator(llm=my_llm, tools=[lookup]))             # doctest: +SKIP
+    >>> async with Client(server) as client:                                       # doctest: +SKIP
+    ...     out = await client.call_tool("run_task", {"task": "Paris or Rome?"}, progress_callback=show)
+
+    tetrarch mcp serve --stdio --llm openai:gpt-4.1 --base-url http://127.0.0.1:8000/v1
+    tetrarch mcp serve --http 127.0.0.1:8765 --address auto
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pydantic
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
+
+from agents.errors import TaskTimeoutError
+
+if TYPE_CHECKING:
+    from agents.api import Orchestrator, TaskHandle
+    from agents.events import AnyEvent
+    from agents.results import TaskResult
+
+__all__ = ["TaskOutcome", "build_server", "main", "serve"]
+
+_SUMMARY_STEPS = 12
+
+
+class TaskOutcome(pydantic.BaseModel):
+    """What ``run_task`` / ``task_status`` / ``respond`` return (the tool's structured output)."""
+
+    task_id: str
+    status: str
+    """accepted | escalated | clarify | refused | failed — or ``running`` from ``task_status``."""
+    answer: str | None = None
+    question: str | None = None
+    """For escalated / clarify: what tetrarch needs to know; answer it with ``respond``."""
+    error: str | None = None
+    plan_summary: list[str] = pydantic.Field(default_factory=list)
+    """One line per step: ``3. subtract(a, b) — completed``."""
+
+
+def _outcome(result: TaskResult) -> TaskOutcome:
+    status = {s.step_id: s.status for s in result.steps}
+    lines = []
+    for step in (result.plan.steps if result.plan else [])[:_SUMMARY_STEPS]:
+        what = f"{step.tool_name}({', '.join(step.tool_input)})" if step.tool_name else "reasoning"
+        lines.append(f"{step.step_id}. {what} — {status.get(step.step_id, 'not run')}: {step.description}")
+    return TaskOutcome(task_id=result.task_id, status=result.status, answer=result.answer,
+                       question=getattr(result, "question", None), error=result.error, plan_summary=lines)
+
+
+def _progress_text(event: AnyEvent) -> str:
+    payload = event.payload
+    step = getattr(payload, "step_id", None) or getattr(getattr(payload, "step", None), "step_id", None)
+    tool = getattr(payload, "tool_name", None) or getattr(getattr(payload, "step", None), "tool_name", None)
+    parts = [event.type] + ([f"step {step}"] if step else []) + ([tool] if tool else [])
+    return " ".join(parts)
+
+
+async def _follow(handle: TaskHandle, ctx: Context, after_seq: int = 0) -> TaskOutcome:
+    # One progress notification per task event; the count is the progress value (the total is unknown).
+    done = 0
+    async for event in handle.aevents(after_seq):
+        done += 1
+        await ctx.report_progress(done, None, _progress_text(event))
+    return _outcome(await handle.aresult())
+
+
+def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: str = "tetrarch") -> MCPServer:
+    """An MCP server whose tools run tasks on ``orchestrator`` (or on the one a factory builds at first use)."""
+    # The tools' annotations are resolved against this module's globals (Context, TaskOutcome).
+    server = MCPServer(name, instructions="Hand a multi-step task to tetrarch: it plans a DAG of tool calls, runs "
+                                          "them in parallel and checks the result. Escalations are answered with "
+                                          "respond(task_id, text).", log_level="WARNING")
+    holder = _Lazy(orchestrator)
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True))
+    async def run_task(task: str, ctx: Context) -> TaskOutcome:
+        """Run a task with tetrarch (plan, parallel tool calls, reflection) and return its outcome."""
+        orch = await holder.get()
+        handle = await asyncio.to_thread(orch.submit, task)
+        return await _follow(handle, ctx)
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    async def task_status(task_id: str) -> TaskOutcome:
+        """The current outcome of a task (``running`` while it runs)."""
+        orch = await holder.get()
+        handle = await asyncio.to_thread(orch.handle, task_id)
+        try:
+            return _outcome(await handle.aresult(timeout=0))
+        except TaskTimeoutError:
+            return TaskOutcome(task_id=task_id, status="running")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+    async def respond(task_id: str, text: str, ctx: Context) -> TaskOutcome:
+        """Answer an escalated task ("approve" runs a tool call waiting for confirmation); returns its new outcome."""
+        orch = await holder.get()
+        handle = await asyncio.to_thread(orch.respond, task_id, text)
+        return await _follow(handle, ctx)
+
+    return server
+
+
+class _Lazy:
+    """The Orchestrator, built on first use in a worker thread (its constructor blocks on Ray)."""
+
+    def __init__(self, source: Orchestrator | Callable[[], Orchestrator]) -> None:
+        from agents.api import Orchestrator
+
+        self._orch = source if isinstance(source, Orchestrator) else None
+        self._factory = None if self._orch is not None else source
+        self._lock = asyncio.Lock()
+
+    async def get(self) -> Orchestrator:
+        async with self._lock:
+            if self._orch is None:
+                self._orch = await asyncio.to_thread(self._factory)  # type: ignore[arg-type]
+            return self._orch
+
+
+def _load(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    if not attr:
+        raise SystemExit(f"--llm-factory {path!r}: use MODULE:CALLABLE")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tetrarch mcp", description="tetrarch as an MCP server.")
+    sub = p.add_subparsers(dest="command", required=True)
+    serve_p = sub.add_parser("serve", help="serve run_task / task_status / respond over MCP")
+    how = serve_p.add_mutually_exclusive_group()
+    how.add_argument("--stdio", action="store_true", help="speak MCP on stdin/stdout (the default)")
+    how.add_argument("--http", metavar="HOST:PORT", help="streamable HTTP at http://HOST:PORT/mcp, e.g. 127.0.0.1:8765")
+    serve_p.add_argument("--llm", help="openai:MODEL (with --base-url) or local[:NAME]; default: the embedded model")
+    serve_p.add_argument("--llm-factory", metavar="MODULE:CALLABLE", help="build the LLM by calling this (tests)")
+    serve_p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    serve_p.add_argument("--address", help="Ray address: auto or ray://host:10001 (default: local Ray)")
+    serve_p.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")
+    return p
+
+
+def serve(orchestrator: Orchestrator | Callable[[], Orchestrator], http: str | None = None) -> None:
+    """Serve until interrupted: stdio when ``http`` is None, else streamable HTTP on ``HOST:PORT``."""
+    server = build_server(orchestrator)
+    if http is None:
+        server.run("stdio")
+        return
+    host, _, port = http.rpartition(":")
+    if not port.isdigit():
+        raise SystemExit(f"--http {http!r}: use HOST:PORT, e.g. 127.0.0.1:8765")
+    server.run("streamable-http", host=host or "127.0.0.1", port=int(port))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+
+    def make() -> Orchestrator:
+        from pathlib import Path
+
+        from agents.api import Orchestrator
+        from agents.config import RuntimeConfig
+
+        llm = _load(args.llm_factory)() if args.llm_factory else _build_llm(args.llm, args.base_url)
+        config = RuntimeConfig(store_path=Path(args.store)) if args.store else RuntimeConfig()
+        return Orchestrator(llm=llm, config=config, address=args.address)
+
+    orch = make()  # before serving: a bad --llm or an unreachable cluster fails here, not in a client's call
+    try:
+        serve(orch, args.http)
+    finally:
+        orch.shutdown()
+    return 0
+
+
+def _build_llm(spec: str | None, base_url: str | None) -> Any:
+    from agents.llm.factory import build_llm
+
+    return build_llm(spec, base_url)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

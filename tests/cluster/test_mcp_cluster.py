@@ -1,0 +1,61 @@
+"""MCP tools on a 2-worker ray.cluster_utils.Cluster: executors on both nodes each open their own stdio server
+process and reach the HTTP server by URL; a server crash mid-task is retried after reconnecting."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from support import wire
+from support.mcp_fixtures import http_server, log_lines, stdio_server
+
+from agents import Orchestrator, RuntimeConfig
+from agents.llm import FunctionLLM
+from benchmarks.cluster.local_cluster import local_cluster
+
+pytestmark = [pytest.mark.ray, pytest.mark.cluster]
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    import ray
+    import support
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(support)
+    cloudpickle.register_pickle_by_value(sys.modules[request.module.__name__])
+    if ray.is_initialized():
+        ray.shutdown()
+    with local_cluster([{"exec": 1}, {"exec": 1}]) as (c, nodes):
+        yield c, nodes
+        if ray.is_initialized():
+            ray.shutdown()
+
+
+def test_mcp_steps_run_on_both_nodes_and_survive_a_server_crash(cluster, tmp_path):
+    c, (a, b) = cluster
+    log = tmp_path / "stdio.log"
+    marker = tmp_path / "crashed"
+    steps = [wire.step(i, "s_slow", {"seconds": 0.6}) for i in (1, 2, 3, 4)]
+    steps += [wire.step(5, "h_population", {"city": "Berlin"}),
+              wire.step(6, "s_crash_once", {"marker": str(marker)}, deps=[1])]
+    plan = wire.plan(*steps)
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
+    with http_server(tmp_path / "http.log") as proc:
+        config = RuntimeConfig(store_path=tmp_path / "t.db", namespace="cluster-mcp", executors_per_node=1,
+                               watch_nodes=False, role_resources={"executor": {"exec": 1}},
+                               tool_max_attempts=5, tool_backoff_s=0.2)
+        orch = Orchestrator(llm=llm, tools=[stdio_server(log, prefix="s"), proc.config(prefix="h")], config=config,
+                            address=c.address)
+        try:
+            handle = orch.submit("fan out over MCP")
+            result = handle.result(timeout=180)
+            nodes = {e.payload.step_id: e.payload.node_id for e in handle.events() if e.type == "step_finished"}
+        finally:
+            orch.shutdown()
+        http_calls = log_lines(tmp_path / "http.log")
+    assert result.status == "accepted", result.error
+    assert [s.output for s in result.steps] == ["waited 0.6s"] * 4 + [3.7, 7]
+    assert set(nodes.values()) == {a.node_id, b.node_id}, "the MCP steps did not spread over both workers"
+    assert "population Berlin" in http_calls
+    assert log_lines(log).count("crash_once crashed") == 1 and "crash_once answered" in log_lines(log)
