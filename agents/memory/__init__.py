@@ -11,6 +11,8 @@ Example:
 
 from agents.memory.chunking import Chunk, chunk_text
 from agents.memory.documents import DocumentIndex, DocumentInfo, Passage
+from agents.memory.history import Evidence, Turn, TurnStatus, compact_evidence, history_context, summarise_turn
+from agents.memory.sessions import SessionInfo, SessionStore
 from agents.memory.errors import (
     DocumentNotFoundError,
     DocumentReadError,
@@ -25,6 +27,9 @@ from agents.memory.errors import (
 __all__ = [  # noqa: RUF022 - grouped by layer
     # documents
     "Chunk", "DocumentIndex", "DocumentInfo", "Passage", "chunk_text",
+    # sessions
+    "Evidence", "SessionInfo", "SessionStore", "Turn", "TurnStatus", "compact_evidence", "history_context",
+    "summarise_turn",
     # errors
     "DocumentNotFoundError", "DocumentReadError", "FTS5UnavailableError", "InvalidMemoryArgumentError",
     "MemoryLayerError", "SessionNotFoundError", "TemplateNotFoundError", "TurnNotFoundError",
