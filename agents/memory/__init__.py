@@ -9,10 +9,9 @@ Example:
     1
 """
 
+from agents.memory.cache_store import CachedTemplate, CacheHit, EvictionPolicy, PlanCacheStore, should_evict
 from agents.memory.chunking import Chunk, chunk_text
 from agents.memory.documents import DocumentIndex, DocumentInfo, Passage
-from agents.memory.history import Evidence, Turn, TurnStatus, compact_evidence, history_context, summarise_turn
-from agents.memory.sessions import SessionInfo, SessionStore
 from agents.memory.errors import (
     DocumentNotFoundError,
     DocumentReadError,
@@ -23,6 +22,26 @@ from agents.memory.errors import (
     TemplateNotFoundError,
     TurnNotFoundError,
 )
+from agents.memory.history import (
+    Evidence,
+    Turn,
+    TurnStatus,
+    compact_evidence,
+    history_context,
+    summarise_turn,
+)
+from agents.memory.plan_cache import (
+    Adapt,
+    Filled,
+    NoMatch,
+    PlanTemplate,
+    Reuse,
+    extract_template,
+    fill,
+    plan_reuse,
+    render_for_planner,
+)
+from agents.memory.sessions import SessionInfo, SessionStore
 
 __all__ = [  # noqa: RUF022 - grouped by layer
     # documents
@@ -30,6 +49,9 @@ __all__ = [  # noqa: RUF022 - grouped by layer
     # sessions
     "Evidence", "SessionInfo", "SessionStore", "Turn", "TurnStatus", "compact_evidence", "history_context",
     "summarise_turn",
+    # plan cache
+    "Adapt", "CacheHit", "CachedTemplate", "EvictionPolicy", "Filled", "NoMatch", "PlanCacheStore", "PlanTemplate",
+    "Reuse", "extract_template", "fill", "plan_reuse", "render_for_planner", "should_evict",
     # errors
     "DocumentNotFoundError", "DocumentReadError", "FTS5UnavailableError", "InvalidMemoryArgumentError",
     "MemoryLayerError", "SessionNotFoundError", "TemplateNotFoundError", "TurnNotFoundError",

@@ -56,8 +56,7 @@ _TITLE_WEIGHT, _BODY_WEIGHT = 2.0, 1.0
 _MAX_PATH_CHARS = 4096
 _TERM = re.compile(r"\w+", re.UNICODE)
 _STOPWORDS = frozenset(
-    "a an and are as at be by did do does for from had has have how in is it its of on or than that the their "
-    "there this to was were what when where which who why with".split())
+    ["a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "had", "has", "have", "how", "in", "is", "it", "its", "of", "on", "or", "than", "that", "the", "their", "there", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "with"])
 
 
 @dataclass(frozen=True, slots=True)

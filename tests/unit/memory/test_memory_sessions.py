@@ -42,7 +42,7 @@ def test_fifty_turns_newest_verbatim_older_summarised_oldest_omitted():
     assert count_tokens(text) <= 1200
     for n in (48, 49, 50):  # verbatim: the whole answer and the step outputs
         assert turns[n - 1].answer in text and f"value {n}.1" in text
-    assert f"Turn 47 (accepted): Q: Question number 47" in text and turns[46].answer not in text
+    assert "Turn 47 (accepted): Q: Question number 47" in text and turns[46].answer not in text
     assert "Answer 47 is 329." in text  # the summary keeps the answer's first sentence
     assert "earlier turns not shown" in text and "Turn 1 " not in text
     positions = [text.index(f"Turn {n} ") for n in (47, 48, 49, 50)]
