@@ -197,4 +197,8 @@ def doc_search(query: str, k: int = 3) -> list[dict[str, Any]]:
             works best.
         k: How many documents to return (1-10).
     """
-    return [hit.as_dict() for hit in search_corpus(query, k)]
+    # The user's own documents (orch.add_documents) are searched beside the corpus when a store is configured;
+    # imported here because agents.memory imports this module.
+    from agents.memory.doc_search import search_with_user_documents
+
+    return search_with_user_documents(query, k)

@@ -1,0 +1,96 @@
+"""``doc_search`` over the shipped corpus *and* the user's documents, merged into one ranked list.
+
+The built-in tool runs wherever the executors run (another process, another node), so it cannot be handed a
+``DocumentIndex`` object: it finds the user's index through a path, set per process with
+``configure_user_documents(path)`` or inherited through the ``TETRARCH_USER_DOCUMENTS`` environment variable
+(the Ray runtime passes it to every worker in ``runtime_env["env_vars"]``). With neither set, ``doc_search``
+searches the shipped corpus only, exactly as before.
+
+The two rankings are on different scales (pure-Python BM25 over whole corpus documents, FTS5 bm25 over
+chunks), so each list's scores are divided by its own best score before merging: the best hit of each source
+scores 1.0 and ties go to the user's documents, which the user added on purpose.
+
+Example:
+    >>> from agents.tools.builtins.docsearch import SearchHit
+    >>> mine = [Passage("doc-1", "notes.md", "Notes", 0, 0, 20, "Paris has 2.1 million", 3.0)]
+    >>> [h["doc_id"] for h in merge_hits([SearchHit("paris", "Paris", "Paris: ...", 8.0)], mine, k=2)]
+    ['doc-1', 'paris']
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.memory.documents import DocumentIndex, Passage
+from agents.tools.builtins.docsearch import SearchHit, search_corpus
+
+__all__ = ["USER_DOCUMENTS_ENV", "configure_user_documents", "merge_hits", "search_with_user_documents",
+           "user_documents_path"]
+
+USER_DOCUMENTS_ENV = "TETRARCH_USER_DOCUMENTS"
+"""Environment variable naming the store file whose ``doc_*`` tables ``doc_search`` also searches."""
+
+_configured: Path | None = None
+_indexes: dict[str, DocumentIndex] = {}
+_lock = threading.Lock()
+
+
+def configure_user_documents(path: str | os.PathLike[str] | None) -> None:
+    """Make ``doc_search`` in this process also search the documents indexed in ``path`` (None: stop).
+    Also sets ``TETRARCH_USER_DOCUMENTS`` so subprocesses started afterwards inherit the choice."""
+    global _configured
+    with _lock:
+        _configured = Path(path).expanduser() if path is not None else None
+        if path is None:
+            os.environ.pop(USER_DOCUMENTS_ENV, None)
+        else:
+            os.environ[USER_DOCUMENTS_ENV] = str(_configured)
+
+
+def user_documents_path() -> Path | None:
+    """The configured store file, else the environment's, else None."""
+    if _configured is not None:
+        return _configured
+    env = os.environ.get(USER_DOCUMENTS_ENV, "").strip()
+    return Path(env).expanduser() if env else None
+
+
+def _index(path: Path) -> DocumentIndex | None:
+    # One connection per process and file: doc_search is called per step, opening SQLite each time would
+    # cost more than the query. A file that does not exist yet holds no documents: never create it here.
+    if not path.exists():
+        return None
+    key = str(path)
+    with _lock:
+        if key not in _indexes:
+            _indexes[key] = DocumentIndex(path)
+        return _indexes[key]
+
+
+def merge_hits(corpus: Sequence[SearchHit], passages: Sequence[Passage], k: int) -> list[dict[str, Any]]:
+    """The ``k`` best of both lists as ``doc_search`` returns them; user passages carry ``source``, ``chunk``,
+    ``start`` and ``end`` for citation, corpus hits keep their usual keys."""
+    # (relative score desc, rank within its own list, user documents before the corpus on a tie)
+    ranked: list[tuple[float, int, int, dict[str, Any]]] = []
+    for source_order, hits in enumerate((passages, corpus)):
+        top = max((h.score for h in hits), default=0.0)
+        for position, hit in enumerate(hits):
+            relative = hit.score / top if top > 0 else 0.0
+            ranked.append((-relative, position, source_order, hit.as_dict()))
+    ranked.sort(key=lambda r: r[:3])
+    return [entry for *_, entry in ranked[:k]]
+
+
+def search_with_user_documents(query: str, k: int = 3) -> list[dict[str, Any]]:
+    """What ``doc_search`` returns: the corpus's validated search, merged with the user's passages when a
+    user document store is configured (``configure_user_documents`` / ``TETRARCH_USER_DOCUMENTS``)."""
+    corpus = search_corpus(query, k)  # validates the query and k, raising the tool's argument errors
+    path = user_documents_path()
+    index = _index(path) if path is not None else None
+    if index is None:
+        return [hit.as_dict() for hit in corpus]
+    return merge_hits(corpus, index.search(query, k), k)
