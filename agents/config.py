@@ -58,6 +58,8 @@ class ToolOptions:
 class ExecutorOptions:
     prompts: PromptOptions
     tools: ToolOptions
+    documents_path: str | None = None
+    """The store file whose user documents (``orch.add_documents``) ``doc_search`` searches beside its corpus."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +168,8 @@ class RuntimeConfig(BaseModel):
 
     def executor_options(self) -> ExecutorOptions:
         return ExecutorOptions(self.prompt_options(), ToolOptions(
-            self.tool_max_attempts, self.tool_backoff_s, self.tool_backoff_max_s, self.max_tool_output_tokens))
+            self.tool_max_attempts, self.tool_backoff_s, self.tool_backoff_max_s, self.max_tool_output_tokens),
+            str(self.store_path))
 
     def dispatch_options(self) -> DispatchOptions:
         return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes)

@@ -10,10 +10,13 @@ The two rankings are on different scales (pure-Python BM25 over whole corpus doc
 chunks), so each list's scores are divided by its own best score before merging: the best hit of each source
 scores 1.0 and ties go to the user's documents, which the user added on purpose.
 
+This module knows nothing of the tool (``agents.tools.builtins.docsearch`` imports it, not the other way):
+corpus hits are anything with a ``score`` and ``as_dict()``.
+
 Example:
-    >>> from agents.tools.builtins.docsearch import SearchHit
     >>> mine = [Passage("doc-1", "notes.md", "Notes", 0, 0, 20, "Paris has 2.1 million", 3.0)]
-    >>> [h["doc_id"] for h in merge_hits([SearchHit("paris", "Paris", "Paris: ...", 8.0)], mine, k=2)]
+    >>> other = Passage("paris", "corpus", "Paris", 0, 0, 9, "Paris: ...", 8.0)
+    >>> [h["doc_id"] for h in merge_hits([other], mine, k=2)]
     ['doc-1', 'paris']
 """
 
@@ -23,16 +26,21 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agents.memory.documents import DocumentIndex, Passage
-from agents.tools.builtins.docsearch import SearchHit, search_corpus
 
-__all__ = ["USER_DOCUMENTS_ENV", "configure_user_documents", "merge_hits", "search_with_user_documents",
-           "user_documents_path"]
+__all__ = ["USER_DOCUMENTS_ENV", "Hit", "configure_user_documents", "merge_hits", "user_documents_path",
+           "user_passages"]
 
 USER_DOCUMENTS_ENV = "TETRARCH_USER_DOCUMENTS"
 """Environment variable naming the store file whose ``doc_*`` tables ``doc_search`` also searches."""
+
+class Hit(Protocol):
+    score: float
+
+    def as_dict(self) -> dict[str, Any]: ...
+
 
 _configured: Path | None = None
 _indexes: dict[str, DocumentIndex] = {}
@@ -71,7 +79,7 @@ def _index(path: Path) -> DocumentIndex | None:
         return _indexes[key]
 
 
-def merge_hits(corpus: Sequence[SearchHit], passages: Sequence[Passage], k: int) -> list[dict[str, Any]]:
+def merge_hits(corpus: Sequence[Hit], passages: Sequence[Passage], k: int) -> list[dict[str, Any]]:
     """The ``k`` best of both lists as ``doc_search`` returns them; user passages carry ``source``, ``chunk``,
     ``start`` and ``end`` for citation, corpus hits keep their usual keys."""
     # (relative score desc, rank within its own list, user documents before the corpus on a tie)
@@ -85,12 +93,9 @@ def merge_hits(corpus: Sequence[SearchHit], passages: Sequence[Passage], k: int)
     return [entry for *_, entry in ranked[:k]]
 
 
-def search_with_user_documents(query: str, k: int = 3) -> list[dict[str, Any]]:
-    """What ``doc_search`` returns: the corpus's validated search, merged with the user's passages when a
-    user document store is configured (``configure_user_documents`` / ``TETRARCH_USER_DOCUMENTS``)."""
-    corpus = search_corpus(query, k)  # validates the query and k, raising the tool's argument errors
+def user_passages(query: str, k: int) -> list[Passage] | None:
+    """The user's best passages for ``query``, or None when no user document store is configured here
+    (``configure_user_documents`` / ``TETRARCH_USER_DOCUMENTS``)."""
     path = user_documents_path()
     index = _index(path) if path is not None else None
-    if index is None:
-        return [hit.as_dict() for hit in corpus]
-    return merge_hits(corpus, index.search(query, k), k)
+    return None if index is None else index.search(query, k)

@@ -15,6 +15,7 @@ from typing import Any
 from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
+from agents.memory.doc_search import configure_user_documents
 from agents.roles.json_call import call_json, reply_record
 from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
 from agents.roles.render import render_inputs
@@ -52,6 +53,8 @@ class Executor:
             journal=journal)
         self._llm = llm
         self._prompts = options.prompts
+        if options.documents_path is not None:
+            configure_user_documents(options.documents_path)
         self._name = name
         self._node_id = node_id
         self._clock = clock

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from agents.memory.doc_search import merge_hits, user_passages
 from agents.tools.decorator import tool
 from agents.tools.errors import PermanentToolError, ToolArgumentError
 
@@ -197,8 +198,7 @@ def doc_search(query: str, k: int = 3) -> list[dict[str, Any]]:
             works best.
         k: How many documents to return (1-10).
     """
-    # The user's own documents (orch.add_documents) are searched beside the corpus when a store is configured;
-    # imported here because agents.memory imports this module.
-    from agents.memory.doc_search import search_with_user_documents
-
-    return search_with_user_documents(query, k)
+    corpus = search_corpus(query, k)  # validates the query and k, raising the tool's argument errors
+    # The user's own documents (orch.add_documents) are searched beside the corpus when a store is configured.
+    mine = user_passages(query, k)
+    return [hit.as_dict() for hit in corpus] if mine is None else merge_hits(corpus, mine, k)

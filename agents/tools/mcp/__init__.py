@@ -10,7 +10,7 @@
 
 from agents.tools.mcp.errors import MCPCallInterruptedError, MCPConnectionError, MCPListError, MCPToolError
 from agents.tools.mcp.listing import (alist_server_tools, aresolve_tools, list_server_tools, resolve_tools,
-                                      tools_from_listing)
+                                      tools_changed, tools_from_listing)
 from agents.tools.mcp.servers import MCPServer, MCPServerHTTP, MCPServerStdio, MCPToolOverride
 from agents.tools.mcp.tool import MCPTool, ToolAccess, access_of, output_of, spec_from_listing
 
@@ -32,5 +32,6 @@ __all__ = [
     "output_of",
     "resolve_tools",
     "spec_from_listing",
+    "tools_changed",
     "tools_from_listing",
 ]

@@ -20,7 +20,8 @@ from agents.tools.mcp.errors import MCPListError
 from agents.tools.mcp.servers import MCPServer
 from agents.tools.mcp.tool import MCPTool, spec_from_listing
 
-__all__ = ["alist_server_tools", "aresolve_tools", "list_server_tools", "resolve_tools", "tools_from_listing"]
+__all__ = ["alist_server_tools", "aresolve_tools", "list_server_tools", "resolve_tools", "tools_changed",
+           "tools_from_listing"]
 
 T = TypeVar("T")
 
@@ -118,3 +119,11 @@ def _run_blocking(make: Callable[[], Awaitable[T]]) -> T:
         return asyncio.run(main())
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tetrarch-mcp-list") as pool:
         return pool.submit(asyncio.run, main()).result()
+
+
+def tools_changed(server: MCPServer) -> bool:
+    """True once this process's session with ``server`` saw its tool list change
+    (``notifications/tools/list_changed``) since the last listing; ``alist_server_tools`` re-lists."""
+    from agents.tools.mcp.connection import tools_changed as changed
+
+    return changed(server)

@@ -96,29 +96,6 @@ class MCPServer(pydantic.BaseModel):
         """Identity of the server configuration: one session per key per process."""
         return f"{type(self).__name__}:{self.model_dump_json()}"
 
-    def tools(self) -> list[Any]:
-        """List the server's tools now (blocking) as tetrarch ``Tool`` objects."""
-        from agents.tools.mcp.listing import list_server_tools
-
-        return list_server_tools(self)
-
-    async def atools(self) -> list[Any]:
-        """List the server's tools through this process's shared session; clears ``tools_changed``."""
-        from agents.tools.mcp.listing import alist_server_tools
-
-        return await alist_server_tools(self)
-
-    def refresh(self) -> list[Any]:
-        """Re-list after ``tools_changed`` (the server sent ``notifications/tools/list_changed``)."""
-        return self.tools()
-
-    @property
-    def tools_changed(self) -> bool:
-        """True once this process's session with the server saw the tool list change since the last listing."""
-        from agents.tools.mcp.connection import tools_changed
-
-        return tools_changed(self)
-
 
 class MCPServerStdio(MCPServer):
     """An MCP server started as a subprocess, spoken to over its stdin/stdout.

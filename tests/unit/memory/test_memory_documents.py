@@ -133,9 +133,9 @@ def test_doc_search_merges_user_documents_with_the_corpus(tmp_path):
         assert any(h["doc_id"] == "paris" for h in hits)  # the shipped corpus is still searched
         assert all(h["doc_id"] != mine.doc_id for h in before)
         idx.remove(mine.doc_id)
-        assert all(h["doc_id"] != mine.doc_id for h in bridge.search_with_user_documents("Paris office", k=3))
+        assert all(h["doc_id"] != mine.doc_id for h in doc_search(query="Paris office", k=3))
     finally:
         bridge.configure_user_documents(None)
         idx.close()
     assert bridge.user_documents_path() is None
-    assert all("source" not in h for h in bridge.search_with_user_documents("Paris", k=2))
+    assert all("source" not in h for h in doc_search(query="Paris", k=2))

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from agents.tools import MCPServerHTTP, ToolDispatcher, ToolRegistry
-from agents.tools.mcp import MCPConnectionError, MCPListError, alist_server_tools, resolve_tools
+from agents.tools.mcp import MCPConnectionError, MCPListError, alist_server_tools, resolve_tools, tools_changed
 from agents.tools.mcp.connection import close_connections, connection_for
 from support.mcp_fixtures import free_port, stdio_server
 
@@ -19,16 +19,16 @@ def test_a_tool_list_change_sets_the_flag_and_a_refresh_lists_the_new_tool(proto
     async def scenario():
         try:
             tools = await alist_server_tools(server)
-            assert not server.tools_changed
+            assert not tools_changed(server)
             dispatcher = ToolDispatcher(ToolRegistry(tools))
             await dispatcher.call("add_tool", {"name": "twice"})
             for _ in range(50):
-                if server.tools_changed:
+                if tools_changed(server):
                     break
                 await asyncio.sleep(0.05)
-            assert server.tools_changed
-            refreshed = await server.atools()
-            assert "twice" in [t.name for t in refreshed] and not server.tools_changed
+            assert tools_changed(server)
+            refreshed = await alist_server_tools(server)
+            assert "twice" in [t.name for t in refreshed] and not tools_changed(server)
             return await ToolDispatcher(ToolRegistry(refreshed)).call("twice", {"x": 4})
         finally:
             await close_connections()
