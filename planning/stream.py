@@ -20,7 +20,7 @@ import pydantic
 
 from planning.errors import LLMOutputError
 from planning.models import PlanStep
-from planning.parse import describe_validation_error, loads_lenient, normalise_step
+from planning.lenient import describe_validation_error, loads_lenient, normalise_step
 
 __all__ = ["StreamingPlanParser"]
 
