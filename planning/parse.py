@@ -17,6 +17,7 @@ from planning.errors import LLMOutputError
 from planning.lenient import describe_validation_error, extract_json_object, loads_lenient, normalise_step
 from planning.models import Plan, Reflection, RouterDecision
 from planning.stream import StreamingPlanParser
+from planning.terse_reflection import find_verdict_line, parse_terse_reflection
 
 __all__ = [
     "describe_validation_error",
@@ -54,6 +55,10 @@ def parse_router_decision(text: str) -> RouterDecision:
 
 
 def parse_reflection(text: str) -> Reflection:
+    """The reflector's reply, in the JSON wire form or the terse form (``planning.terse_reflection``),
+    whichever the model wrote: a line starting like ``accept 5 5 5`` makes it terse."""
+    if isinstance(text, str) and find_verdict_line(text) is not None:
+        return parse_terse_reflection(text)
     return parse_model(text, Reflection)
 
 
