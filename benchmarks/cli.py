@@ -18,19 +18,31 @@ QUICK_TASKS = 5
 QUICK_SCALE = 0.25
 
 
+def llm_choice(value: str) -> str:
+    """``--llm``: ``sim``, ``local`` (the embedded llama.cpp model) or ``openai:MODEL``; anything else is an
+    error (it used to be taken silently as the simulated model)."""
+    if value in ("sim", "local") or (value.startswith("openai:") and len(value) > len("openai:")):
+        return value
+    raise argparse.ArgumentTypeError(f"unknown --llm {value!r}: use sim, local, or openai:MODEL (with --base-url)")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tetrarch bench")
     p.add_argument("--suite", choices=SUITES, action="append", help="suite(s) to run (default with --all: all)")
     p.add_argument("--all", action="store_true", help="every suite, then the system microbenchmarks")
     p.add_argument("--quick", action="store_true",
                    help=f"{QUICK_TASKS} tasks per suite, latencies x{QUICK_SCALE} (ratios are kept; < 3 min)")
-    p.add_argument("--llm", default="sim", help="sim (default) or openai:MODEL with --base-url")
+    p.add_argument("--llm", default="sim", type=llm_choice,
+                   help="sim (default), local (the embedded model, installed with `tetrarch model pull`), "
+                        "or openai:MODEL with --base-url")
     p.add_argument("--base-url")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--limit", type=int, help="tasks per suite")
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--time-scale", type=float, help="multiply every latency (LLM and tools) by this")
+    p.add_argument("--tool-scale", type=float, default=1.0,
+                   help="multiply the tools' latencies only (sensitivity: how the ratios move with tool speed)")
     p.add_argument("--ttft", type=float, default=DEFAULT_LATENCY.ttft_s, help="simulated time to first token, s")
     p.add_argument("--decode-tps", type=float, default=DEFAULT_LATENCY.decode_tokens_per_s)
     p.add_argument("--prefill-tps", type=float, default=DEFAULT_LATENCY.prefill_tokens_per_s)
@@ -42,8 +54,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from benchmarks.report import ratio_lines, write_report
-    from benchmarks.runner import run_suite
+    from benchmarks.report import write_report
 
     suites = args.suite or (list(SUITES) if args.all else ["parallel"])
     if args.rerender:
@@ -56,17 +67,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
     limit = args.limit if args.limit is not None else (QUICK_TASKS if args.quick else None)
     llm = None
-    if args.llm != "sim":
+    server = None
+    if args.llm == "local":
+        from agents.llm.local import start_local_llm
+
+        llm, server = start_local_llm()
+        scale = 1.0 if args.time_scale is None else args.time_scale
+    elif args.llm != "sim":
         from agents.llm.factory import build_llm
 
         llm = build_llm(args.llm, args.base_url, start_local=True)
         scale = 1.0 if args.time_scale is None else args.time_scale
+    try:
+        return _run(args, suites, llm, scale, limit)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float, limit: int | None) -> int:
+    from benchmarks.report import ratio_lines, write_report
+    from benchmarks.runner import run_suite
+
     latency = LatencyModel(args.ttft, args.decode_tps, args.prefill_tps)
     t0 = time.monotonic()
     for suite in suites:
         print(f"== suite {suite}", flush=True)
         run = run_suite(suite, llm=llm, latency=latency, quick=args.quick, limit=limit, reps=args.reps,
-                        seed=args.seed, time_scale=scale, progress=lambda s: print(s, flush=True))
+                        seed=args.seed, time_scale=scale, tool_scale=args.tool_scale,
+                        progress=lambda s: print(s, flush=True))
         summary = write_report(run, args.out)
         print(json.dumps(summary["systems"], indent=1))
         print("\n".join(ratio_lines(summary)))

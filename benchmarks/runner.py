@@ -111,8 +111,9 @@ def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResu
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
               limit: int | None = None, reps: int = 1, seed: int = 0, time_scale: float = 1.0,
-              systems: tuple[str, ...] = SYSTEMS, progress=print) -> SuiteRun:
-    """``llm=None`` → SimulatedLLM with ``latency`` scaled by ``time_scale``."""
+              tool_scale: float = 1.0, systems: tuple[str, ...] = SYSTEMS, progress=print) -> SuiteRun:
+    """``llm=None`` → SimulatedLLM with ``latency`` scaled by ``time_scale``; ``tool_scale`` scales the tools'
+    latencies on top (the sensitivity row: plan-then-execute gains more the slower the tools)."""
     import ray
 
     from agents import Orchestrator
@@ -126,7 +127,7 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
         latency_desc = scaled.describe()
     else:
         latency_desc = f"real model ({llm_kind})"
-    tools = make_tools(World.load(), seed=seed, time_scale=time_scale)
+    tools = make_tools(World.load(), seed=seed, time_scale=time_scale * tool_scale)
     store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
     config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
                            token_budget=None, max_llm_calls=200)

@@ -26,6 +26,7 @@ from planning.policy import (
     decide,
 )
 from planning.stream import StreamingPlanParser
+from planning.terse import TerseEncodingError, TersePlanParser, parse_terse, render_terse
 from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
 
 __all__ = [
@@ -48,12 +49,16 @@ __all__ = [
     "RouterDecision",
     "Scores",
     "StreamingPlanParser",
+    "TerseEncodingError",
+    "TersePlanParser",
     "decide",
     "extract_json_object",
     "json_schema_for",
     "parse_plan",
     "parse_reflection",
     "parse_router_decision",
+    "parse_terse",
+    "render_terse",
     "validate_plan",
     "validate_step",
 ]

@@ -32,12 +32,18 @@ from prompts.assemble import ContextItem, fit_context
 from prompts.errors import PromptBudgetError, PromptFormatError, PromptNotFoundError, PromptVariableError
 from prompts.tokens import count_message_tokens
 
-__all__ = ["PromptTemplate", "RenderedPrompt", "PromptRegistry", "load_prompt", "available_prompts", "PROMPTS_DIR"]
+__all__ = ["DEFAULT_VERSIONS", "PromptTemplate", "RenderedPrompt", "PromptRegistry", "load_prompt", "available_prompts",
+           "PROMPTS_DIR"]
 
 PROMPTS_DIR = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _SECTIONS = ("system", "user", "guardrails")
 _VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
+DEFAULT_VERSIONS: dict[str, str] = {"planner": "v1", "reflector": "v2"}
+"""The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not yet the
+default: planner/v2 and reflector/v3 ask for the terse forms, which the parsers read, but the roles still
+render the verbose plan/results and ask the server for JSON (see CHANGELOG.md). Every other template
+defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per role either way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +159,9 @@ def _names(value: str) -> tuple[str, ...]:
 class PromptRegistry:
     """Templates under one directory. The package's own is ``load_prompt``'s default."""
 
-    def __init__(self, root: Path = PROMPTS_DIR) -> None:
+    def __init__(self, root: Path = PROMPTS_DIR, defaults: dict[str, str] | None = None) -> None:
         self.root = Path(root)
+        self.defaults = dict(defaults or {})
         self._cache: dict[tuple[str, str], PromptTemplate] = {}
 
     def available(self) -> dict[str, list[str]]:
@@ -170,7 +177,7 @@ class PromptRegistry:
         if name not in options:
             raise PromptNotFoundError(f"no prompt named {name!r}; available: {', '.join(options) or '(none)'}")
         if version is None:
-            version = options[name][-1]
+            version = self.defaults.get(name, options[name][-1])
         version = version if version.startswith("v") else f"v{version}"
         if version not in options[name]:
             raise PromptNotFoundError(f"prompt {name!r} has no version {version!r}; available: "
@@ -184,11 +191,11 @@ class PromptRegistry:
 
 @functools.lru_cache(maxsize=1)
 def _default() -> PromptRegistry:
-    return PromptRegistry()
+    return PromptRegistry(defaults=DEFAULT_VERSIONS)
 
 
 def load_prompt(name: str, version: str | None = None) -> PromptTemplate:
-    """The template ``name`` at ``version`` ("v1", "1") or the latest one."""
+    """The template ``name`` at ``version`` ("v1", "1"), or its default (``DEFAULT_VERSIONS``, else the newest)."""
     return _default().load(name, version)
 
 

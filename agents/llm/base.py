@@ -94,6 +94,9 @@ class LLMRequest(BaseModel):
     json_schema: dict[str, Any] | None = None
     """JSON Schema of the expected object when ``response_format == "json"``; backends that can
     constrain decoding with it do, the others only ask for JSON."""
+    grammar: str | None = None
+    """A GBNF grammar for a ``"text"`` reply (``planning.grammar.terse_plan_grammar``); OpenAIChat sends it as
+    llama.cpp's ``grammar`` field when built with ``send_grammar=True``, other backends ignore it."""
     stream: bool = False
     max_tokens: int | None = None
     temperature: float = 0.0

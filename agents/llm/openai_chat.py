@@ -116,7 +116,8 @@ class OpenAIChat:
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  timeout_s: float = 60.0, max_retries: int = 3, structured_output: StructuredOutput = "auto",
-                 extra_body: dict[str, Any] | None = None, *, clock: Callable[[], float] = time.perf_counter,
+                 extra_body: dict[str, Any] | None = None, *, send_grammar: bool = False,
+                 clock: Callable[[], float] = time.perf_counter,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         if not model:
             raise ValueError("OpenAIChat needs a model name, e.g. OpenAIChat('gpt-4o-mini') or an alias")
@@ -133,6 +134,9 @@ class OpenAIChat:
         self.max_retries = max_retries
         self.structured_output: StructuredOutput = structured_output
         self.extra_body = dict(extra_body or {})
+        self.send_grammar = send_grammar
+        """Send ``LLMRequest.grammar`` (GBNF) as the body's ``grammar`` field: llama.cpp's servers constrain
+        decoding with it; off by default because OpenAI's API rejects fields it does not know."""
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
         self._clock = clock
         self._sleep = sleep
@@ -223,8 +227,11 @@ class OpenAIChat:
             params["stream"] = True
             if attempt.stream_options:
                 params["stream_options"] = {"include_usage": True}
-        if self.extra_body:
-            params["extra_body"] = self.extra_body
+        extra = dict(self.extra_body)
+        if self.send_grammar and request.grammar is not None and attempt.mode is None:
+            extra["grammar"] = request.grammar  # llama.cpp's server; OpenAI itself rejects unknown fields
+        if extra:
+            params["extra_body"] = extra
         return params
 
     def _after_failure(self, exc: BaseException, request: LLMRequest, attempt: _Attempt, probing: bool,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -24,9 +25,21 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, Usage
-from prompts import count_message_tokens, count_tokens
+from planning.models import Plan, Reflection
+from planning.terse import render_terse
+from planning.terse_reflection import render_terse_reflection
+from prompts import count_message_tokens, count_tokens, get_encoding
 
 __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
+
+# What planner/v2 and reflector/v3 say when they ask for the terse forms (the simulated model answers in the
+# form its prompt asks for, so a benchmark measures the prompt version actually in use).
+_TERSE_PLAN_MARK = "N. tool(param=value, ...)"
+_TERSE_VERDICT_MARK = "accept C R F"
+
+
+def _asks(request: LLMRequest, mark: str) -> bool:
+    return any(m.get("role") == "system" and mark in str(m.get("content", "")) for m in request.messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,23 +122,33 @@ class SimulatedLLM:
                 # agents.roles.planner starts every replan context with this sentence.
                 replanning = any("Your previous plan:" in str(m.get("content", "")) for m in request.messages)
                 steps = gold.plan if replanning or gold.first_plan is None else gold.first_plan
+                # Answer in the form the prompt asked for, as a real model would (planner/v2: terse).
+                if _asks(request, _TERSE_PLAN_MARK):
+                    return render_terse(Plan.model_validate({"steps": steps}))
                 return json.dumps({"steps": steps})
             case "reflector":
-                # agents.roles.render marks a failed step as "— failed".
-                results = "\n".join(str(m.get("content", "")) for m in request.messages)
-                if gold.first_plan is not None and "— failed" in results:
-                    return json.dumps({"scores": {"completeness": 2, "correctness": 2, "format": 4},
-                                       "overall_pass": False, "action": "replan", "retry_details": None,
-                                       "feedback": gold.replan_feedback, "answer": None})
-                return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5},
-                                   "overall_pass": True, "action": "accept", "retry_details": None,
-                                   "feedback": "", "answer": gold.answer})
+                return self._reflect(gold, request)
             case "executor":
                 step = request.metadata.get("step_id", "0")
                 return gold.reasoning_outputs.get(int(step), "ok")
             case "react":
                 return self._react_turn(gold, request)
         raise LLMResponseError(f"SimulatedLLM has no behaviour for role {request.role!r}")
+
+    def _reflect(self, gold: GoldTask, request: LLMRequest) -> str:
+        # A failed step reads "— failed" (agents.roles.render) or "#N tool failed:" (prompts.compact).
+        results = "\n".join(str(m.get("content", "")) for m in request.messages)
+        failed = "— failed" in results or re.search(r"^#\d+ \S+ failed", results, re.MULTILINE) is not None
+        if gold.first_plan is not None and failed:
+            reflection = {"scores": {"completeness": 2, "correctness": 2, "format": 4}, "overall_pass": False,
+                          "action": "replan", "retry_details": None, "feedback": gold.replan_feedback,
+                          "answer": None}
+        else:
+            reflection = {"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
+                          "action": "accept", "retry_details": None, "feedback": "", "answer": gold.answer}
+        if _asks(request, _TERSE_VERDICT_MARK):
+            return render_terse_reflection(Reflection.model_validate(reflection))
+        return json.dumps(reflection)
 
     def _react_turn(self, gold: GoldTask, request: LLMRequest) -> str:
         turn = sum(1 for m in request.messages if m.get("role") == "assistant")
@@ -152,14 +175,32 @@ class SimulatedLLM:
         return LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model)
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
-        """Chunks paced like a real decoder: the first after ttft + prefill, then one per ~16 tokens."""
+        """One chunk a token, paced like a real decoder: the first after ttft + prefill, then one every
+        1 / decode rate. A step line (or JSON object) is therefore dispatched when its last token is out, not
+        when a 16-token chunk happens to end after it."""
         start = time.monotonic()
         text = self.answer(request)
         usage = self._usage(request, text)
         await self._sleep(self.latency.ttft_s + usage.input_tokens / self.latency.prefill_tokens_per_s)
-        chunk_chars = 64  # ≈ 16 tokens of JSON
-        per_chunk = (usage.output_tokens / self.latency.decode_tokens_per_s) / max(1, -(-len(text) // chunk_chars))
-        for i in range(0, len(text), chunk_chars):
-            await self._sleep(per_chunk)
-            yield text[i:i + chunk_chars]
+        per_token = 1.0 / self.latency.decode_tokens_per_s
+        for piece in self._tokens(text):
+            await self._sleep(per_token)
+            yield piece
         yield LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model)
+
+    def _tokens(self, text: str) -> list[str]:
+        """The text cut at its tiktoken token boundaries (a multi-byte character split across tokens stays in
+        the later piece, so every piece is valid text and the pieces join back to ``text``)."""
+        enc = get_encoding(self._encoding)
+        pieces: list[str] = []
+        pending = b""
+        for token in enc.encode(text):
+            pending += enc.decode_single_token_bytes(token)
+            try:
+                pieces.append(pending.decode("utf-8"))
+                pending = b""
+            except UnicodeDecodeError:
+                continue
+        if pending:
+            pieces.append(pending.decode("utf-8", errors="replace"))
+        return pieces

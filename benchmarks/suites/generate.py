@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,19 @@ def build_world(seed: int = 7) -> dict[str, Any]:
     return {"seed": seed, "entities": entities}
 
 
+def _describe(tool: str, inp: dict[str, Any]) -> str:
+    """A short description as a model writes one ("capital of Halhal", "founded of step 1's result"): the
+    previous JSON dump of the arguments cost the planner ~2x the tokens a model spends on it."""
+    if tool == "lookup":
+        entity = inp["entity"]
+        ref = re.fullmatch(r"\$step_(\d+)_result", entity)
+        subject = f"the result of step {ref.group(1)}" if ref else entity
+        return f"{inp['attribute'].replace('_', ' ')} of {subject}"
+    return "compute the result"
+
+
 def _step(i: int, tool: str, inp: dict[str, Any], deps: list[int] | None = None, desc: str = "") -> dict[str, Any]:
-    return {"step_id": i, "description": desc or f"{tool} {json.dumps(inp)}", "tool_name": tool,
+    return {"step_id": i, "description": desc or _describe(tool, inp), "tool_name": tool,
             "tool_input": inp, "depends_on": deps or []}
 
 
@@ -129,12 +141,13 @@ def mixed_task(rng: random.Random, ents: dict[str, Any]) -> dict[str, Any]:
     steps += [_step(n + i + 1, "lookup", {"entity": f"$step_{i + 1}_result", "attribute": "population_millions"},
                     [i + 1]) for i in range(n)]
     refs = [f"{{$step_{n + i + 1}_result}}" for i in range(n)]
-    steps.append(_step(2 * n + 1, "calculator", {"expression": " + ".join(refs)}, [n + i + 1 for i in range(n)]))
+    steps.append(_step(2 * n + 1, "calculator", {"expression": " + ".join(refs)}, [n + i + 1 for i in range(n)],
+                       "combined population"))
     steps.append(_step(2 * n + 2, "calculator", {"expression": f"max({', '.join(refs)})"},
-                       [n + i + 1 for i in range(n)]))
+                       [n + i + 1 for i in range(n)], "largest population"))
     steps.append(_step(2 * n + 3, "calculator",
                        {"expression": f"{{$step_{2 * n + 2}_result}} / {{$step_{2 * n + 1}_result}} * 100"},
-                       [2 * n + 1, 2 * n + 2]))
+                       [2 * n + 1, 2 * n + 2], "share of the largest in percent"))
     total, biggest = sum(pops), max(pops)
     value = biggest / total * 100
     task = (f"Look up the capitals of {', '.join(countries[:-1])} and {countries[-1]}, then the population of each "

@@ -1,0 +1,56 @@
+"""GBNF grammar of the terse plan form for constrained decoding (llama.cpp's ``grammar`` request field).
+
+The JSON plan is constrained with ``plan_schema``; the terse form needs a grammar instead. Tool names and each
+tool's parameter names are enumerated from the task's real tools, so a small model cannot call a tool that does
+not exist or misspell a parameter (the prompt regression set measured exactly that failure: see
+``planning.parse.plan_schema``). Values are JSON or ``$N`` references; validation still checks everything.
+
+    >>> print(terse_plan_grammar({"lookup": {"properties": {"city": {}}}}).splitlines()[0])
+    root ::= (step "\\n")+
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from planning.terse_line import IDENT, THINK
+
+__all__ = ["terse_plan_grammar"]
+
+_COMMON = r'''num ::= [1-9] [0-9]*
+ref ::= "$" num ("." ([A-Za-z_] [A-Za-z0-9_]* | [0-9]+))*
+value ::= string | number | "true" | "false" | "null" | ref | list | object
+list ::= "[" (value (", " value)*)? "]"
+object ::= "{" (string ": " value (", " string ": " value)*)? "}"
+string ::= "\"" ([^"\\\n] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F]))* "\""
+number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)?
+after ::= " after $" num (", $" num)*
+comment ::= "  # " [^\n]*'''
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def terse_plan_grammar(tool_schemas: Mapping[str, Mapping[str, Any]]) -> str:
+    """The grammar for a plan over these tools (name → JSON schema of its parameters; ``properties`` is read).
+
+    Every line is ``N. call[ after $a, $b][  # note]``; ``think("...")`` is always allowed. A tool without
+    parameters is called as ``tool()``. Parameters are optional in the grammar (the validator reports missing
+    ones with a message the model can act on)."""
+    calls = [f'"{THINK}(" string ")"']
+    rules = []
+    for i, (name, schema) in enumerate(sorted(tool_schemas.items())):
+        if name == THINK:
+            continue
+        params = sorted((schema.get("properties") or {}).keys())
+        call = f"{_literal(name + '(')} "
+        if params:
+            keys = " | ".join(_literal((p if IDENT.fullmatch(p) else json.dumps(p)) + "=") for p in params)
+            rules.append(f"arg-{i} ::= ({keys}) value")
+            call += f'(arg-{i} (", " arg-{i})*)? '
+        calls.append(call + '")"')
+    head = ['root ::= (step "\\n")+', 'step ::= num ". " call after? comment?', "call ::= " + " | ".join(calls)]
+    return "\n".join([*head, *rules, _COMMON]) + "\n"

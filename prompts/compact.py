@@ -1,0 +1,75 @@
+"""Compact step results for the reflector and a replanning planner: one line a step, all of it fenced once.
+
+The verbose rendering (``agents/_render.py``) opens a fence and a header per step; for a 7-step plan that is
+~40% of the reflector's input. Here each step is one line (``#3 calculator ok → 42``), newlines inside an
+output are folded so data cannot start a fake line, and the whole block is one untrusted-data fence::
+
+    >>> print(render_results_compact([StepLine(1, "lookup", "completed", {"city": "Rome"}),
+    ...                               StepLine(2, "lookup", "failed", error="no entity 'Rmoe'")]))
+    <untrusted-data source="step results">
+    #1 lookup ok → {"city": "Rome"}
+    #2 lookup failed: no entity 'Rmoe'
+    </untrusted-data>
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from prompts.fence import fence_untrusted
+
+__all__ = ["StepLine", "StepResult", "render_results_compact"]
+
+_STATUS = {"completed": "ok"}
+
+
+class StepResult(Protocol):
+    """What is read of a step (``agents.role_types.StepView`` has these attributes)."""
+
+    @property
+    def step_id(self) -> int: ...
+    @property
+    def tool_name(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def output(self) -> Any: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StepLine:
+    """A plain ``StepResult`` (tests, the simulated model, callers without a StepView)."""
+
+    step_id: int
+    tool_name: str | None
+    status: str
+    output: Any = None
+    error: str | None = None
+
+
+def _one_line(value: Any, max_chars: int | None) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    if max_chars is not None and len(text) > max_chars:
+        text = f"{text[:max_chars]}…({len(text) - max_chars} chars cut)"
+    return text
+
+
+def render_results_compact(results: Iterable[StepResult], *, max_chars: int | None = None) -> str:
+    """One line a step inside one fence; ``max_chars`` caps each output or error (None: no cap — tool
+    outputs are already capped by ``max_tool_output_tokens``)."""
+    lines = []
+    for r in results:
+        head = f"#{r.step_id} {r.tool_name or 'think'} {_STATUS.get(r.status, r.status)}"
+        if r.status == "completed":
+            lines.append(f"{head} → {_one_line(r.output, max_chars)}")
+        elif r.error:
+            lines.append(f"{head}: {_one_line(r.error, max_chars)}")
+        else:
+            lines.append(head)
+    return fence_untrusted("\n".join(lines), "step results") if lines else "(no steps ran)"

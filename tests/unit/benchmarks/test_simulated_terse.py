@@ -1,0 +1,69 @@
+"""SimulatedLLM answers in the form its prompt asks for (terse with planner/v2 + reflector/v3, JSON with v1/v2),
+streams token by token under the latency model, and the terse path plays every suite's gold behaviour through
+the real per-task state machine with the same results and 3 LLM calls a task."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.local import run_task
+
+from agents.config import RuntimeConfig
+from agents.llm.base import LLMReply, LLMRequest
+from agents.llm.simulated import LatencyModel, SimulatedLLM
+from benchmarks.suite import SUITES, answer_matches, load_suite
+from benchmarks.world import World, make_tools
+from prompts import count_tokens, load_prompt
+
+INSTANT = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
+TOOLS = make_tools(World.load(), time_scale=0.0)
+TERSE = RuntimeConfig(max_steps=64, token_budget=None, max_llm_calls=200,
+                      prompt_versions={"planner": "v2", "reflector": "v3"})
+
+
+def _planner_request(task: str, version: str) -> LLMRequest:
+    prompt = load_prompt("planner", version).render(task=task, tools="lookup, calculator", max_steps="20",
+                                                    replan_context="")
+    return LLMRequest(role="planner", messages=prompt.messages, stream=True)
+
+
+def test_the_plan_comes_in_the_form_the_prompt_asked_for_one_token_at_a_time() -> None:
+    gold = load_suite("parallel", 1)[0].gold
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    llm = SimulatedLLM([gold], LatencyModel(ttft_s=0.35, decode_tokens_per_s=80, prefill_tokens_per_s=5000),
+                       sleep=sleep)
+    terse = llm.answer(_planner_request(gold.task, "v2"))
+    assert terse.startswith("1. lookup(") and "{" not in terse
+    assert llm.answer(_planner_request(gold.task, "v1")).startswith('{"steps"')
+
+    async def collect() -> list[str | LLMReply]:
+        return [piece async for piece in llm.stream(_planner_request(gold.task, "v2"))]
+
+    *pieces, reply = asyncio.run(collect())
+    assert isinstance(reply, LLMReply) and "".join(pieces) == terse == reply.text
+    assert len(pieces) == count_tokens(terse) == reply.usage.output_tokens
+    assert sleeps[0] == pytest.approx(0.35 + reply.usage.input_tokens / 5000)
+    assert sleeps[1:] == [pytest.approx(1 / 80)] * len(pieces)
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_the_terse_prompts_play_the_gold_behaviour_with_three_calls(suite: str) -> None:
+    tasks = load_suite(suite, 8)
+    llm = SimulatedLLM([t.gold for t in tasks], INSTANT)
+
+    async def run_all() -> list:
+        return [(t, (await run_task(llm, t.text, tools=TOOLS, config=TERSE))[0]) for t in tasks]
+
+    for t, result in asyncio.run(run_all()):
+        assert result.status == "accepted", (t.id, result.error)
+        assert result.answer == t.gold.answer
+        final = [s for s in result.steps if s.status == "completed"][-1].output
+        assert answer_matches(str(final), t.answer_number), (t.id, final)
+        assert result.usage.total.llm_calls == (3 if t.gold.first_plan is None else 5)
+        assert [s.model_dump(exclude={"description"}) for s in result.plan.steps] == \
+            [{k: v for k, v in s.items() if k != "description"} for s in t.gold.plan]

@@ -1,0 +1,40 @@
+"""planner/v2 and reflector/v3 (the terse forms): loadable, not the default until flipped, their examples parse
+with the reply parsers, and the task-specific text comes after a stable prefix (prompt caching)."""
+
+from __future__ import annotations
+
+from planning import parse_plan, parse_reflection
+from prompts import load_prompt
+from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
+
+
+def test_the_terse_versions_are_opt_in() -> None:
+    assert load_prompt("planner").version == DEFAULT_VERSIONS["planner"] == "v1"
+    assert load_prompt("reflector").version == DEFAULT_VERSIONS["reflector"] == "v2"
+    assert PromptRegistry().load("planner").version == "v2"  # a registry without defaults: the newest
+
+
+def test_planner_v2_example_is_a_terse_plan() -> None:
+    system = dict(load_prompt("planner", "v2").sections)["system"]
+    example = system[system.index("Example"):].split("\n", 1)[1]
+    plan = parse_plan(example)
+    assert [s.tool_name for s in plan.steps] == ["weather", "weather", "calculator"]
+    assert plan.steps[2].tool_input == {"expression": "{$step_1_result.temperature} - {$step_2_result.temperature}"}
+    assert plan.steps[2].depends_on == [1, 2]
+
+
+def test_reflector_v3_example_is_a_terse_verdict() -> None:
+    system = dict(load_prompt("reflector", "v3").sections)["system"]
+    example = system[system.index("Example"):].split("\n", 1)[1]
+    reflection = parse_reflection(example)
+    assert (reflection.action, reflection.overall_pass) == ("accept", True)
+
+
+def test_task_specific_text_comes_after_a_prefix_shared_by_every_task() -> None:
+    for name, version, static in (("planner", "v2", {"tools": "T", "max_steps": "20"}),
+                                  ("reflector", "v3", {})):
+        template = load_prompt(name, version)
+        free = [v for v in template.variables if v not in static]
+        one = template.render(**static, **{v: f"first {v}" for v in free}).messages
+        two = template.render(**static, **{v: f"second {v}" for v in free}).messages
+        assert one[0] == two[0], f"{name}/{version}: the system message must not depend on the task"
