@@ -8,11 +8,12 @@ emitted as a typed event together with a checkpoint; every stop has a ``stopped_
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, Literal, assert_never
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, TypeVar, assert_never
 
 from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
@@ -34,7 +35,7 @@ from agents.events import (
 )
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
-from agents.roles.messages import ReplanContext, StepView
+from agents.roles.messages import ReplanContext, RoleResult, StepView
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
@@ -45,6 +46,7 @@ __all__ = ["TaskRunner", "build_result"]
 log = logging.getLogger("tetrarch.task")
 
 _QUESTION_ARGS_CHARS = 2000
+T = TypeVar("T")
 
 
 class _Stop(Exception):
@@ -73,6 +75,22 @@ class TaskRunner:
     def _charge(self, role: str, spend: Spend) -> None:
         record_spend(self.state, self._sink, role, spend)
         self._limits.budget.check(self.state.usage.total)
+
+    async def _ask(self, role: Literal["router", "reflector"], call: Awaitable[RoleResult[T]]) -> T:
+        """One role call: refused at a cap before it starts, its spend booked, its failure a stop."""
+        try:
+            self._limits.budget.check(self.state.usage.total, before_call=True)
+            result = await call
+        except InvalidLLMOutputError as exc:
+            self._charge(role, exc.spend or Spend())
+            raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
+        except LLMError as exc:
+            raise _Stop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
+        finally:
+            if inspect.iscoroutine(call) and inspect.getcoroutinestate(call) == inspect.CORO_CREATED:
+                call.close()  # refused at the cap: never awaited
+        self._charge(role, result.spend)
+        return result.value
 
     def _snapshot(self) -> TaskState:
         """The state to checkpoint: step records derived from the running plan, when there is one."""
@@ -125,16 +143,7 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        self._limits.budget.check(st.usage.total, before_call=True)
-        try:
-            result = await self._rt.route(st.task_id, st.task)
-        except InvalidLLMOutputError as exc:
-            self._charge("router", exc.spend or Spend())
-            raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
-        except LLMError as exc:
-            raise _Stop("failed", "llm_unavailable", error=f"the router's model call failed: {exc}") from exc
-        self._charge("router", result.spend)
-        d = result.value
+        d = await self._ask("router", self._rt.route(st.task_id, st.task))
         st.phase = "plan"
         self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason), self._snapshot())
         match d.route:
@@ -210,17 +219,8 @@ class TaskRunner:
     async def _reflect(self) -> Decision:
         st = self.state
         st.phase = "reflect"
-        self._limits.budget.check(st.usage.total, before_call=True)
         plan = Plan(steps=list(st.plan_steps))
-        try:
-            result = await self._rt.reflect(st.task_id, st.task, plan, self._views(plan))
-        except InvalidLLMOutputError as exc:
-            self._charge("reflector", exc.spend or Spend())
-            raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
-        except LLMError as exc:
-            raise _Stop("failed", "llm_unavailable", error=f"the reflector's model call failed: {exc}") from exc
-        self._charge("reflector", result.spend)
-        reflection = result.value
+        reflection = await self._ask("reflector", self._rt.reflect(st.task_id, st.task, plan, self._views(plan)))
         st.reflections.append(reflection)
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),

@@ -5,46 +5,7 @@
 from here; the part modules may change shape between versions.
 """
 
-from agents.store.database import (  # noqa: I001
-    Store,
-    StoreJournal,
-    DEFAULT_BLOB_THRESHOLD_BYTES,
-    SCHEMA_VERSION,
-    REDACTED,
-    StoreStatus,
-    TaskRow,
-    TaskSummary,
-    JournalRecord,
-    StoreError,
-    StoreClosedError,
-    TaskExistsError,
-    StoreTaskNotFoundError,
-    EventSequenceError,
-    SchemaVersionError,
-    StoreSerializationError,
-    BlobMissingError,
-    SecretTooShortError,
-    InvalidWriteError,
-)
+from agents.store import database as _database
+from agents.store.database import *  # noqa: F403 - the package's public face is the database module's __all__
 
-__all__ = [  # noqa: RUF022 - grouped: the store, its records, its errors
-    "Store",
-    "StoreJournal",
-    "DEFAULT_BLOB_THRESHOLD_BYTES",
-    "SCHEMA_VERSION",
-    "REDACTED",
-    "StoreStatus",
-    "TaskRow",
-    "TaskSummary",
-    "JournalRecord",
-    "StoreError",
-    "StoreClosedError",
-    "TaskExistsError",
-    "StoreTaskNotFoundError",
-    "EventSequenceError",
-    "SchemaVersionError",
-    "StoreSerializationError",
-    "BlobMissingError",
-    "SecretTooShortError",
-    "InvalidWriteError",
-]
+__all__ = list(_database.__all__)
