@@ -11,6 +11,8 @@ It sits below both so that neither imports the other's module to reach these hel
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 import pydantic
@@ -54,69 +56,40 @@ def _balanced_end(text: str, start: int) -> int | None:
     return None
 
 
-def _strip_trailing_commas(text: str) -> str:
-    out: list[str] = []
-    in_str = esc = False
-    i, n = 0, len(text)
+def _segments(text: str) -> Iterator[tuple[bool, str]]:
+    """``text`` as (inside a JSON string?, piece) pieces, in order; a string piece keeps its quotes and escapes
+    (an unterminated string runs to the end). The repairs below touch only what lies outside strings."""
+    start = i = 0
+    n = len(text)
     while i < n:
-        c = text[i]
-        if in_str:
-            out.append(c)
-            if esc:
-                esc = False
-            elif c == "\\":
-                esc = True
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-            out.append(c)
-        elif c == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                i += 1
-                continue
-            out.append(c)
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+        if text[i] != '"':
+            i += 1
+            continue
+        if i > start:
+            yield False, text[start:i]
+        j = i + 1
+        while j < n and text[j] != '"':
+            j += 2 if text[j] == "\\" else 1
+        end = min(j + 1, n)
+        yield True, text[i:end]
+        start = i = end
+    if start < n:
+        yield False, text[start:]
+
+
+_TRAILING_COMMA = re.compile(r",([ \t\r\n]*[}\]])")
+# Small models trained on Python sometimes write True/False/None; [^\W_] is str.isalnum's class.
+_PYTHON_LITERAL = re.compile(r"(?<![^\W_])(True|False|None)(?![^\W_])")
+_JSON_LITERAL = {"True": "true", "False": "false", "None": "null"}
+
+
+def _strip_trailing_commas(text: str) -> str:
+    return "".join(piece if quoted else _TRAILING_COMMA.sub(r"\1", piece) for quoted, piece in _segments(text))
 
 
 def _python_literals(text: str) -> str:
-    # Small models trained on Python sometimes write True/False/None; fix them outside strings only.
-    out: list[str] = []
-    in_str = esc = False
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if in_str:
-            out.append(c)
-            if esc:
-                esc = False
-            elif c == "\\":
-                esc = True
-            elif c == '"':
-                in_str = False
-            i += 1
-            continue
-        if c == '"':
-            in_str = True
-            out.append(c)
-            i += 1
-            continue
-        for word, repl in (("True", "true"), ("False", "false"), ("None", "null")):
-            if text.startswith(word, i) and not (i and text[i - 1].isalnum()) and \
-                    not text[i + len(word):i + len(word) + 1].isalnum():
-                out.append(repl)
-                i += len(word)
-                break
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return "".join(piece if quoted else _PYTHON_LITERAL.sub(lambda m: _JSON_LITERAL[m.group(1)], piece)
+                   for quoted, piece in _segments(text))
 
 
 def loads_lenient(text: str) -> Any:
