@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 from support import wire
+from support.cluster import module_cluster
 
 from agents import Orchestrator, RuntimeConfig, tool
 from agents.errors import ClusterVersionMismatchError
 from agents.llm import FunctionLLM
-from benchmarks.cluster.local_cluster import add_worker, local_cluster
+from benchmarks.cluster.local_cluster import add_worker
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 
@@ -58,14 +59,8 @@ async def wait_for_file(path: str) -> str:
 def cluster(request):
     """A head (driver, Supervisor, journal) and two workers; only worker "a" can host a model ("llm")."""
     import ray
-    import support
-    from ray import cloudpickle
 
-    cloudpickle.register_pickle_by_value(support)
-    cloudpickle.register_pickle_by_value(sys.modules[request.module.__name__])
-    if ray.is_initialized():
-        ray.shutdown()
-    with local_cluster([{"exec": 2, "llm": 1}, {"exec": 2}]) as (c, (a, b)):
+    with module_cluster(request.module.__name__, [{"exec": 2, "llm": 1}, {"exec": 2}]) as (c, (a, b)):
         yield c, a, b
         if ray.is_initialized():
             ray.shutdown()

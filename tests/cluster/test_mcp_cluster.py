@@ -3,15 +3,13 @@ process and reach the HTTP server by URL; a server crash mid-task is retried aft
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from support import wire
+from support.cluster import module_cluster
 from support.mcp_fixtures import http_server, log_lines, stdio_server
 
 from agents import Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
-from benchmarks.cluster.local_cluster import local_cluster
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 
@@ -19,14 +17,8 @@ pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 @pytest.fixture(scope="module")
 def cluster(request):
     import ray
-    import support
-    from ray import cloudpickle
 
-    cloudpickle.register_pickle_by_value(support)
-    cloudpickle.register_pickle_by_value(sys.modules[request.module.__name__])
-    if ray.is_initialized():
-        ray.shutdown()
-    with local_cluster([{"exec": 1}, {"exec": 1}]) as (c, nodes):
+    with module_cluster(request.module.__name__, [{"exec": 1}, {"exec": 1}]) as (c, nodes):
         yield c, nodes
         if ray.is_initialized():
             ray.shutdown()
