@@ -8,7 +8,6 @@ emitted as a typed event together with a checkpoint; every stop has a ``stopped_
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 import time
@@ -76,19 +75,17 @@ class TaskRunner:
         record_spend(self.state, self._sink, role, spend)
         self._limits.budget.check(self.state.usage.total)
 
-    async def _ask(self, role: Literal["router", "reflector"], call: Awaitable[RoleResult[T]]) -> T:
+    async def _ask(self, role: Literal["router", "reflector"],
+                   call: Callable[[], Awaitable[RoleResult[T]]]) -> T:
         """One role call: refused at a cap before it starts, its spend booked, its failure a stop."""
+        self._limits.budget.check(self.state.usage.total, before_call=True)
         try:
-            self._limits.budget.check(self.state.usage.total, before_call=True)
-            result = await call
+            result = await call()
         except InvalidLLMOutputError as exc:
             self._charge(role, exc.spend or Spend())
             raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise _Stop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
-        finally:
-            if inspect.iscoroutine(call) and inspect.getcoroutinestate(call) == inspect.CORO_CREATED:
-                call.close()  # refused at the cap: never awaited
         self._charge(role, result.spend)
         return result.value
 
@@ -143,7 +140,7 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        d = await self._ask("router", self._rt.route(st.task_id, st.task))
+        d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task))
         st.phase = "plan"
         self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason), self._snapshot())
         match d.route:
@@ -220,7 +217,8 @@ class TaskRunner:
         st = self.state
         st.phase = "reflect"
         plan = Plan(steps=list(st.plan_steps))
-        reflection = await self._ask("reflector", self._rt.reflect(st.task_id, st.task, plan, self._views(plan)))
+        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan,
+                                                                           self._views(plan)))
         st.reflections.append(reflection)
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
