@@ -85,6 +85,10 @@ class RuntimeConfig(BaseModel):
 
     # --- routing and reflection policy (DESIGN.md) ---------------------------------------------
     router_min_confidence: float = Field(0.6, ge=0.0, le=1.0)
+    speculative_planning: bool = True
+    """Start the planner together with the router (off the critical path); nothing is dispatched before the
+    route is ``plan``, and on any other route the plan is cancelled and its tokens are charged to the planner.
+    False: the planner starts after the router (saves the cancelled plan's tokens on direct/clarify/refuse)."""
     max_replans: int = Field(DEFAULT_LIMITS.max_replans, ge=0)
     max_step_retries: int = Field(DEFAULT_LIMITS.max_step_retries, ge=0)
     accept_min_score: int = Field(DEFAULT_LIMITS.accept_min_score, ge=1, le=5)

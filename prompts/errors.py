@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PromptError", "PromptNotFoundError", "PromptVariableError", "PromptFormatError", "PromptBudgetError"]
+__all__ = ["PromptBudgetError", "PromptError", "PromptFormatError", "PromptNotFoundError", "PromptVariableError"]
 
 
 class PromptError(Exception):

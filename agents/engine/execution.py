@@ -26,6 +26,7 @@ from agents.errors import BudgetExceeded
 from agents.events import PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
 from agents.llm.base import Spend
 from agents.roles.messages import (
+    PlanCallStarted,
     PlanCompleted,
     PlanFailed,
     PlanItem,
@@ -68,7 +69,7 @@ def _preview(value: Any) -> str:
 class PlanExecution:
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
                  clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,
-                 replan: ReplanContext | None = None) -> None:
+                 replan: ReplanContext | None = None, stream: AsyncIterator[PlanItem] | None = None) -> None:
         self._st, self._rt, self._sink, self._limits, self._clock = state, runtime, sink, limits, clock
         self._kept = kept or {}
         self._sched = Scheduler()
@@ -83,10 +84,16 @@ class PlanExecution:
         self._plan_broken = False
         self._stopped: Stopped | None = None
         self.awaiting_confirmation: set[int] = set()
+        self.started_early = False
+        """The plan call started before this execution (speculatively, beside the router)."""
         if state.plan_complete:
             self._rebuild_from_state()
         else:
-            self._plan_iter = runtime.plan(state.task_id, state.task, replan).__aiter__()
+            # ``stream``: a plan that started before this execution (the speculative plan, buffered while the
+            # router decided); otherwise the planner is asked now.
+            self.started_early = stream is not None
+            plan = stream if stream is not None else runtime.plan(state.task_id, state.task, replan)
+            self._plan_iter = plan.__aiter__()
 
     # ------------------------------------------------------------------ the derived checkpoint
     def step_records(self) -> dict[int, StepState]:
@@ -167,6 +174,8 @@ class PlanExecution:
             self._stopped = Stopped("invalid_llm_output", "the planner stopped without finishing its plan")
             return
         match item:
+            case PlanCallStarted():
+                pass  # its cost matters only to a speculative plan that is abandoned (engine/prefetch.py)
             case StepEmitted(step=step):
                 self._add_step(step)
             case PlanRestarted():
