@@ -7,6 +7,7 @@ Supervisor awaits only the outcome and hands the output's ObjectRef to dependent
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -144,6 +145,7 @@ class RayRuntime:
         for attempt in range(_ROLE_RETRIES):
             emitted = False
             index = self._planner.balance.acquire()
+            stream = None
             try:
                 planner = self._planner.handles[index]
                 stream = planner.plan.options(num_returns="streaming").remote(task_id, task, replan)
@@ -151,7 +153,15 @@ class RayRuntime:
                     item = await ref
                     emitted = emitted or isinstance(item, StepEmitted)
                     yield item
+                stream = None
                 return
+            except (GeneratorExit, asyncio.CancelledError):
+                # The reader stopped (a speculative plan the route made useless, a cancelled task): stop the
+                # planner's model call too, or it keeps decoding for nobody and holds the planner's slot.
+                if stream is not None:
+                    with contextlib.suppress(Exception):
+                        ray.cancel(stream)
+                raise
             except _ACTOR_ERRORS as exc:
                 if attempt == _ROLE_RETRIES - 1:
                     raise RoleUnavailableError("planner", str(exc)) from exc
