@@ -9,14 +9,8 @@
 """
 
 from agents.tools.mcp.errors import MCPCallInterruptedError, MCPConnectionError, MCPListError, MCPToolError
-from agents.tools.mcp.listing import (
-                                      alist_server_tools,
-                                      aresolve_tools,
-                                      list_server_tools,
-                                      resolve_tools,
-                                      tools_changed,
-                                      tools_from_listing,
-)
+from agents.tools.mcp.listing import (alist_server_tools, aresolve_tools, list_server_tools, resolve_tools,
+                                      tools_changed, tools_from_listing)
 from agents.tools.mcp.servers import MCPServer, MCPServerHTTP, MCPServerStdio, MCPToolOverride
 from agents.tools.mcp.tool import MCPTool, ToolAccess, access_of, output_of, spec_from_listing
 

@@ -21,7 +21,7 @@ from typing import Any
 from agents.tools.decorator import Permission, Tool, ToolSpec
 from agents.tools.errors import ToolArgumentError, ToolDefinitionError
 from agents.tools.mcp.errors import MCPToolError
-from agents.tools.mcp.servers import MCPServer, MCPToolOverride
+from agents.tools.mcp.servers import MCPServer, MCPServerHTTP, MCPToolOverride
 from planning.parse import drop_titles, inline_refs
 
 __all__ = ["MCPTool", "ToolAccess", "access_of", "output_of", "spec_from_listing"]

