@@ -287,10 +287,16 @@ class PlanExecution:
             return await asyncio.wait_for(run.handle.outcome(), timeout=run.request.timeout_s + 10.0)
         except TimeoutError:
             run.handle.cancel()
+            # The executor did not even enforce the step timeout itself: its process is wedged (a tool blocked its
+            # event loop or ended it). It is replaced; the step is not sent elsewhere, since it would wedge the next.
+            run.handle.replace_executor()
             now = self._clock()
+            executor = getattr(run.handle, "executor", "") or "its executor"
             return StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now, finished_at=now,
-                               error_kind="timeout",
-                               error=f"step {run.step_id} did not answer within {run.request.timeout_s:g}s")
+                               error_kind="timeout", executor=getattr(run.handle, "executor", ""),
+                               error=f"step {run.step_id} did not answer within step_timeout_s="
+                                     f"{run.request.timeout_s:g}s: {executor} stopped responding (the tool may block "
+                                     "its process) and was restarted; fix the tool or raise step_timeout_s")
 
     def _on_step_done(self, fut: asyncio.Future[Any]) -> None:
         run = self._running.pop(fut)
