@@ -47,7 +47,7 @@ async def wedges(seconds: float) -> str:
     Args:
         seconds: How long.
     """
-    time.sleep(seconds)
+    time.sleep(seconds)  # noqa: ASYNC251 - the point: it blocks the loop
     return "woke up"
 
 

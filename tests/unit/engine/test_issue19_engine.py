@@ -1,0 +1,50 @@
+"""Regressions of issue 19 in the engine and the submit checks (no Ray)."""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+
+import pytest
+from support import wire
+from support.local import run_task
+
+from agents._task_text import check_task_text
+from agents.config import RuntimeConfig
+from agents.errors import ConfigError
+from agents.llm import FunctionLLM
+from prompts.errors import PromptBudgetError
+
+
+def _llm():
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
+    return FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
+
+
+def test_a_task_that_does_not_fit_the_prompt_fails_with_a_clear_reason_not_internal_error():
+    # Under the whole budget (so submit lets it through) but too long with the router's instructions around it.
+    result, _ = asyncio.run(run_task(_llm(), "Paris and Rome. " * 1000,
+                                     config=RuntimeConfig(context_token_budget=4500)))
+    assert result.status == "failed" and result.stopped_reason == "prompt_too_long"
+    assert "please report this bug" not in result.error and "resume" not in result.error
+    assert "context_token_budget" in result.error
+
+
+def test_prompt_budget_error_pickles_intact():
+    error = PromptBudgetError("too long", needed=9, budget=5)
+    back = pickle.loads(pickle.dumps(error))
+    assert (type(back), str(back), back.needed, back.budget) == (PromptBudgetError, "too long", 9, 5)
+
+
+@pytest.mark.parametrize(("task", "match"), [
+    ("", "non-empty"), ("   ", "non-empty"), (None, "non-empty"),
+    ("compare \ud800 and Rome", "lone surrogate .* at index 8"),
+    ("Paris and Rome. " * 4000, "over the prompt budget RuntimeConfig.context_token_budget=6000"),
+])
+def test_submit_rejects_text_it_cannot_store_or_prompt(task, match):
+    with pytest.raises(ConfigError, match=match):
+        check_task_text(task, 6000)
+
+
+def test_submit_accepts_long_text_that_fits():
+    check_task_text("word " * 5000, 6000)  # 25,000 characters, 5,000 tokens
