@@ -48,3 +48,20 @@ def test_submit_rejects_text_it_cannot_store_or_prompt(task, match):
 
 def test_submit_accepts_long_text_that_fits():
     check_task_text("word " * 5000, 6000)  # 25,000 characters, 5,000 tokens
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("step_timeout_s", float("inf"), "finite"), ("task_timeout_s", float("nan"), "finite"),
+    ("max_steps", True, "a bool is not a number"), ("num_executors", False, "a bool is not a number"),
+    ("store_path", "/", "is a directory"),
+])
+def test_runtime_config_rejects_values_that_pass_as_valid(field, value, says):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=says):
+        RuntimeConfig(**{field: value})
+
+
+def test_runtime_config_still_takes_bools_where_they_belong(tmp_path):
+    cfg = RuntimeConfig(stream_plan=False, confirm_replanned_writes=True, store_path=tmp_path / "t.db")
+    assert cfg.stream_plan is False and cfg.max_steps == 50
