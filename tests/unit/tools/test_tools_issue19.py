@@ -63,3 +63,49 @@ def test_a_huge_output_is_cut_without_counting_all_of_it():
     text, cut = truncate_output("x" * 50_000_000, 100)
     assert cut and text.endswith("[output truncated by tetrarch: showing 100 tokens of 50000000 characters]")
     assert len(text) < 2_000
+
+
+def test_secret_params_as_a_str_is_one_parameter_name():
+    @tool(secret_params="token")
+    def call_api(token: str, query: str) -> str:
+        """Calls an API.
+
+        Args:
+            token: The API token.
+            query: What to ask.
+        """
+        return query
+
+    assert call_api.spec.secret_params == ("token",)
+
+
+@pytest.mark.parametrize(("annotation", "default"), [(int, "all"), (str, None), (list[int], "1,2")])
+def test_a_default_that_contradicts_its_type_hint_is_rejected_at_decoration(annotation, default):
+    from agents.tools.errors import ToolDefinitionError
+
+    def fetch(limit=default) -> str:
+        """Fetches rows.
+
+        Args:
+            limit: How many.
+        """
+        return str(limit)
+
+    fetch.__annotations__ = {"limit": annotation, "return": str}
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'limit' defaults to .*, which is not a"):
+        tool(fetch)
+
+
+def test_defaults_that_fit_their_hint_still_work():
+    @tool
+    def fetch(limit: int = 10, name: str | None = None, ratio: float = 1) -> str:
+        """Fetches rows.
+
+        Args:
+            limit: How many.
+            name: Optional name.
+            ratio: A ratio.
+        """
+        return f"{limit} {name} {ratio}"
+
+    assert _call(fetch).output == "10 None 1"
