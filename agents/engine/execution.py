@@ -35,6 +35,7 @@ from agents.roles.messages import (
     StepOutcome,
     StepRequest,
 )
+from agents.tools import ToolSpec
 from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
@@ -58,6 +59,10 @@ class _Running:
 def _same_step(a: PlanStep, b: PlanStep) -> bool:
     return (a.tool_name, json.dumps(a.tool_input, sort_keys=True, default=str), sorted(a.depends_on)) == \
         (b.tool_name, json.dumps(b.tool_input, sort_keys=True, default=str), sorted(b.depends_on))
+
+
+def _has_side_effects(spec: ToolSpec | None) -> bool:
+    return spec is not None and not spec.idempotent
 
 
 def _preview(value: Any) -> str:
@@ -241,6 +246,10 @@ class PlanExecution:
         confirm_writes = self._limits.dispatch.confirm_replanned_writes
         for sid in self._sched.ready():
             step = self._steps[sid]
+            if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
+                # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
+                # replaced: its writes wait until the whole plan is validated, its reads run at once.
+                continue
             if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
                     and sid not in self._st.confirmed:
                 if sid in self._st.modifications:

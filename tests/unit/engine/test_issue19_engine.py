@@ -65,3 +65,34 @@ def test_runtime_config_rejects_values_that_pass_as_valid(field, value, says):
 def test_runtime_config_still_takes_bools_where_they_belong(tmp_path):
     cfg = RuntimeConfig(stream_plan=False, confirm_replanned_writes=True, store_path=tmp_path / "t.db")
     assert cfg.stream_plan is False and cfg.max_steps == 50
+
+
+def _streamed(plan: str) -> FunctionLLM:
+    return FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role],
+                       stream_chunk_size=16, chunk_delay_s=0.005)
+
+
+def test_a_streamed_plan_over_max_steps_runs_none_of_its_writes():
+    from support import tools as T
+
+    notes = [f"cap-{i}" for i in range(1, 8)]
+    for note in notes:
+        T.reset(f"note-{note}")
+    plan = wire.plan(*[wire.step(i, "append_note", {"note": n}) for i, n in enumerate(notes, 1)])
+    result, _ = asyncio.run(run_task(_streamed(plan), "notes", config=RuntimeConfig(max_steps=5)))
+    assert result.stopped_reason == "invalid_plan" and "more than 5 steps" in result.error
+    assert sum(T.count(f"note-{n}") for n in notes) == 0
+
+
+def test_a_valid_streamed_plan_still_runs_its_writes_and_streams_its_reads():
+    from support import tools as T
+
+    T.reset("note-ok-1")
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "append_note", {"note": "ok-1"}),
+                     *[wire.step(i, "lookup", {"city": "Rome"}) for i in range(3, 6)])
+    result, sink = asyncio.run(run_task(_streamed(plan), "notes"))
+    assert result.status == "accepted" and T.count("note-ok-1") == 1
+    types = [(e.type, e.payload.step.step_id if e.type == "plan_step" else getattr(e.payload, "step_id", None))
+             for e in sink.events]
+    # The read step 1 started while the plan was still streaming; the write waited for the whole plan.
+    assert types.index(("step_started", 1)) < types.index(("plan_step", 5)) < types.index(("step_started", 2))
