@@ -118,9 +118,9 @@ def test_a_budget_trims_only_the_context_variable_from_the_middle() -> None:
     budget = full.input_tokens // 4
     fitted = template.render(budget_tokens=budget, **values)
     assert fitted.input_tokens <= budget and fitted.trimmed == ("replan_context",)
-    text = fitted.messages[0]["content"]
+    text = fitted.messages[1]["content"]  # context is data: the user message (issue 19), wherever the template puts it
     assert "FIRST-LINE" in text and "LAST-LINE" in text and "tokens trimmed to fit the prompt budget" in text
-    assert "<task value>" in fitted.messages[1]["content"] and "<tools value>" in text
+    assert "<task value>" in text and "<tools value>" in fitted.messages[0]["content"]
     assert template.render(budget_tokens=full.input_tokens, **values).trimmed == ()
 
 
@@ -158,3 +158,13 @@ def test_fenced_data_can_never_close_or_reopen_the_fence(payload: str) -> None:
     assert len(opening.findall(fenced)) == 2  # exactly our own open and close tags survive
     assert fenced.startswith(f'<{FENCE_TAG} source="') and fenced.endswith(f"</{FENCE_TAG}>")
     assert "\n" not in fenced.split(">", 1)[0]  # the source label cannot break the opening tag
+
+
+def test_replan_context_goes_to_the_user_message_not_the_system_message() -> None:
+    # Issue 19: the replan context (with fenced tool output) sat in the planner's system message.
+    for version in ("v1", "v2"):
+        template = load_prompt("planner", version)
+        rendered = template.render(**{**_values(template), "replan_context": "RESULTS <untrusted-data>x</untrusted-data>"})
+        system, user = (m["content"] for m in rendered.messages)
+        assert "RESULTS" not in system and "untrusted-data>x" not in system
+        assert user.startswith("RESULTS") or "RESULTS" in user
