@@ -125,9 +125,16 @@ class PromptTemplate:
             # one pass: a value that itself contains "{{x}}" is data, never expanded again
             return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], section).strip()
 
-        parts = {name: fill(body) for name, body in self.sections}
+        # Context variables carry data (e.g. a replan's fenced tool output), which belongs in the user message,
+        # never in the system message: one placed in a system section is rendered at the start of the user message.
+        in_system = [c for c in self.context_variables
+                     if any(f"{{{{{c}}}}}" in body for name, body in self.sections if name != "user")]
+        moved = {**texts, **{c: "" for c in in_system}}
+        parts = {name: fill(body) if name == "user" else _PLACEHOLDER.sub(lambda m: moved[m.group(1)], body).strip()
+                 for name, body in self.sections}
+        user = "\n\n".join(p for p in (*(texts[c].strip() for c in in_system), parts.get("user", "")) if p)
         system = "\n\n".join(p for p in (parts.get("system", ""), parts.get("guardrails", "")) if p)
-        return [{"role": "system", "content": system}, {"role": "user", "content": parts.get("user", "")}]
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:

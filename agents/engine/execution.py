@@ -36,6 +36,7 @@ from agents.roles.messages import (
     StepOutcome,
     StepRequest,
 )
+from agents.tools import ToolSpec
 from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
@@ -59,6 +60,10 @@ class _Running:
 def _same_step(a: PlanStep, b: PlanStep) -> bool:
     return (a.tool_name, json.dumps(a.tool_input, sort_keys=True, default=str), sorted(a.depends_on)) == \
         (b.tool_name, json.dumps(b.tool_input, sort_keys=True, default=str), sorted(b.depends_on))
+
+
+def _has_side_effects(spec: ToolSpec | None) -> bool:
+    return spec is not None and not spec.idempotent
 
 
 def _preview(value: Any) -> str:
@@ -250,6 +255,10 @@ class PlanExecution:
         confirm_writes = self._limits.dispatch.confirm_replanned_writes
         for sid in self._sched.ready():
             step = self._steps[sid]
+            if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
+                # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
+                # replaced: its writes wait until the whole plan is validated, its reads run at once.
+                continue
             if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
                     and sid not in self._st.confirmed:
                 if sid in self._st.modifications:
@@ -296,10 +305,16 @@ class PlanExecution:
             return await asyncio.wait_for(run.handle.outcome(), timeout=run.request.timeout_s + 10.0)
         except TimeoutError:
             run.handle.cancel()
+            # The executor did not even enforce the step timeout itself: its process is wedged (a tool blocked its
+            # event loop or ended it). It is replaced; the step is not sent elsewhere, since it would wedge the next.
+            run.handle.replace_executor()
             now = self._clock()
+            executor = getattr(run.handle, "executor", "") or "its executor"
             return StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now, finished_at=now,
-                               error_kind="timeout",
-                               error=f"step {run.step_id} did not answer within {run.request.timeout_s:g}s")
+                               error_kind="timeout", executor=getattr(run.handle, "executor", ""),
+                               error=f"step {run.step_id} did not answer within step_timeout_s="
+                                     f"{run.request.timeout_s:g}s: {executor} stopped responding (the tool may block "
+                                     "its process) and was restarted; fix the tool or raise step_timeout_s")
 
     def _on_step_done(self, fut: asyncio.Future[Any]) -> None:
         run = self._running.pop(fut)

@@ -40,6 +40,7 @@ from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
 from planning.policy import Accept, Decision, Escalate, ReflectionContext, Replan, RetryStep, decide
+from prompts.errors import PromptBudgetError
 
 __all__ = ["TaskRunner", "build_result"]
 
@@ -114,6 +115,10 @@ class TaskRunner:
             self._finish(_Stop("failed", exc.cap, error=str(exc)))
         except RoleUnavailableError as exc:
             self._finish(_Stop("failed", "role_unavailable", error=str(exc)))
+        except PromptBudgetError as exc:  # the task (or what it grew into) does not fit a prompt: resume cannot help
+            self._finish(_Stop("failed", "prompt_too_long", error=(
+                f"{exc}. The task cannot continue as it is: submit a shorter task, or a new Orchestrator with a "
+                "larger RuntimeConfig.context_token_budget")))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a task's failure must never take the Supervisor down

@@ -167,3 +167,13 @@ def test_fenced_data_can_never_close_or_reopen_the_fence(payload: str) -> None:
     assert len(opening.findall(fenced)) == 2  # exactly our own open and close tags survive
     assert fenced.startswith(f'<{FENCE_TAG} source="') and fenced.endswith(f"</{FENCE_TAG}>")
     assert "\n" not in fenced.split(">", 1)[0]  # the source label cannot break the opening tag
+
+
+def test_replan_context_goes_to_the_user_message_not_the_system_message() -> None:
+    # Issue 19: the replan context (with fenced tool output) sat in the planner's system message.
+    for version in ("v1", "v2"):
+        template = load_prompt("planner", version)
+        rendered = template.render(**{**_values(template), "replan_context": "RESULTS <untrusted-data>x</untrusted-data>"})
+        system, user = (m["content"] for m in rendered.messages)
+        assert "RESULTS" not in system and "untrusted-data>x" not in system
+        assert user.startswith("RESULTS") or "RESULTS" in user
