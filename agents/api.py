@@ -32,7 +32,7 @@ from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.results import TaskResult
-from agents._task_text import check_task_text
+from agents.task_text import check_task_text
 from agents.tools import Tool, resolve_tools
 
 __all__ = ["Orchestrator", "TaskHandle"]

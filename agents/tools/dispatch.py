@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -81,6 +82,11 @@ async def _guarded(call: Awaitable[Any]) -> Any:
         raise _ToolExited(exc.code) from None
 
 
+_INLINE_OUTPUT_BYTES = 64 * 1024
+"""Shallow size under which an output is serialised and cut on the event loop (a container's elements are not
+counted, but a container of many elements is large itself, and long strings are cut before counting)."""
+
+
 def _bounded(raw: Any, max_tokens: int) -> tuple[Any, bool]:
     return truncate_output(serialize_output(raw), max_tokens)
 
@@ -150,10 +156,13 @@ class ToolDispatcher:
         if spec.timeout_s is not None and timeout_s is not None:
             timeout = min(timeout_s, spec.timeout_s)
         raw, attempts = await self._run_with_retries(target, kwargs, timeout)
-        # In a thread: a huge output takes a while to serialise and cut, and the executor's event loop serves
-        # every other step meanwhile.
+        # A huge output takes a while to serialise and cut: in a thread, so the executor's event loop serves
+        # every other step meanwhile. A small one inline (a thread hop per step would cost every step).
         try:
-            output, truncated = await asyncio.to_thread(_bounded, raw, self._max_output_tokens)
+            if sys.getsizeof(raw) < _INLINE_OUTPUT_BYTES:
+                output, truncated = _bounded(raw, self._max_output_tokens)
+            else:
+                output, truncated = await asyncio.to_thread(_bounded, raw, self._max_output_tokens)
         except UnserializableOutputError as exc:
             raise PermanentToolError(f"tool {name!r} {exc}", tool_name=name, attempts=attempts) from None
         if journaled:

@@ -9,7 +9,7 @@ import pytest
 from support import wire
 from support.local import run_task
 
-from agents._task_text import check_task_text
+from agents.task_text import check_task_text
 from agents.config import RuntimeConfig
 from agents.errors import ConfigError
 from agents.llm import FunctionLLM
