@@ -17,7 +17,7 @@ from agents.roles.messages import (
     ReplanContext,
     StepEmitted,
 )
-from agents.roles.replan import kept_steps, replan_context
+from agents.roles.replan import kept_steps, next_step_id, replan_context
 from planning.errors import PlanningError, PlanValidationError
 from planning.grammar import terse_plan_grammar
 from planning.models import Plan, PlanStep
@@ -79,29 +79,26 @@ class Planner:
                           stream=self._options.stream_plan, metadata=metadata)
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None) -> AsyncIterator[PlanItem]:
-        # Reuse is by repetition (same id, tool, input, deps), never by reference to an old id, so every
-        # plan is self-contained and validated as such.
         form = self._form()
         kept = kept_steps(replan) if replan is not None and form == "terse" else []
+        first_new_id = next_step_id(replan) if replan is not None else 1
         messages = self._messages(task, replan)
         spend = Spend()
         convo = messages
         round_no, resends = 0, 0
         while True:
-            steps: list[PlanStep] = list(kept)
+            steps: list[PlanStep] = []
             raw_parts: list[str] = []
             replied = False
             yield PlanCallStarted(spend + _abandoned(convo, "", "the stream was abandoned before it finished"))
-            for step in kept:
-                yield StepEmitted(step)
             try:
-                async for item in self._one_round(self._request(task_id, convo, round_no, form), kept, steps,
-                                                  raw_parts):
+                request = self._request(task_id, convo, round_no, form)
+                async for item in self._one_round(request, _Round(kept, first_new_id, steps), raw_parts):
                     if isinstance(item, LLMReply):
                         replied = True
                         spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
                     else:
-                        yield StepEmitted(item, count_tokens("".join(raw_parts)))
+                        yield item
                 plan = Plan(steps=steps)
                 validate_plan(plan, self._schemas, max_steps=self._options.max_steps)
                 yield PlanCompleted(plan, spend)
@@ -135,47 +132,90 @@ class Planner:
                 yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                 return
 
-    async def _one_round(self, request: LLMRequest, kept: list[PlanStep], steps: list[PlanStep],
-                         raw_parts: list[str]) -> AsyncIterator[PlanStep | LLMReply]:
-        """Yields validated steps as they stream, then the final LLMReply. ``steps``/``raw_parts`` are filled in
-        place so the caller still has them when a PlanningError interrupts the stream."""
+    async def _one_round(self, request: LLMRequest, round_: _Round,
+                         raw_parts: list[str]) -> AsyncIterator[StepEmitted | LLMReply]:
+        """Yields validated steps as they stream, then the final LLMReply. ``round_.steps``/``raw_parts`` are
+        filled in place so the caller still has them when a PlanningError interrupts the stream."""
         parser = StreamingPlanParser()
-        known: dict[int, PlanStep] = {s.step_id: s for s in kept}
+        written = 0  # output tokens so far, counted piece by piece (recounting the whole text per step is O(n²))
 
-        def accept(new_steps: list[PlanStep]) -> list[PlanStep]:
-            fresh = []
+        def accept(new_steps: list[PlanStep]) -> list[StepEmitted]:
+            out = []
             for step in new_steps:
-                old = known.get(step.step_id)
-                if old is not None and old in kept:
-                    if _same_call(old, step):
-                        continue  # a kept step written out again: it is already in the plan
-                    raise PlanValidationError((PlanProblem(
-                        ProblemCode.DUPLICATE_STEP_ID,
-                        f"step {step.step_id} is a kept step of the previous plan (its output is reused as "
-                        f"${step.step_id}); number new steps from {max(known) + 1}", step.step_id),))
-                validate_step(step, known, self._schemas, max_steps=self._options.max_steps)
-                known[step.step_id] = step
-                steps.append(step)
-                fresh.append(step)
-            return fresh
+                for fresh in round_.take(step):
+                    validate_step(fresh, round_.known, self._schemas, max_steps=self._options.max_steps)
+                    round_.add(fresh)
+                    out.append(StepEmitted(fresh, written))
+            return out
+
+        def finish() -> list[StepEmitted]:
+            return [*accept(parser.close()), *(StepEmitted(s, written) for s in round_.close())]
 
         if self._options.stream_plan:
             async for piece in self._llm.stream(request):
                 if isinstance(piece, LLMReply):
                     raw_parts[:] = [piece.text]
-                    for step in accept(parser.close()):
-                        yield step
+                    for item in finish():
+                        yield item
                     yield piece
                     return
                 raw_parts.append(piece)
-                for step in accept(parser.feed(piece)):
-                    yield step
+                written += count_tokens(piece)
+                for item in accept(parser.feed(piece)):
+                    yield item
         else:
             reply = await self._llm.complete(request)
             raw_parts[:] = [reply.text]
-            for step in accept(parser.feed(reply.text) + parser.close()):
-                yield step
+            written = reply.usage.output_tokens
+            parser.feed(reply.text)
+            for item in finish():
+                yield item
             yield reply
+
+
+class _Round:
+    """The steps of one planner reply, and whether it is a delta over the kept steps.
+
+    A terse replan asks for a delta (new steps numbered from ``first_new_id``); a model that writes a whole
+    plan from step 1 instead is taken at its word — a complete plan, where a kept step is reused only when it
+    is repeated unchanged (the JSON form's rule). The first step decides; the kept steps are emitted before it
+    in a delta (they cost no token and are preloaded, not run)."""
+
+    def __init__(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep]) -> None:
+        self._kept = {s.step_id: s for s in kept}
+        self._first_new_id = first_new_id
+        self._delta: bool | None = None if kept else False
+        self.steps = steps
+        self.known: dict[int, PlanStep] = {}
+
+    def add(self, step: PlanStep) -> None:
+        self.known[step.step_id] = step
+        self.steps.append(step)
+
+    def take(self, step: PlanStep) -> list[PlanStep]:
+        """The steps this model step puts into the plan: the kept ones first when it opens a delta; nothing
+        when it repeats a kept step of the delta."""
+        if self._delta is None:
+            self._delta = step.step_id >= self._first_new_id
+            if self._delta:
+                return [*self._kept.values(), step]
+        if self._delta and step.step_id in self._kept:
+            if _same_call(self._kept[step.step_id], step):
+                return []
+            raise PlanValidationError((PlanProblem(
+                ProblemCode.DUPLICATE_STEP_ID,
+                f"step {step.step_id} is a kept step of the previous plan (its output is reused as "
+                f"${step.step_id}); number new steps from {self._first_new_id}", step.step_id),))
+        return [step]
+
+    def close(self) -> list[PlanStep]:
+        """A reply without a single step keeps the kept steps as the whole plan."""
+        if self._delta is None:
+            self._delta = True
+            for step in self._kept.values():
+                self.add(step)
+            return list(self._kept.values())
+        return []
 
 
 def _same_call(a: PlanStep, b: PlanStep) -> bool:

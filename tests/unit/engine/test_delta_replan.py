@@ -56,16 +56,28 @@ def test_the_model_writes_only_the_new_steps_and_the_kept_one_does_not_run_again
     assert replanned.payload.kept_steps == [1]
 
 
-def test_writing_a_kept_step_again_is_harmless_but_changing_it_is_repaired():
+def test_in_a_delta_a_kept_step_written_again_is_skipped_but_a_changed_one_is_repaired():
     script = Script({"router": [wire.route()],
-                     "planner": [FIRST, '1. lookup(city="Rome")\n3. lookup(city="Berlin")\n',
-                                 '1. lookup(city="Paris")\n3. lookup(city="Berlin")\n'],
+                     "planner": [FIRST, '3. lookup(city="Berlin")\n1. lookup(city="Rome")\n',
+                                 '3. lookup(city="Berlin")\n1. lookup(city="Paris")\n'],
                      "reflector": ["replan 2 2 3: use Berlin", "accept 5 5 5\nanswer: ok"]})
     result, _ = _run(script, "Population of Berlin, please")
     assert result.status == "accepted"
     assert [s.step_id for s in result.plan.steps] == [1, 3]
     repair = script.planner(2)[-1]["content"]
-    assert "step 1 is a kept step" in repair and "number new steps from" in repair
+    assert "step 1 is a kept step" in repair and "number new steps from 3" in repair
+
+
+def test_a_whole_plan_numbered_from_one_is_taken_as_a_complete_plan():
+    """A model that ignores the delta instruction and rewrites the plan is not failed for it: the old rule
+    applies (an unchanged step is reused, a changed one runs)."""
+    T.reset("lookup-paris")
+    script = Script({"router": [wire.route()],
+                     "planner": [FIRST, '1. lookup(city="Paris")\n2. lookup(city="Berlin")\n'],
+                     "reflector": ["replan 2 2 3: use Berlin", "accept 5 5 5\nanswer: ok"]})
+    result, _ = _run(script, "Population of Paris and Berlin")
+    assert result.status == "accepted" and T.count("lookup-paris") == 1
+    assert [(s.step_id, s.output) for s in result.steps] == [(1, 2.1), (2, 3.7)]
 
 
 _TOOLS = st.sampled_from(["a", "b", "c"])
