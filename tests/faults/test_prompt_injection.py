@@ -506,7 +506,7 @@ def test_a_disguised_fence_tag_is_neutralised(name, tag, fake):
     assert fence_depth(fenced, fenced.find("INJ-99")) == 1
 
 
-@pytest.mark.parametrize("budget", [1500, 2500, 4000])
+@pytest.mark.parametrize("budget", [1000, 1500, 2500])  # the compact replan context fits 4000 untrimmed
 def test_a_prompt_trimmed_to_its_budget_keeps_tool_output_fenced(budget):
     """The planner's replan context is cut from the middle to fit the budget: the tail of an output (where
     a padded injection puts its instruction) must stay inside a fence."""
