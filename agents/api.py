@@ -33,6 +33,7 @@ from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.results import TaskResult
 from agents.tools import Tool, resolve_tools
+from agents.tools.mcp import mcp_servers
 
 __all__ = ["Orchestrator", "TaskHandle"]
 
@@ -156,7 +157,8 @@ class Orchestrator:
         from agents.cluster.actors import ExecutorFactory, create_actors
 
         self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
-        self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory)
+        self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory,
+                                     servers=mcp_servers(tools))  # re-listed when their tool lists change
         self._supervisor = self._actors.supervisor
         if self.config.executors_per_node is not None and self.config.watch_nodes:
             self._start_watcher()

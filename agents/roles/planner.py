@@ -44,6 +44,11 @@ class Planner:
         self._catalog = tools_catalog
         self._options = options
 
+    def use_tools(self, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str) -> None:
+        """Plan with these tools from the next ``plan`` call on (an MCP server's tool list changed); a plan
+        being written keeps the tools it started with."""
+        self._schemas, self._catalog = dict(tool_schemas), tools_catalog
+
     def _messages(self, task: str, replan: ReplanContext | None) -> list[dict[str, Any]]:
         context = ""
         if replan is not None:
@@ -61,6 +66,7 @@ class Planner:
         # Reuse is by repetition (same id, tool, input, deps), never by reference to an old id, so every
         # plan is self-contained and validated as such.
         completed: frozenset[int] = frozenset()
+        schemas = self._schemas  # read with the catalog (no await between): use_tools may swap both later
         messages = self._messages(task, replan)
         spend = Spend()
         convo = messages
@@ -70,14 +76,15 @@ class Planner:
             raw_parts: list[str] = []
             replied = False
             try:
-                async for item in self._one_round(task_id, convo, round_no, completed, steps, raw_parts):
+                async for item in self._one_round(task_id, convo, round_no, completed, steps, raw_parts,
+                                                      schemas):
                     if isinstance(item, LLMReply):
                         replied = True
                         spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
                     else:
                         yield StepEmitted(item)
                 plan = Plan(steps=steps)
-                validate_plan(plan, self._schemas, max_steps=self._options.max_steps, completed=completed)
+                validate_plan(plan, schemas, max_steps=self._options.max_steps, completed=completed)
                 yield PlanCompleted(plan, spend)
                 return
             except PlanningError as exc:
@@ -111,18 +118,19 @@ class Planner:
 
     async def _one_round(self, task_id: str, convo: list[dict[str, Any]], round_no: int,
                          completed: frozenset[int], steps: list[PlanStep],
-                         raw_parts: list[str]) -> AsyncIterator[PlanStep | LLMReply]:
+                         raw_parts: list[str], schemas: dict[str, dict[str, Any]],
+                         ) -> AsyncIterator[PlanStep | LLMReply]:
         """Yields validated steps as they stream, then the final LLMReply. ``steps``/``raw_parts`` are filled in
         place so the caller still has them when a PlanningError interrupts the stream."""
         request = LLMRequest(role="planner", messages=convo, response_format="json",
-                             json_schema=plan_schema(self._schemas), stream=self._options.stream_plan,
+                             json_schema=plan_schema(schemas), stream=self._options.stream_plan,
                              metadata={"task_id": task_id, "round": str(round_no)})
         parser = StreamingPlanParser()
         known: dict[int, PlanStep] = {}
 
         def accept(new_steps: list[PlanStep]) -> list[PlanStep]:
             for step in new_steps:
-                validate_step(step, known, self._schemas, max_steps=self._options.max_steps, completed=completed)
+                validate_step(step, known, schemas, max_steps=self._options.max_steps, completed=completed)
                 known[step.step_id] = step
                 steps.append(step)
             return new_steps
