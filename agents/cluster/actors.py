@@ -177,6 +177,13 @@ class SupervisorActor(SupervisorCore, _WhereAmI):
             await self._refresher.current()
         return await super().respond(task_id, text)
 
+    async def tool_catalog(self) -> dict[str, Any]:
+        """How often the tool list changed since start-up, and which MCP servers wait to be re-listed."""
+        if self._refresher is None:
+            return {"version": 0, "stale": []}
+        catalog = self._refresher.catalog
+        return {"version": catalog.version, "stale": [s.label for s in catalog.stale()]}
+
     async def tools_changed(self, server_key: str) -> None:
         """An executor saw this server's tool list change; it is re-listed before the next task."""
         from agents.tools.mcp.connection import note_tools_changed
