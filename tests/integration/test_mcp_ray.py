@@ -10,13 +10,13 @@ import time
 import pytest
 import ray
 from mcp import Client
-
-from agents import Orchestrator, RuntimeConfig
-from agents.llm import FunctionLLM
-from agents.cli.mcp_serve import build_server
 from support import tools as T
 from support import wire
 from support.mcp_fixtures import http_server, log_lines, stdio_server
+
+from agents import Orchestrator, RuntimeConfig
+from agents.cli.mcp_serve import build_server
+from agents.llm import FunctionLLM
 
 pytestmark = pytest.mark.ray
 

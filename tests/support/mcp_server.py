@@ -89,7 +89,7 @@ def build_server() -> MCPServer:
         _add_twice(server, name)
         tools_file = os.environ.get("MCP_TEST_TOOLS_FILE")
         if tools_file:  # a fresh stdio process of this server offers it as well
-            with open(tools_file, "a", encoding="utf-8") as fh:
+            with Path(tools_file).open("a", encoding="utf-8") as fh:  # noqa: ASYNC230 - one short line
                 fh.write(name + "\n")
         await _announce(ctx)
         return "added"

@@ -7,17 +7,24 @@ import asyncio
 
 import pytest
 from mcp import Client
+from support import tools as T
+from support import wire
+from support.mcp_fixtures import http_server, stdio_server
 
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM
 from agents.roles.messages import PlanCompleted, StepEmitted
 from agents.roles.planner import Planner
 from agents.tools import ToolDispatcher, ToolRegistry
-from agents.tools.mcp import MCPToolError, ToolCatalog, ToolRefresher, merge_listing, resolve_tools, tools_changed
+from agents.tools.mcp import (
+    MCPToolError,
+    ToolCatalog,
+    ToolRefresher,
+    merge_listing,
+    resolve_tools,
+    tools_changed,
+)
 from agents.tools.mcp.connection import close_connections, connection_for, note_tools_changed
-from support import tools as T
-from support import wire
-from support.mcp_fixtures import http_server, stdio_server
 
 
 @pytest.fixture
