@@ -23,7 +23,8 @@ pytestmark = pytest.mark.ray
 PLAN = wire.plan(wire.step(1, "s_population", {"city": "Paris"}),
                  wire.step(2, "h_population", {"city": "Rome"}),
                  wire.step(3, "h_slow", {"seconds": 0.5}),
-                 wire.step(4, "subtract", {"a": "$step_2_result", "b": "$step_1_result"}, deps=[1, 2]))
+                 wire.step(4, "subtract", {"a": "$step_2_result", "b": "$step_1_result"}, deps=[1, 2]),
+                 wire.step(5, "h_header", {"name": "x-tenant"}))
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,8 @@ def scripted(plan: str, answer: str = "Rome, by 0.7 million") -> FunctionLLM:
 
 def test_orchestrator_runs_a_plan_over_stdio_and_http_mcp_servers(ray_session, http_proc, tmp_path):
     log = tmp_path / "stdio.log"
-    orch = Orchestrator(llm=scripted(PLAN), tools=[*T.ALL, stdio_server(log, prefix="s"), http_proc.config(prefix="h")],
+    orch = Orchestrator(llm=scripted(PLAN), tools=[*T.ALL, stdio_server(log, prefix="s"),
+                                                       http_proc.config(prefix="h", headers={"X-Tenant": "t1"})],
                         config=RuntimeConfig(store_path=tmp_path / "t.db", num_executors=2))
     try:
         assert {"s_population", "h_population", "h_save_note", "lookup"} <= {t.name for t in orch.tools}
@@ -49,7 +51,8 @@ def test_orchestrator_runs_a_plan_over_stdio_and_http_mcp_servers(ray_session, h
     finally:
         orch.shutdown()
     assert result.status == "accepted", result.error
-    assert [s.output for s in result.steps] == [2.1, 2.8, "waited 0.5s", pytest.approx(0.7)]
+    # The executor's own session (from the pickled configuration) sends the headers too.
+    assert [s.output for s in result.steps] == [2.1, 2.8, "waited 0.5s", pytest.approx(0.7), "t1"]
     assert "population Paris" in log_lines(log), "the stdio server started by the executor did not run the call"
     assert "population Rome" in log_lines(http_proc.log)
 

@@ -7,7 +7,7 @@ Tools: ``population`` (read, returns a number), ``slow`` (read, sleeps), ``save_
 a write), ``fail`` (returns an ``isError`` result), ``crash`` (kills the server process), ``crash_once``
 (kills it the first time a marker file is missing, answers afterwards), ``add_tool`` (registers a new
 tool and announces ``tools/list_changed``; with ``$MCP_TEST_TOOLS_FILE`` set, the name is kept there and
-every new process of the server offers it too), ``drop_tool`` (removes a tool silently). Side effects are
+every new process of the server offers it too), ``drop_tool`` (removes a tool silently), ``header`` (echoes an HTTP request header). Side effects are
 appended to ``$MCP_TEST_LOG`` when set, so tests can count what ran.
 """
 
@@ -93,6 +93,11 @@ def build_server() -> MCPServer:
                 fh.write(name + "\n")
         await _announce(ctx)
         return "added"
+
+    @server.tool(annotations=READ)
+    def header(name: str, ctx: Context) -> str:
+        """The value of the HTTP request header ``name`` ("" when absent, or over stdio)."""
+        return (ctx.headers or {}).get(name.lower(), "")
 
     @server.tool(annotations=READ)
     def drop_tool(name: str) -> str:
