@@ -32,6 +32,7 @@ from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.results import TaskResult
+from agents.task_text import check_task_text
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
 
@@ -40,6 +41,11 @@ __all__ = ["Orchestrator", "TaskHandle"]
 log = logging.getLogger("tetrarch")
 
 _POLL_S = 5.0
+
+# Ray is one per process, shared by every Orchestrator in it. The one that started it must not shut it down
+# under the others ("Can't find actor"): Ray is shut down when the last live Orchestrator of the process closes.
+_live_orchestrators: set[str] = set()
+_started_ray = False
 
 
 def _ray():
@@ -66,6 +72,7 @@ class TaskHandle:
         return f"TaskHandle(task_id={self.task_id!r}, run={self.run})"
 
     def _call(self, method: str, *args: Any) -> Any:
+        self._orch._check()  # after shutdown() its actors are gone: say so, not Ray's ActorDiedError
         ray = _ray()
         try:
             return ray.get(getattr(self._orch._supervisor, method).remote(*args))
@@ -73,6 +80,7 @@ class TaskHandle:
             raise _unwrap(exc) from None
 
     async def _acall(self, method: str, *args: Any) -> Any:
+        self._orch._check()
         ray = _ray()
         try:
             return await getattr(self._orch._supervisor, method).remote(*args)
@@ -148,17 +156,25 @@ class Orchestrator:
         log.setLevel(self.config.log_level)
         self._closed = False
         self._local_server = None
-        self._owns_ray = False
+        if llm is not None and not isinstance(llm, LLM):
+            raise ConfigError(f"llm must be an LLM (an object with async complete(request) and stream(request)), not "
+                              f"{type(llm).__name__} {llm!r}; for a model name use "
+                              "OpenAIChat(model=..., base_url=...), or llm=None for the embedded local model")
         self.tools = self._resolve_tools(tools)
         self.llm = llm if llm is not None else self._start_embedded_llm()
         self._instance = uuid.uuid4().hex[:8]
         self._watcher = None
         self._connect(address)
+        _live_orchestrators.add(self._instance)
         from agents.cluster.actors import ExecutorFactory, create_actors
 
         self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
-        self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory,
-                                     servers=mcp_servers(tools))  # re-listed when their tool lists change
+        try:
+            self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory,
+                                         servers=mcp_servers(tools))  # re-listed when their tool lists change
+        except BaseException:
+            _live_orchestrators.discard(self._instance)
+            raise
         self._supervisor = self._actors.supervisor
         if self.config.executors_per_node is not None and self.config.watch_nodes:
             self._start_watcher()
@@ -224,7 +240,8 @@ class Orchestrator:
                 f"could not ship the code to the cluster at {address!r} ({type(exc).__name__}: {exc}). Fix the "
                 "path it names, or install tetrarch and your tool modules on every node and pass "
                 "RuntimeConfig(ship_code=False)") from exc
-        self._owns_ray = True
+        global _started_ray
+        _started_ray = True
 
     def _start_watcher(self) -> None:
         from agents.cluster.actors import cluster_nodes
@@ -243,8 +260,7 @@ class Orchestrator:
     def submit(self, task: str) -> TaskHandle:
         """Start a task; returns at once."""
         self._check()
-        if not isinstance(task, str) or not task.strip():
-            raise ConfigError("task must be a non-empty string describing what to do")
+        check_task_text(task, self.config.context_token_budget)
         task_id = uuid.uuid4().hex[:16]
         _ray().get(self._supervisor.submit.remote(task, task_id))
         return TaskHandle(self, task_id, 1)
@@ -320,7 +336,10 @@ class Orchestrator:
                 pass
         if self._local_server is not None:
             self._local_server.stop()
-        if self._owns_ray:
+        _live_orchestrators.discard(self._instance)
+        global _started_ray
+        if _started_ray and not _live_orchestrators:
+            _started_ray = False
             ray.shutdown()
 
     def __enter__(self) -> Orchestrator:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -77,7 +77,8 @@ def default_store_path() -> Path:
 class RuntimeConfig(BaseModel):
     """Limits and deployment options of an ``Orchestrator``. All fields have safe defaults."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # allow_inf_nan=False: step_timeout_s=inf passed as "positive" and disabled the timeout it names.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     # --- storage -------------------------------------------------------------------------------
     store_path: Path = Field(default_factory=default_store_path)
@@ -85,6 +86,10 @@ class RuntimeConfig(BaseModel):
 
     # --- routing and reflection policy (DESIGN.md) ---------------------------------------------
     router_min_confidence: float = Field(0.6, ge=0.0, le=1.0)
+    speculative_planning: bool = True
+    """Start the planner together with the router (off the critical path); nothing is dispatched before the
+    route is ``plan``, and on any other route the plan is cancelled and its tokens are charged to the planner.
+    False: the planner starts after the router (saves the cancelled plan's tokens on direct/clarify/refuse)."""
     max_replans: int = Field(DEFAULT_LIMITS.max_replans, ge=0)
     max_step_retries: int = Field(DEFAULT_LIMITS.max_step_retries, ge=0)
     accept_min_score: int = Field(DEFAULT_LIMITS.accept_min_score, ge=1, le=5)
@@ -180,8 +185,23 @@ class RuntimeConfig(BaseModel):
                             accept_min_score=self.accept_min_score,
                             accept_min_correctness=self.accept_min_correctness)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bools_as_numbers(cls, data: object) -> object:
+        # bool is an int to pydantic's lax mode: max_steps=True meant a cap of 1 step.
+        if isinstance(data, Mapping):
+            for name, value in data.items():
+                f = cls.model_fields.get(str(name))
+                if isinstance(value, bool) and f is not None and f.annotation is not bool \
+                        and bool not in get_args(f.annotation):
+                    raise ValueError(f"{name}={value!r}: a bool is not a number; give {name} a number")
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> RuntimeConfig:
+        if not self.store_path.name or self.store_path.is_dir():
+            raise ValueError(f"store_path={str(self.store_path)!r} is a directory; give the SQLite file's path, "
+                             f"e.g. {str(self.store_path / 'tetrarch.db')!r}")
         if self.tool_backoff_max_s < self.tool_backoff_s:
             raise ValueError("tool_backoff_max_s must be >= tool_backoff_s")
         if self.local_model is not None:

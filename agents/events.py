@@ -85,6 +85,7 @@ StoppedReason = Literal[
     "loop_detected",
     "llm_unavailable",
     "role_unavailable",
+    "prompt_too_long",
     "cancelled",
     "internal_error",
 ]

@@ -19,6 +19,7 @@ from agents.llm.base import LLM
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
 from agents.results import TaskResult
+from benchmarks.makespan import TimedStep, emission_bound
 from benchmarks.suite import BenchTask, answer_matches, load_suite
 from benchmarks.world import World, make_tools
 from dag.graph import critical_path
@@ -45,6 +46,10 @@ class RunRecord:
     makespan_s: float | None
     critical_path_s: float | None
     timeline: list[dict[str, Any]] = field(default_factory=list)
+    emission_span_s: float | None = None
+    """First plan step emitted → last step finished (tetrarch only)."""
+    emission_bound_s: float | None = None
+    """The best that span could be given when each step was emitted (``benchmarks.makespan``)."""
 
 
 @dataclass
@@ -76,6 +81,8 @@ class SuiteRun:
                 "median_first_dispatch_s": _median([r.first_dispatch_s for r in rs]),
                 "median_makespan_over_critical_path": _median(
                     [r.makespan_s / r.critical_path_s for r in rs if r.makespan_s and r.critical_path_s]),
+                "median_span_over_emission_bound": _median(
+                    [r.emission_span_s / r.emission_bound_s for r in rs if r.emission_span_s and r.emission_bound_s]),
             }
         return {"suite": self.suite, "latency_model": self.latency_model, "llm": self.llm, "quick": self.quick,
                 "time_scale": self.time_scale, "systems": systems}
@@ -93,7 +100,21 @@ def _timeline(result: TaskResult) -> list[dict[str, Any]]:
             for s in result.steps if s.started_at is not None and s.finished_at is not None]
 
 
-def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str) -> RunRecord:
+def _emission(result: TaskResult, emitted: dict[int, float]) -> tuple[float | None, float | None]:
+    """(measured span, emission-aware bound) from the first emitted step of the final plan to its last finish."""
+    steps = {s.step_id: s for s in result.steps if s.started_at is not None and s.finished_at is not None}
+    if not steps or result.plan is None or not emitted:
+        return None, None
+    start = min(emitted.values())
+    deps = {s.step_id: tuple(s.depends_on) for s in result.plan.steps}
+    timed = {sid: TimedStep(emitted.get(sid, start), s.finished_at - s.started_at, deps.get(sid, ()))  # type: ignore[operator]
+             for sid, s in steps.items()}
+    span = max(s.finished_at for s in steps.values()) - start  # type: ignore[type-var]
+    return span, emission_bound(timed, start=start)
+
+
+def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str,
+            emitted: dict[int, float] | None = None) -> RunRecord:
     timed = [s for s in result.steps if s.started_at is not None and s.finished_at is not None]
     makespan = cp = None
     if timed and result.plan is not None:
@@ -106,7 +127,7 @@ def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResu
     return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
                      u.llm_calls, u.input_tokens, u.output_tokens,
                      answer_matches(result.answer, task.answer_number) if llm_kind != "sim" else None,
-                     len(result.steps), makespan, cp, _timeline(result))
+                     len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}))
 
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
@@ -139,8 +160,8 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
             for i, task in enumerate(tasks):
                 order = systems[i % len(systems):] + systems[:i % len(systems)]
                 for system in order:
-                    result = _run_one(system, orch, llm, tools, config, task)
-                    records.append(_record(suite, task, system, rep, result, llm_kind))
+                    result, emitted = _run_one(system, orch, llm, tools, config, task)
+                    records.append(_record(suite, task, system, rep, result, llm_kind, emitted))
                     r = records[-1]
                     progress(f"  {suite} {task.id} {system:15} {r.status:9} wall {r.wall_s:6.2f}s  "
                              f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
@@ -151,11 +172,21 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records)
 
 
-def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig, task: BenchTask) -> TaskResult:
+def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig,
+             task: BenchTask) -> tuple[TaskResult, dict[int, float]]:
+    """The result, and for tetrarch when each step of its final plan was emitted (from the event log)."""
     if system == "tetrarch":
-        return orch.run(task.text, timeout=900)
+        handle = orch.submit(task.text)
+        result = handle.result(timeout=900)
+        emitted: dict[int, float] = {}
+        for event in handle.events():
+            if event.type == "replanned":
+                emitted = {}
+            elif event.type == "plan_step":
+                emitted[event.payload.step.step_id] = event.ts
+        return result, emitted
     agent = ReActAgent(llm, tools, config, parallel=system == "react_parallel")
-    return asyncio.run(agent.run(task.text))
+    return asyncio.run(agent.run(task.text)), {}
 
 
 def to_jsonable(run: SuiteRun) -> dict[str, Any]:

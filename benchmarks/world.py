@@ -8,6 +8,7 @@ itself — the same call costs the same time under every system compared.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import hashlib
 import json
 import math
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.tools import Tool, tool
-from agents.tools.errors import PermanentToolError
+from agents.tools.errors import PermanentToolError, ToolArgumentError
 
 __all__ = ["LatencyDist", "World", "make_tools", "WORLD_PATH"]
 
@@ -51,9 +52,14 @@ class World:
     def lookup(self, entity: str, attribute: str) -> Any:
         name = self._lower.get(entity.strip().lower())
         if name is None:
-            close = [k for k in self.facts if k.lower()[:3] == entity.strip().lower()[:3]]
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise PermanentToolError(f"unknown entity {entity!r}{hint}")
+            close = difflib.get_close_matches(entity.strip(), list(self.facts), n=2, cutoff=0.8)
+            score = [difflib.SequenceMatcher(None, entity.strip(), c).ratio() for c in close]
+            if len(close) == 1 or (close and score[0] > score[1]):
+                # One near miss the tool can name: say so in words (for a model) and as a fix (for the executor).
+                raise ToolArgumentError(f"unknown entity {entity!r}; did you mean {close[0]!r}?",
+                                        fix={"entity": close[0]})
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise PermanentToolError(f"unknown entity {entity!r}{hint}")  # ambiguous: the model must decide
         facts = self.facts[name]
         if attribute not in facts:
             raise PermanentToolError(f"{name} has no attribute {attribute!r}; it has: {', '.join(sorted(facts))}")

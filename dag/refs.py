@@ -27,7 +27,7 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["Ref", "Template", "compile_value", "decompile", "references", "resolve"]
+__all__ = ["Ref", "Template", "compile_value", "decompile", "references", "renumber", "resolve"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH
@@ -150,6 +150,29 @@ def decompile(value: Any) -> Any:
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(decompile(v) for v in value)
     return value
+
+
+def _renumbered(value: Any, mapping: Mapping[int, int]) -> Any:
+    if isinstance(value, Ref):
+        return Ref(mapping.get(value.step_id, value.step_id), value.path)
+    if isinstance(value, Template):
+        return Template(tuple(_renumbered(p, mapping) for p in value.parts))
+    if isinstance(value, dict):
+        return {k: _renumbered(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renumbered(v, mapping) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_renumbered(v, mapping) for v in value)
+    return value
+
+
+def renumber(value: Any, mapping: Mapping[int, int]) -> Any:
+    """``value`` (raw) with its references to step ``a`` pointing at ``mapping[a]`` instead (others unchanged).
+
+    >>> renumber({"q": "size of {$step_2_result.name}", "x": "$step_1_result"}, {2: 7})
+    {'q': 'size of {$step_7_result.name}', 'x': '$step_1_result'}
+    """
+    return decompile(_renumbered(compile_value(value), mapping))
 
 
 # ---------------------------------------------------------------------------------------------- resolution

@@ -30,4 +30,4 @@ class PlanValidationError(PlanningError):
     def __init__(self, problems: tuple[object, ...]) -> None:
         self.problems = problems
         lines = "\n".join(f"- {getattr(p, 'message', p)}" for p in problems)
-        super().__init__(f"The plan is invalid:\n{lines}\nReturn the corrected complete plan as one JSON object.")
+        super().__init__(f"The plan is invalid:\n{lines}\nReturn the corrected complete plan.")

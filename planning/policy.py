@@ -94,8 +94,7 @@ def decide(ctx: ReflectionContext) -> Decision:
         case "retry_step":
             details = r.retry_details
             if details is None or details.step_id not in ctx.step_ids:
-                named = "no step" if details is None else f"step {details.step_id}, which is not in the plan"
-                return _replan(ctx, f"The reviewer asked to retry {named}; replanning instead. {r.feedback}".strip())
+                return _replan(ctx, _unknown_retry(ctx, None if details is None else details.step_id))
             done = ctx.step_retries.get(details.step_id, 0)
             if done >= ctx.limits.max_step_retries:
                 return Escalate(
@@ -127,12 +126,20 @@ def _shortfall(ctx: ReflectionContext) -> str | None:
     return None
 
 
+def _unknown_retry(ctx: ReflectionContext, step_id: int | None) -> str:
+    steps = ", ".join(str(s) for s in sorted(ctx.step_ids)) or "none"
+    asked = "did not say which step" if step_id is None else f"named step {step_id}, which the plan does not have"
+    said = f" The reviewer's feedback: {ctx.reflection.feedback.strip()}" if ctx.reflection.feedback.strip() else ""
+    return f"The reviewer asked to retry a step but {asked} (its steps: {steps}); replanning instead.{said}"
+
+
 def _replan(ctx: ReflectionContext, feedback: str) -> Decision:
     if ctx.replans >= ctx.limits.max_replans:
+        # The question states what happened (the reviewer's own words may be a bare "retry" with no context).
         return Escalate(reason=f"the plan was already replanned {ctx.replans} times (max_replans="
                                f"{ctx.limits.max_replans}); last feedback: {feedback}",
-                        question=_question(ctx.reflection, f"After {ctx.replans} replans the answer still does not "
-                                                           f"pass review: {feedback}"),
+                        question=f"After {ctx.replans} replans the answer still does not pass review. {feedback} "
+                                 "How should I proceed?",
                         cause="max_replans")
     return Replan(feedback)
 

@@ -76,7 +76,7 @@ def validate_plan(plan: Plan, tools: ToolSchemas, *, max_steps: int, completed: 
         seen.add(sid)
     known = set(ids) | set(completed)
     for step in plan.steps:
-        problems.extend(_step_problems(step, tools))
+        problems.extend(_step_problems(step, tools, known))
         for dep in step.depends_on:
             if dep != step.step_id and dep not in known:
                 problems.append(PlanProblem(ProblemCode.UNKNOWN_DEPENDENCY, f"step {step.step_id} depends on step "
@@ -99,7 +99,7 @@ def validate_step(step: PlanStep, known: Mapping[int, PlanStep], tools: ToolSche
                                     step.step_id))
     if step.step_id in known:
         problems.append(_duplicate(step.step_id))
-    problems.extend(_step_problems(step, tools))
+    problems.extend(_step_problems(step, tools, {*known, *completed, step.step_id}))
     # The known steps passed this check one by one, so a new cycle must run through the new step, and it
     # can only if some known step waits for it (a forward reference). Without one, skip the graph: a
     # whole-graph search per streamed step made long plans O(n²).
@@ -136,7 +136,15 @@ def _find_cycle(deps: Iterable[tuple[int, Iterable[int]]]) -> list[int] | None:
     return [u for u, _ in edges]
 
 
-def _step_problems(step: PlanStep, tools: ToolSchemas) -> list[PlanProblem]:
+def _undeclared(sid: int, ref: int, existing: Collection[int]) -> str:
+    # "add 9 to depends_on" for a step 9 that does not exist sent the model after a dependency it cannot have.
+    if ref in existing:
+        return f"step {sid} uses $step_{ref}_result but does not list {ref} in depends_on; add {ref} to depends_on."
+    return (f"step {sid} uses $step_{ref}_result, but the plan has no step {ref}; refer only to steps of the plan "
+            "(listing each one in depends_on), or add the step that produces this value.")
+
+
+def _step_problems(step: PlanStep, tools: ToolSchemas, existing: Collection[int]) -> list[PlanProblem]:
     from dag.refs import references
 
     problems: list[PlanProblem] = []
@@ -146,8 +154,7 @@ def _step_problems(step: PlanStep, tools: ToolSchemas) -> list[PlanProblem]:
                                     "from its depends_on.", sid))
     for ref in sorted(references(step.tool_input)):
         if ref not in step.depends_on:
-            problems.append(PlanProblem(ProblemCode.UNDECLARED_REFERENCE, f"step {sid} uses $step_{ref}_result but "
-                                        f"does not list {ref} in depends_on; add {ref} to depends_on.", sid))
+            problems.append(PlanProblem(ProblemCode.UNDECLARED_REFERENCE, _undeclared(sid, ref, existing), sid))
     if step.tool_name is None:
         return problems
     if step.tool_name not in tools:

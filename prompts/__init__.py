@@ -11,16 +11,16 @@ from prompts.tokens import count_message_tokens, count_tokens, ensure_offline_en
 
 ensure_offline_encodings()
 
-from prompts.assemble import AssembledPrompt, ContextItem, assemble  # noqa: E402
-from prompts.errors import (  # noqa: E402
+from prompts.assemble import AssembledPrompt, ContextItem, assemble
+from prompts.errors import (
     PromptBudgetError,
     PromptError,
     PromptFormatError,
     PromptNotFoundError,
     PromptVariableError,
 )
-from prompts.fence import fence_untrusted  # noqa: E402
-from prompts.registry import PromptRegistry, PromptTemplate, RenderedPrompt, available_prompts, load_prompt  # noqa: E402
+from prompts.fence import fence_untrusted
+from prompts.registry import PromptRegistry, PromptTemplate, RenderedPrompt, available_prompts, load_prompt
 
 __all__ = [
     "AssembledPrompt",

@@ -17,7 +17,7 @@ from prompts.errors import PromptBudgetError
 from prompts.fence import FENCE_TAG, RECLOSE, REOPEN, rebalance_cut
 from prompts.tokens import count_message_tokens, count_tokens, get_encoding
 
-__all__ = ["ContextItem", "AssembledPrompt", "assemble", "trim_middle", "fit_context"]
+__all__ = ["AssembledPrompt", "ContextItem", "assemble", "fit_context", "trim_middle"]
 
 MARKER = "\n…[{n} tokens trimmed to fit the prompt budget]…\n"
 

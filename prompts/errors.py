@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PromptError", "PromptNotFoundError", "PromptVariableError", "PromptFormatError", "PromptBudgetError"]
+__all__ = ["PromptBudgetError", "PromptError", "PromptFormatError", "PromptNotFoundError", "PromptVariableError"]
 
 
 class PromptError(Exception):
@@ -28,3 +28,12 @@ class PromptBudgetError(PromptError):
         super().__init__(message)
         self.needed = needed
         self.budget = budget
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Raised inside role actors: Ray pickles it to the Supervisor, and the default pickling calls
+        # __init__(message) without the keyword-only fields, so the error arrived as Ray's own.
+        return _rebuild_budget_error, (str(self), self.needed, self.budget)
+
+
+def _rebuild_budget_error(message: str, needed: int, budget: int) -> PromptBudgetError:
+    return PromptBudgetError(message, needed=needed, budget=budget)

@@ -7,6 +7,7 @@ File format (see prompts/README.md)::
     # purpose: one line
     # variables: task, tools, max_steps, replan_context
     # context: replan_context          (trimmable under a token budget; first listed is trimmed first)
+    # reply: terse                     (optional: "json", the default, or "terse" — the form it asks for)
     === system
     ... {{tools}} ...
     === user
@@ -26,24 +27,31 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from prompts.assemble import ContextItem, fit_context
 from prompts.errors import PromptBudgetError, PromptFormatError, PromptNotFoundError, PromptVariableError
 from prompts.tokens import count_message_tokens
 
-__all__ = ["DEFAULT_VERSIONS", "PromptTemplate", "RenderedPrompt", "PromptRegistry", "load_prompt", "available_prompts",
-           "PROMPTS_DIR"]
+__all__ = [
+    "DEFAULT_VERSIONS",
+    "PROMPTS_DIR",
+    "PromptRegistry",
+    "PromptTemplate",
+    "RenderedPrompt",
+    "available_prompts",
+    "load_prompt",
+]
 
 PROMPTS_DIR = Path(__file__).parent
+ReplyForm = Literal["json", "terse"]
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _SECTIONS = ("system", "user", "guardrails")
 _VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
-DEFAULT_VERSIONS: dict[str, str] = {"planner": "v1", "reflector": "v2"}
-"""The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not yet the
-default: planner/v2 and reflector/v3 ask for the terse forms, which the parsers read, but the roles still
-render the verbose plan/results and ask the server for JSON (see CHANGELOG.md). Every other template
-defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per role either way."""
+DEFAULT_VERSIONS: dict[str, str] = {}
+"""The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
+default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
+role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,7 @@ class RenderedPrompt:
     trimmed: tuple[str, ...]
     template_id: str
     fingerprint: str
+    reply_form: ReplyForm = "json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +73,10 @@ class PromptTemplate:
     context_variables: tuple[str, ...]
     sections: tuple[tuple[str, str], ...]
     fingerprint: str
+    reply_form: ReplyForm = "json"
+    """What the template asks the model to write: the JSON wire object, or the terse form
+    (``planning.terse`` / ``planning.terse_reflection``). The role sends a JSON schema for the one and plain
+    text (with a grammar where the backend takes one) for the other; its parser reads both either way."""
 
     @property
     def template_id(self) -> str:
@@ -85,7 +98,7 @@ class PromptTemplate:
         trimmed: tuple[str, ...] = ()
         if budget_tokens is not None and tokens > budget_tokens:
             messages, tokens, trimmed = self._fit(texts, budget_tokens, encoding)
-        return RenderedPrompt(messages, tokens, trimmed, self.template_id, self.fingerprint)
+        return RenderedPrompt(messages, tokens, trimmed, self.template_id, self.fingerprint, self.reply_form)
 
     def _fit(self, texts: dict[str, str], budget: int, encoding: str) -> tuple[list[dict[str, Any]], int, tuple[str, ...]]:
         fixed = count_message_tokens(self._messages({**texts, **{c: "" for c in self.context_variables}}), encoding)
@@ -112,9 +125,16 @@ class PromptTemplate:
             # one pass: a value that itself contains "{{x}}" is data, never expanded again
             return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], section).strip()
 
-        parts = {name: fill(body) for name, body in self.sections}
+        # Context variables carry data (e.g. a replan's fenced tool output), which belongs in the user message,
+        # never in the system message: one placed in a system section is rendered at the start of the user message.
+        in_system = [c for c in self.context_variables
+                     if any(f"{{{{{c}}}}}" in body for name, body in self.sections if name != "user")]
+        moved = {**texts, **{c: "" for c in in_system}}
+        parts = {name: fill(body) if name == "user" else _PLACEHOLDER.sub(lambda m: moved[m.group(1)], body).strip()
+                 for name, body in self.sections}
+        user = "\n\n".join(p for p in (*(texts[c].strip() for c in in_system), parts.get("user", "")) if p)
         system = "\n\n".join(p for p in (parts.get("system", ""), parts.get("guardrails", "")) if p)
-        return [{"role": "system", "content": system}, {"role": "user", "content": parts.get("user", "")}]
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
@@ -142,6 +162,9 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
         raise PromptFormatError(f"{name}/{version}: needs '=== system' and '=== user' sections")
     declared = _names(header.get("variables", ""))
     context = _names(header.get("context", ""))
+    reply = header.get("reply", "json")
+    if reply not in ("json", "terse"):
+        raise PromptFormatError(f"{name}/{version}: '# reply: {reply}' must be json or terse")
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     if used != set(declared) or not set(context) <= set(declared):
@@ -149,7 +172,8 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                                 f"{sorted(used)}; context {sorted(context)} must be declared too")
     return PromptTemplate(name=name, version=version, purpose=header.get("purpose", ""), variables=declared,
                           context_variables=context, sections=tuple(body.items()),
-                          fingerprint=hashlib.sha256(text.encode()).hexdigest())
+                          fingerprint=hashlib.sha256(text.encode()).hexdigest(),
+                          reply_form="terse" if reply == "terse" else "json")
 
 
 def _names(value: str) -> tuple[str, ...]:
@@ -167,7 +191,7 @@ class PromptRegistry:
     def available(self) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for d in sorted(p for p in self.root.iterdir() if p.is_dir()):
-            versions = sorted((int(m.group(1)) for f in d.iterdir() if (m := _VERSION_FILE.match(f.name))))
+            versions = sorted(int(m.group(1)) for f in d.iterdir() if (m := _VERSION_FILE.match(f.name)))
             if versions:
                 found[d.name] = [f"v{v}" for v in versions]
         return found

@@ -20,8 +20,14 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["OFFLINE_ENCODINGS", "TokenizerUnavailableError", "ensure_offline_encodings", "get_encoding",
-           "count_tokens", "count_message_tokens"]
+__all__ = [
+    "OFFLINE_ENCODINGS",
+    "TokenizerUnavailableError",
+    "count_message_tokens",
+    "count_tokens",
+    "ensure_offline_encodings",
+    "get_encoding",
+]
 
 # sha256 of the decompressed BPE files, as tiktoken_ext.openai_public expects them.
 OFFLINE_ENCODINGS: dict[str, str] = {

@@ -23,6 +23,15 @@ def _config(args: argparse.Namespace):
     return RuntimeConfig(**overrides)
 
 
+def _existing_store(path: Path) -> str | None:
+    """Read commands open an existing store: opening a mistyped path would create an empty database there and
+    report no tasks, as if the store were empty."""
+    if path.is_file():
+        return None
+    return (f"tetrarch: no store at {path}; check the --store path (run, which creates a store, has not used this "
+            "one yet)")
+
+
 def _follow(handle, timeout: float | None, as_json: bool) -> int:
     from agents.cli.progress import ProgressView, render_result
 
@@ -50,7 +59,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_continue(args: argparse.Namespace) -> int:
     from agents import Orchestrator
 
-    orch = Orchestrator(llm=build_llm(args.llm, args.base_url), config=_config(args), address=args.address)
+    config = _config(args)
+    if problem := _existing_store(config.store_path):
+        print(problem, file=sys.stderr)
+        return 2
+    orch = Orchestrator(llm=build_llm(args.llm, args.base_url), config=config, address=args.address)
     try:
         handle = orch.respond(args.task_id, args.text) if args.command == "respond" else orch.resume(args.task_id)
         return _follow(handle, args.timeout, args.json)
@@ -62,6 +75,9 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     from agents.store import Store
 
     cfg = _config(args)
+    if problem := _existing_store(cfg.store_path):
+        print(problem, file=sys.stderr)
+        return 2
     store = Store(cfg.store_path)
     rows = store.list_tasks(status=args.status, limit=args.limit)
     if args.json:

@@ -7,6 +7,7 @@ Supervisor awaits only the outcome and hands the output's ObjectRef to dependent
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -49,8 +50,9 @@ _LOST_EXECUTOR_PAUSE_S = 15.0
 
 class _RayStepHandle:
     def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[str, bool], None],
-                 executor: str, node_id: str) -> None:
+                 executor: str, node_id: str, replace: Callable[[], None]) -> None:
         self._meta = meta_ref
+        self._replace = replace
         self.output_ref: Any = output_ref
         self._on_done = on_done
         self.executor = executor
@@ -65,7 +67,7 @@ class _RayStepHandle:
             return outcome
         except _ACTOR_ERRORS as exc:
             lost = True
-            raise ExecutorLost(str(exc).splitlines()[0]) from exc
+            raise ExecutorLost(_lost_reason(exc)) from exc
         finally:
             self._on_done(node, lost)
 
@@ -74,6 +76,21 @@ class _RayStepHandle:
             ray.cancel(self._meta)
         except Exception:  # noqa: BLE001 - cancelling a finished or lost task is fine
             pass
+
+    def replace_executor(self) -> None:
+        self._replace()
+
+
+def _lost_reason(exc: BaseException) -> str:
+    """The user's words for a lost executor; Ray's own (``RpcError … rpc_code: 14``) go to the log only."""
+    log.info("executor lost: %s", exc)
+    match exc:
+        case ActorUnavailableError():
+            return "the executor process is unreachable (its node may be down or restarting)"
+        case ActorDiedError() if "ray.kill" in str(exc):
+            return "the executor process was stopped (it stopped answering and was replaced)"
+        case _:
+            return "the executor process died (it crashed, ran out of memory, or its node went away)"
 
 
 class _Replicas:
@@ -163,6 +180,7 @@ class RayRuntime:
         for attempt in range(_ROLE_RETRIES):
             emitted = False
             index = self._planner.balance.acquire()
+            stream = None
             try:
                 planner = self._planner.handles[index]
                 stream = planner.plan.options(num_returns="streaming").remote(task_id, task, replan)
@@ -170,7 +188,15 @@ class RayRuntime:
                     item = await ref
                     emitted = emitted or isinstance(item, StepEmitted)
                     yield item
+                stream = None
                 return
+            except (GeneratorExit, asyncio.CancelledError):
+                # The reader stopped (a speculative plan the route made useless, a cancelled task): stop the
+                # planner's model call too, or it keeps decoding for nobody and holds the planner's slot.
+                if stream is not None:
+                    with contextlib.suppress(Exception):
+                        ray.cancel(stream)
+                raise
             except _ACTOR_ERRORS as exc:
                 if attempt == _ROLE_RETRIES - 1:
                     raise RoleUnavailableError("planner", str(exc)) from exc
@@ -198,7 +224,19 @@ class RayRuntime:
                     self._executors[i].use_tools.remote(self._tools)
 
         meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
-        return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index])
+        return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index],
+                              lambda i=index: self._replace_executor(i))
+
+    def _replace_executor(self, index: int) -> None:
+        """Kill a wedged executor and let Ray start it again (``max_restarts``): a process stuck in a tool never
+        answers again, and round-robin would keep sending it steps. Its other steps in flight fail as
+        ``ExecutorLost`` and are re-dispatched elsewhere."""
+        log.warning("executor-%d stopped answering; restarting it", index)
+        self._lost_until[index] = time.monotonic() + _LOST_EXECUTOR_PAUSE_S
+        try:
+            ray.kill(self._executors[index], no_restart=False)
+        except Exception:  # noqa: BLE001 - already dead or restarting: Ray replaces it either way
+            log.info("executor-%d was already gone", index)
 
     async def fetch(self, output_ref: Any) -> Any:
         if isinstance(output_ref, ray.ObjectRef):

@@ -39,3 +39,10 @@ class Budget:
         if self.max_llm_calls is not None and (calls > self.max_llm_calls or
                                                (before_call and calls >= self.max_llm_calls)):
             raise BudgetExceeded("max_llm_calls", calls, self.max_llm_calls)
+
+    def affords(self, spent: Usage, calls: int) -> bool:
+        """Whether ``calls`` more calls can start from ``spent`` (tokens under the budget, calls within the cap):
+        a speculative call is started only if the sequential run would have started it too."""
+        if self.token_budget is not None and spent.total_tokens >= self.token_budget:
+            return False
+        return self.max_llm_calls is None or spent.llm_calls + calls <= self.max_llm_calls

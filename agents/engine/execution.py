@@ -26,6 +26,7 @@ from agents.errors import BudgetExceeded
 from agents.events import PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
 from agents.llm.base import Spend
 from agents.roles.messages import (
+    PlanCallStarted,
     PlanCompleted,
     PlanFailed,
     PlanItem,
@@ -35,6 +36,7 @@ from agents.roles.messages import (
     StepOutcome,
     StepRequest,
 )
+from agents.tools import ToolSpec
 from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
@@ -60,6 +62,10 @@ def _same_step(a: PlanStep, b: PlanStep) -> bool:
         (b.tool_name, json.dumps(b.tool_input, sort_keys=True, default=str), sorted(b.depends_on))
 
 
+def _has_side_effects(spec: ToolSpec | None) -> bool:
+    return spec is not None and not spec.idempotent
+
+
 def _preview(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _PREVIEW_CHARS else text[:_PREVIEW_CHARS] + "…"
@@ -68,7 +74,7 @@ def _preview(value: Any) -> str:
 class PlanExecution:
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
                  clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,
-                 replan: ReplanContext | None = None) -> None:
+                 replan: ReplanContext | None = None, stream: AsyncIterator[PlanItem] | None = None) -> None:
         self._st, self._rt, self._sink, self._limits, self._clock = state, runtime, sink, limits, clock
         self._kept = kept or {}
         self._sched = Scheduler()
@@ -83,10 +89,16 @@ class PlanExecution:
         self._plan_broken = False
         self._stopped: Stopped | None = None
         self.awaiting_confirmation: set[int] = set()
+        self.started_early = False
+        """The plan call started before this execution (speculatively, beside the router)."""
         if state.plan_complete:
             self._rebuild_from_state()
         else:
-            self._plan_iter = runtime.plan(state.task_id, state.task, replan).__aiter__()
+            # ``stream``: a plan that started before this execution (the speculative plan, buffered while the
+            # router decided); otherwise the planner is asked now.
+            self.started_early = stream is not None
+            plan = stream if stream is not None else runtime.plan(state.task_id, state.task, replan)
+            self._plan_iter = plan.__aiter__()
 
     # ------------------------------------------------------------------ the derived checkpoint
     def step_records(self) -> dict[int, StepState]:
@@ -167,6 +179,8 @@ class PlanExecution:
             self._stopped = Stopped("invalid_llm_output", "the planner stopped without finishing its plan")
             return
         match item:
+            case PlanCallStarted():
+                pass  # its cost matters only to a speculative plan that is abandoned (engine/prefetch.py)
             case StepEmitted(step=step):
                 self._add_step(step)
             case PlanRestarted():
@@ -241,6 +255,10 @@ class PlanExecution:
         confirm_writes = self._limits.dispatch.confirm_replanned_writes
         for sid in self._sched.ready():
             step = self._steps[sid]
+            if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
+                # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
+                # replaced: its writes wait until the whole plan is validated, its reads run at once.
+                continue
             if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
                     and sid not in self._st.confirmed:
                 if sid in self._st.modifications:
@@ -287,10 +305,16 @@ class PlanExecution:
             return await asyncio.wait_for(run.handle.outcome(), timeout=run.request.timeout_s + 10.0)
         except TimeoutError:
             run.handle.cancel()
+            # The executor did not even enforce the step timeout itself: its process is wedged (a tool blocked its
+            # event loop or ended it). It is replaced; the step is not sent elsewhere, since it would wedge the next.
+            run.handle.replace_executor()
             now = self._clock()
+            executor = getattr(run.handle, "executor", "") or "its executor"
             return StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now, finished_at=now,
-                               error_kind="timeout",
-                               error=f"step {run.step_id} did not answer within {run.request.timeout_s:g}s")
+                               error_kind="timeout", executor=getattr(run.handle, "executor", ""),
+                               error=f"step {run.step_id} did not answer within step_timeout_s="
+                                     f"{run.request.timeout_s:g}s: {executor} stopped responding (the tool may block "
+                                     "its process) and was restarted; fix the tool or raise step_timeout_s")
 
     def _on_step_done(self, fut: asyncio.Future[Any]) -> None:
         run = self._running.pop(fut)

@@ -36,6 +36,11 @@ class StepHandle(Protocol):
 
     def cancel(self) -> None: ...
 
+    def replace_executor(self) -> None:
+        """The executor stopped answering (a tool wedged its process): replace it, so later steps do not queue
+        behind the wedged one."""
+        ...
+
 
 class Runtime(Protocol):
     async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]: ...
@@ -65,6 +70,9 @@ class _LocalHandle:
 
     def cancel(self) -> None:
         self._task.cancel()
+
+    def replace_executor(self) -> None:
+        self._task.cancel()  # in-process there is no executor process to replace
 
 
 class LocalRuntime:

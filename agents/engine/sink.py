@@ -17,6 +17,7 @@ from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
 from agents.store import Store
 from agents.store.redact import MIN_SECRET_LEN, Redactor
+from agents.store.scrub import scrub_task
 
 __all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
 
@@ -87,8 +88,9 @@ class StoreSink:
     """TaskSink over the SQLite store; also feeds live readers of ``wait_events``."""
 
     def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None],
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, on_secret: Callable[[], None] | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
+        self._on_secret = on_secret
         self._seq = store.last_seq(task_id)
 
     def emit(self, payload: BaseModel, checkpoint: TaskState | None = None) -> AnyEvent:
@@ -104,8 +106,14 @@ class StoreSink:
         return event
 
     def add_secret(self, value: str) -> None:
-        if len(value) >= MIN_SECRET_LEN:
-            self._store.add_secret(value)
+        if len(value) < MIN_SECRET_LEN or self._store.redact(value) != value:
+            return  # too short to redact, or redacted already (registered before, or a key shape)
+        self._store.add_secret(value)
+        # The task row, its first events and the router's call record were written before the plan named the
+        # secret (usually given in the task text): rewrite them, and the live copies readers are served.
+        scrub_task(self._store.path, self.task_id, [value])
+        if self._on_secret is not None:
+            self._on_secret()
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
         self._store.put_step_output(self.task_id, plan_version, step_id, attempt, output)

@@ -20,7 +20,7 @@ from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskNotWaitingError, UnknownTaskError
-from agents.events import AnyEvent, TaskSubmittedPayload
+from agents.events import AnyEvent, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import Store
 
@@ -151,7 +151,14 @@ class SupervisorCore:
 
     # ------------------------------------------------------------------ internals
     def _sink(self, task_id: str) -> StoreSink:
-        return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock)
+        return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock,
+                         on_secret=lambda: self._redact_live(task_id))
+
+    def _redact_live(self, task_id: str) -> None:
+        """A secret became known: the events kept for live readers are served redacted from now on too."""
+        live = self._live.get(task_id)
+        if live:
+            self._live[task_id] = [parse_event(self._store.redact(e.model_dump(mode="json"))) for e in live]
 
     def _on_event(self, task_id: str, event: AnyEvent) -> None:
         self._live.setdefault(task_id, []).append(event)

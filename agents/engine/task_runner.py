@@ -18,6 +18,7 @@ from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval, needs_confirmation
+from agents.engine.prefetch import PlanPrefetch
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
@@ -39,6 +40,7 @@ from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
 from planning.policy import Accept, Decision, Escalate, ReflectionContext, Replan, RetryStep, decide
+from prompts.errors import PromptBudgetError
 
 __all__ = ["TaskRunner", "build_result"]
 
@@ -113,6 +115,10 @@ class TaskRunner:
             self._finish(_Stop("failed", exc.cap, error=str(exc)))
         except RoleUnavailableError as exc:
             self._finish(_Stop("failed", "role_unavailable", error=str(exc)))
+        except PromptBudgetError as exc:  # the task (or what it grew into) does not fit a prompt: resume cannot help
+            self._finish(_Stop("failed", "prompt_too_long", error=(
+                f"{exc}. The task cannot continue as it is: submit a shorter task, or a new Orchestrator with a "
+                "larger RuntimeConfig.context_token_budget")))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a task's failure must never take the Supervisor down
@@ -140,12 +146,21 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task))
+        prefetch = self._speculate()
+        try:
+            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task))
+        except BaseException:
+            await self._abandon(prefetch)
+            raise
         st.phase = "plan"
         self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason), self._snapshot())
+        if d.route != "plan":
+            await self._abandon(prefetch)
         match d.route:
             case "plan":
                 st.plan_version = 1
+                if prefetch is not None:
+                    self._exec = self._new_execution(stream=prefetch)
             case "direct":
                 raise _Stop("accepted", "direct_answer", answer=d.answer or d.reason)
             case "clarify":
@@ -155,11 +170,24 @@ class TaskRunner:
             case _:
                 assert_never(d.route)
 
+    def _speculate(self) -> PlanPrefetch | None:
+        """The plan, started beside the router when allowed and affordable (router + planner both fit)."""
+        st = self.state
+        if not self._cfg.speculative_planning or not self._limits.budget.affords(st.usage.total, calls=2):
+            return None
+        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None))
+
+    async def _abandon(self, prefetch: PlanPrefetch | None) -> None:
+        """Cancel a speculative plan that is not needed and book what it cost (no cap check: the task is
+        ending or failing anyway, and its stop reason must stay the real one)."""
+        if prefetch is not None:
+            record_spend(self.state, self._sink, "planner", await prefetch.abandon())
+
     async def _plan_and_execute(self) -> None:
         st = self.state
         if self._exec is None:
             self._exec = self._new_execution()
-        if not st.plan_complete:
+        if not st.plan_complete and not self._exec.started_early:
             self._limits.budget.check(st.usage.total, before_call=True)
         st.phase = "execute"
         outcome = await self._exec.run()
@@ -174,10 +202,10 @@ class TaskRunner:
                 assert_never(outcome)
 
     def _new_execution(self, *, kept: dict[int, tuple[PlanStep, Any]] | None = None,
-                       replan: ReplanContext | None = None) -> PlanExecution:
+                       replan: ReplanContext | None = None, stream: PlanPrefetch | None = None) -> PlanExecution:
         """The execution of the current plan, with this task's runtime, sink, clock and limits."""
         return PlanExecution(self.state, self._rt, self._sink, self._limits, clock=self._clock, kept=kept,
-                             replan=replan)
+                             replan=replan, stream=stream)
 
     def _confirmation_stop(self, step_id: int) -> _Stop:
         step = next(s for s in self.state.plan_steps if s.step_id == step_id)
@@ -264,7 +292,8 @@ class TaskRunner:
         self._exec = None
         self._sink.emit(ReplannedPayload(plan_version=st.plan_version, feedback=feedback,
                                          kept_steps=sorted(kept)), st)
-        self._exec = self._new_execution(kept=kept, replan=ReplanContext(feedback, previous, views))
+        self._exec = self._new_execution(kept=kept, replan=ReplanContext(feedback, previous, views,
+                                                                          kept=tuple(sorted(kept))))
 
     def _apply_human_response(self) -> None:
         """Continue after orch.respond(): approve a pending tool call, accept, or replan with the human's words."""

@@ -25,8 +25,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, Usage
+from planning.delta import as_delta
 from planning.models import Plan, Reflection
-from planning.terse import render_terse
+from planning.terse import parse_terse, render_terse
 from planning.terse_reflection import render_terse_reflection
 from prompts import count_message_tokens, count_tokens, get_encoding
 
@@ -36,6 +37,8 @@ __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
 # form its prompt asks for, so a benchmark measures the prompt version actually in use).
 _TERSE_PLAN_MARK = "N. tool(param=value, ...)"
 _TERSE_VERDICT_MARK = "accept C R F"
+_DELTA = re.compile(r"The previous plan:\n(?P<plan>.*?)\n\nIts results:.*?"
+                    r"(?:The outputs of steps (?P<kept>[$\d, ]+) are kept.*?)?numbered from (?P<start>\d+)", re.DOTALL)
 
 
 def _asks(request: LLMRequest, mark: str) -> bool:
@@ -119,13 +122,7 @@ class SimulatedLLM:
             case "router":
                 return json.dumps({"route": "plan", "confidence": 0.95, "reason": "needs tools", "answer": None})
             case "planner":
-                # agents.roles.planner starts every replan context with this sentence.
-                replanning = any("Your previous plan:" in str(m.get("content", "")) for m in request.messages)
-                steps = gold.plan if replanning or gold.first_plan is None else gold.first_plan
-                # Answer in the form the prompt asked for, as a real model would (planner/v2: terse).
-                if _asks(request, _TERSE_PLAN_MARK):
-                    return render_terse(Plan.model_validate({"steps": steps}))
-                return json.dumps({"steps": steps})
+                return self._plan(gold, request)
             case "reflector":
                 return self._reflect(gold, request)
             case "executor":
@@ -134,6 +131,23 @@ class SimulatedLLM:
             case "react":
                 return self._react_turn(gold, request)
         raise LLMResponseError(f"SimulatedLLM has no behaviour for role {request.role!r}")
+
+    def _plan(self, gold: GoldTask, request: LLMRequest) -> str:
+        # agents.roles.replan starts every replan context with one of these sentences.
+        text = "\n".join(str(m.get("content", "")) for m in request.messages)
+        replanning = "Your previous plan:" in text or "The previous plan:" in text
+        plan = Plan.model_validate({"steps": gold.plan if replanning or gold.first_plan is None else gold.first_plan})
+        if not _asks(request, _TERSE_PLAN_MARK):
+            return json.dumps({"steps": [s.model_dump() for s in plan.steps]})
+        # Answer in the form the prompt asked for, as a real model would (planner/v2: terse; a replan is a
+        # delta over the kept steps, numbered where the prompt says).
+        delta = _DELTA.search(text)
+        if replanning and delta is not None:
+            previous = parse_terse(delta.group("plan"))
+            kept_ids = {int(i) for i in re.findall(r"\$(\d+)", delta.group("kept") or "")}
+            kept = [s for s in previous.steps if s.step_id in kept_ids]
+            return render_terse(Plan(steps=as_delta(kept, plan, start=int(delta.group("start")))))
+        return render_terse(plan)
 
     def _reflect(self, gold: GoldTask, request: LLMRequest) -> str:
         # A failed step reads "— failed" (agents.roles.render) or "#N tool failed:" (prompts.compact).

@@ -122,6 +122,10 @@ class Executor:
                         "model; replan with valid arguments)")) from exc
                 if repair_round == 1:
                     raise _StepFailure("argument", f"{exc} (still invalid after one repair round)") from exc
+                if exc.fix and self._registry.get(step.tool_name).spec.permission == "read":
+                    # The tool named the right value: a read retried with it costs no model call and no replan.
+                    args = {**args, **exc.fix}
+                    continue
                 args = await self._repair_arguments(req, args, str(exc), acc)
             except ToolError as exc:
                 raise _StepFailure(_kind_of(exc), str(exc)) from exc

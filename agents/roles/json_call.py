@@ -1,6 +1,7 @@
-"""One LLM call that must return a wire-format JSON object, with exactly one repair round.
+"""One LLM call that must return a wire-format reply (the JSON object, or the terse form its prompt asks
+for), with exactly one repair round.
 
-Every role goes through here, so "invalid JSON → one repair round with the parse error → clear
+Every role goes through here, so "unreadable reply → one repair round with the parse error → clear
 failure" is implemented once.
 """
 
@@ -15,6 +16,7 @@ from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMReply, LLMRequest, Role, Spend, Usage
 from planning.errors import PlanningError
 from prompts import load_prompt
+from prompts.registry import ReplyForm
 
 __all__ = ["JsonCall", "call_json", "repair_messages", "reply_record"]
 
@@ -43,9 +45,13 @@ def reply_record(role: Role, messages: list[dict[str, Any]], reply: LLMReply | N
     }
 
 
-def repair_messages(messages: list[dict[str, Any]], raw: str, error: str) -> list[dict[str, Any]]:
+_EXPECTED: dict[ReplyForm, str] = {"json": "the corrected JSON object", "terse": "the corrected lines in the form asked for"}
+
+
+def repair_messages(messages: list[dict[str, Any]], raw: str, error: str,
+                    form: ReplyForm = "json") -> list[dict[str, Any]]:
     """The conversation for the repair round: the bad answer, then the repair instruction."""
-    repair = load_prompt("repair").render(error=error).messages
+    repair = load_prompt("repair").render(error=error, expected=_EXPECTED[form]).messages
     follow_up = [m for m in repair if m["role"] == "user"]
     return [*messages, {"role": "assistant", "content": raw}, *follow_up]
 
@@ -59,8 +65,10 @@ async def call_json(
     json_schema: dict[str, Any] | None = None,
     metadata: dict[str, str] | None = None,
     max_tokens: int | None = None,
+    form: ReplyForm = "json",
 ) -> JsonCall[T]:
-    """Ask ``llm`` for a JSON object and parse it; one repair round on a parse/validation error.
+    """Ask ``llm`` for a reply in ``form`` and parse it; one repair round on a parse/validation error.
+    ``form="terse"`` asks for plain text (no schema): ``parse`` still reads JSON too, whichever comes back.
 
     ``parse`` raises a ``PlanningError`` (its message is shown to the model) on bad output.
     LLM transport errors (``LLMError``) propagate: the caller decides whether the task fails.
@@ -70,7 +78,8 @@ async def call_json(
     error = ""
     raw = ""
     for round_no in range(2):
-        request = LLMRequest(role=role, messages=convo, response_format="json", json_schema=json_schema,
+        request = LLMRequest(role=role, messages=convo, response_format="json" if form == "json" else "text",
+                             json_schema=json_schema if form == "json" else None,
                              metadata=dict(metadata or {}, round=str(round_no)), max_tokens=max_tokens)
         reply = await llm.complete(request)
         spend = spend + Spend(reply.usage, (reply_record(role, convo, reply),))
@@ -79,5 +88,5 @@ async def call_json(
             return JsonCall(parse(raw), spend, raw)
         except PlanningError as exc:
             error = str(exc)
-            convo = repair_messages(messages, raw, error)
+            convo = repair_messages(messages, raw, error, form)
     raise InvalidLLMOutputError(role, error, raw).with_spend(spend)

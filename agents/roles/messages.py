@@ -12,16 +12,17 @@ from agents.llm.base import Spend
 from planning.models import Plan, PlanStep
 
 __all__ = [
-    "RoleResult",
-    "StepRequest",
-    "StepOutcome",
-    "StepErrorKind",
-    "PlanItem",
-    "StepEmitted",
-    "PlanRestarted",
+    "PlanCallStarted",
     "PlanCompleted",
     "PlanFailed",
+    "PlanItem",
+    "PlanRestarted",
     "ReplanContext",
+    "RoleResult",
+    "StepEmitted",
+    "StepErrorKind",
+    "StepOutcome",
+    "StepRequest",
     "StepView",
 ]
 
@@ -77,8 +78,20 @@ class StepOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class PlanCallStarted:
+    """A planner model call is about to be sent. ``spent`` is what the plan stream has cost so far if it is
+    abandoned from here on (every earlier round, plus this call's prompt): a speculative plan cancelled because
+    the route was not ``plan`` is charged with it (the server never reports usage for a cancelled stream)."""
+
+    spent: Spend
+    kind: Literal["call"] = "call"
+
+
+@dataclass(frozen=True, slots=True)
 class StepEmitted:
     step: PlanStep
+    output_tokens: int = 0
+    """Tokens the current call had written when this step closed (its share of an abandoned stream's cost)."""
     kind: Literal["step"] = "step"
 
 
@@ -105,7 +118,7 @@ class PlanFailed:
     kind: Literal["failed"] = "failed"
 
 
-PlanItem = StepEmitted | PlanRestarted | PlanCompleted | PlanFailed
+PlanItem = PlanCallStarted | StepEmitted | PlanRestarted | PlanCompleted | PlanFailed
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +138,5 @@ class ReplanContext:
     feedback: str
     previous_plan: Plan
     results: tuple[StepView, ...]
+    kept: tuple[int, ...] = ()
+    """Completed steps of ``previous_plan`` whose outputs the new plan keeps (a delta replan refers to them)."""

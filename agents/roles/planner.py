@@ -9,6 +9,7 @@ from agents.config import PlannerOptions
 from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend, Usage
 from agents.roles.json_call import repair_messages, reply_record
 from agents.roles.messages import (
+    PlanCallStarted,
     PlanCompleted,
     PlanFailed,
     PlanItem,
@@ -16,13 +17,15 @@ from agents.roles.messages import (
     ReplanContext,
     StepEmitted,
 )
-from agents.roles.render import render_plan, render_results
-from planning.errors import PlanningError
+from agents.roles.replan import kept_steps, next_step_id, replan_context
+from planning.errors import PlanningError, PlanValidationError
+from planning.grammar import terse_plan_grammar
 from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
 from planning.stream import StreamingPlanParser
-from planning.validate import validate_plan, validate_step
+from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
 from prompts import count_message_tokens, count_tokens, load_prompt
+from prompts.registry import ReplyForm
 
 __all__ = ["Planner"]
 
@@ -33,9 +36,17 @@ the whole task; a resend does not use up the repair round (the model did nothing
 
 
 class Planner:
-    """Streams plan steps: ``async for item in planner.plan(...)`` yields ``StepEmitted`` as each step's JSON
-    closes, then exactly one ``PlanCompleted`` or ``PlanFailed``. An invalid first plan yields
-    ``PlanRestarted`` and the repaired plan's steps (one repair round, DESIGN.md)."""
+    """Streams plan steps: ``async for item in planner.plan(...)`` yields ``PlanCallStarted`` before each model
+    call, ``StepEmitted`` as each step closes (a terse line or a JSON step object, whichever the model writes),
+    then exactly one ``PlanCompleted`` or ``PlanFailed``. An invalid first plan yields ``PlanRestarted`` and the
+    repaired plan's steps (one repair round, DESIGN.md). A terse replan is a delta: the kept steps are emitted
+    first, without a model token, then the model's new ones.
+
+    Example:
+        >>> planner = Planner(llm, {"lookup": {...}}, catalog, RuntimeConfig().planner_options())  # doctest: +SKIP
+        >>> [item async for item in planner.plan("t1", "Population of Rome?")][-1].plan  # doctest: +SKIP
+        Plan(steps=[PlanStep(step_id=1, tool_name='lookup', ...)])
+    """
 
     def __init__(self, llm: LLM, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str,
                  options: PlannerOptions) -> None:
@@ -43,29 +54,42 @@ class Planner:
         self._schemas = dict(tool_schemas)
         self._catalog = tools_catalog
         self._options = options
+        self._grammar: str | None = None
 
     def use_tools(self, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str) -> None:
         """Plan with these tools from the next ``plan`` call on (an MCP server's tool list changed); a plan
         being written keeps the tools it started with."""
-        self._schemas, self._catalog = dict(tool_schemas), tools_catalog
+        self._schemas, self._catalog, self._grammar = dict(tool_schemas), tools_catalog, None
+
+    def _form(self) -> ReplyForm:
+        return load_prompt("planner", self._options.prompts.version("planner")).reply_form
 
     def _messages(self, task: str, replan: ReplanContext | None) -> list[dict[str, Any]]:
-        context = ""
-        if replan is not None:
-            context = (f"Your previous plan:\n{render_plan(replan.previous_plan)}\n\n"
-                       f"Results so far:\n"
-                       f"{render_results(replan.results)}\n\nFeedback: {replan.feedback}\n"
-                       "Write a new, complete plan. To reuse a completed step without running it again, repeat it "
-                       "unchanged (same step_id, tool_name, tool_input and depends_on).")
-        prompt = load_prompt("planner", self._options.prompts.version("planner")).render(
+        template = load_prompt("planner", self._options.prompts.version("planner"))
+        context = "" if replan is None else replan_context(replan, terse=template.reply_form == "terse")
+        prompt = template.render(
             budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._catalog,
             max_steps=str(self._options.max_steps), replan_context=context)
         return prompt.messages
 
+    def _request(self, task_id: str, convo: list[dict[str, Any]], round_no: int, form: ReplyForm,
+                 schemas: dict[str, dict[str, Any]]) -> LLMRequest:
+        metadata = {"task_id": task_id, "round": str(round_no)}
+        if form == "json":
+            return LLMRequest(role="planner", messages=convo, response_format="json",
+                              json_schema=plan_schema(schemas), stream=self._options.stream_plan,
+                              metadata=metadata)
+        if schemas is not self._schemas:  # a plan begun before use_tools: its own grammar, not cached
+            grammar = terse_plan_grammar(schemas)
+        else:
+            grammar = self._grammar = self._grammar or terse_plan_grammar(schemas)
+        return LLMRequest(role="planner", messages=convo, response_format="text", grammar=grammar,
+                          stream=self._options.stream_plan, metadata=metadata)
+
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None) -> AsyncIterator[PlanItem]:
-        # Reuse is by repetition (same id, tool, input, deps), never by reference to an old id, so every
-        # plan is self-contained and validated as such.
-        completed: frozenset[int] = frozenset()
+        form = self._form()
+        kept = kept_steps(replan) if replan is not None and form == "terse" else []
+        first_new_id = next_step_id(replan) if replan is not None else 1
         schemas = self._schemas  # read with the catalog (no await between): use_tools may swap both later
         messages = self._messages(task, replan)
         spend = Spend()
@@ -75,16 +99,17 @@ class Planner:
             steps: list[PlanStep] = []
             raw_parts: list[str] = []
             replied = False
+            yield PlanCallStarted(spend + _abandoned(convo, "", "the stream was abandoned before it finished"))
             try:
-                async for item in self._one_round(task_id, convo, round_no, completed, steps, raw_parts,
-                                                      schemas):
+                request = self._request(task_id, convo, round_no, form, schemas)
+                async for item in self._one_round(request, _Round(kept, first_new_id, steps), raw_parts, schemas):
                     if isinstance(item, LLMReply):
                         replied = True
                         spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
                     else:
-                        yield StepEmitted(item)
+                        yield item
                 plan = Plan(steps=steps)
-                validate_plan(plan, schemas, max_steps=self._options.max_steps, completed=completed)
+                validate_plan(plan, schemas, max_steps=self._options.max_steps)
                 yield PlanCompleted(plan, spend)
                 return
             except PlanningError as exc:
@@ -94,13 +119,13 @@ class Planner:
                     partial = "".join(raw_parts)
                     spend = spend + _abandoned(convo, partial, str(exc))
                 if round_no == 1:
-                    reason = "invalid_plan" if type(exc).__name__ == "PlanValidationError" else "invalid_llm_output"
+                    reason = "invalid_plan" if isinstance(exc, PlanValidationError) else "invalid_llm_output"
                     yield PlanFailed(f"the planner's plan was still invalid after one repair round: {exc}",
                                      reason, spend)
                     return
                 if steps:
                     yield PlanRestarted(str(exc))
-                convo = repair_messages(messages, "".join(raw_parts), str(exc))
+                convo = repair_messages(messages, "".join(raw_parts), str(exc), form)
                 round_no += 1
             except LLMStreamTruncated as exc:
                 if resends >= _STREAM_RESENDS:
@@ -116,42 +141,94 @@ class Planner:
                 yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                 return
 
-    async def _one_round(self, task_id: str, convo: list[dict[str, Any]], round_no: int,
-                         completed: frozenset[int], steps: list[PlanStep],
-                         raw_parts: list[str], schemas: dict[str, dict[str, Any]],
-                         ) -> AsyncIterator[PlanStep | LLMReply]:
-        """Yields validated steps as they stream, then the final LLMReply. ``steps``/``raw_parts`` are filled in
-        place so the caller still has them when a PlanningError interrupts the stream."""
-        request = LLMRequest(role="planner", messages=convo, response_format="json",
-                             json_schema=plan_schema(schemas), stream=self._options.stream_plan,
-                             metadata={"task_id": task_id, "round": str(round_no)})
+    async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
+                         schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
+        """Yields validated steps as they stream, then the final LLMReply. ``round_.steps``/``raw_parts`` are
+        filled in place so the caller still has them when a PlanningError interrupts the stream."""
         parser = StreamingPlanParser()
-        known: dict[int, PlanStep] = {}
+        written = 0  # output tokens so far, counted piece by piece (recounting the whole text per step is O(n²))
 
-        def accept(new_steps: list[PlanStep]) -> list[PlanStep]:
+        def accept(new_steps: list[PlanStep]) -> list[StepEmitted]:
+            out = []
             for step in new_steps:
-                validate_step(step, known, schemas, max_steps=self._options.max_steps, completed=completed)
-                known[step.step_id] = step
-                steps.append(step)
-            return new_steps
+                for fresh in round_.take(step):
+                    validate_step(fresh, round_.known, schemas, max_steps=self._options.max_steps)
+                    round_.add(fresh)
+                    out.append(StepEmitted(fresh, written))
+            return out
+
+        def finish() -> list[StepEmitted]:
+            return [*accept(parser.close()), *(StepEmitted(s, written) for s in round_.close())]
 
         if self._options.stream_plan:
             async for piece in self._llm.stream(request):
                 if isinstance(piece, LLMReply):
                     raw_parts[:] = [piece.text]
-                    for step in accept(parser.close()):
-                        yield step
+                    for item in finish():
+                        yield item
                     yield piece
                     return
                 raw_parts.append(piece)
-                for step in accept(parser.feed(piece)):
-                    yield step
+                written += count_tokens(piece)
+                for item in accept(parser.feed(piece)):
+                    yield item
         else:
             reply = await self._llm.complete(request)
             raw_parts[:] = [reply.text]
-            for step in accept(parser.feed(reply.text) + parser.close()):
-                yield step
+            written = reply.usage.output_tokens
+            parser.feed(reply.text)
+            for item in finish():
+                yield item
             yield reply
+
+
+class _Round:
+    """The steps of one planner reply, and whether it is a delta over the kept steps.
+
+    A terse replan asks for a delta (new steps numbered from ``first_new_id``); a model that writes a whole
+    plan from step 1 instead is taken at its word — a complete plan, where a kept step is reused only when it
+    is repeated unchanged (the JSON form's rule). The first step decides; the kept steps are emitted before it
+    in a delta (they cost no token and are preloaded, not run)."""
+
+    def __init__(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep]) -> None:
+        self._kept = {s.step_id: s for s in kept}
+        self._first_new_id = first_new_id
+        self._delta: bool | None = None if kept else False
+        self.steps = steps
+        self.known: dict[int, PlanStep] = {}
+
+    def add(self, step: PlanStep) -> None:
+        self.known[step.step_id] = step
+        self.steps.append(step)
+
+    def take(self, step: PlanStep) -> list[PlanStep]:
+        """The steps this model step puts into the plan: the kept ones first when it opens a delta; nothing
+        when it repeats a kept step of the delta."""
+        if self._delta is None:
+            self._delta = step.step_id >= self._first_new_id
+            if self._delta:
+                return [*self._kept.values(), step]
+        if self._delta and step.step_id in self._kept:
+            if _same_call(self._kept[step.step_id], step):
+                return []
+            raise PlanValidationError((PlanProblem(
+                ProblemCode.DUPLICATE_STEP_ID,
+                f"step {step.step_id} is a kept step of the previous plan (its output is reused as "
+                f"${step.step_id}); number new steps from {self._first_new_id}", step.step_id),))
+        return [step]
+
+    def close(self) -> list[PlanStep]:
+        """A reply without a single step keeps the kept steps as the whole plan."""
+        if self._delta is None:
+            self._delta = True
+            for step in self._kept.values():
+                self.add(step)
+            return list(self._kept.values())
+        return []
+
+
+def _same_call(a: PlanStep, b: PlanStep) -> bool:
+    return (a.tool_name, a.tool_input, sorted(a.depends_on)) == (b.tool_name, b.tool_input, sorted(b.depends_on))
 
 
 def _abandoned(convo: list[dict[str, Any]], partial: str, error: str) -> Spend:

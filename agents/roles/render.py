@@ -10,7 +10,7 @@ from agents.roles.messages import StepView
 from planning.models import Plan
 from prompts import fence_untrusted
 
-__all__ = ["render_plan", "render_results", "render_inputs", "output_text"]
+__all__ = ["output_text", "render_inputs", "render_plan", "render_results"]
 
 
 def output_text(output: Any) -> str:

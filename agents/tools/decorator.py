@@ -183,23 +183,25 @@ def tool(fn: Callable[..., Any], /) -> Tool: ...
 
 @overload
 def tool(*, permission: Permission = "read", requires_confirmation: bool = False, timeout_s: float | None = None,
-         idempotent: bool | None = None, name: str | None = None, secret_params: tuple[str, ...] = (),
+         idempotent: bool | None = None, name: str | None = None, secret_params: tuple[str, ...] | str = (),
          cpu_heavy: bool = False) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
 def tool(fn: Callable[..., Any] | None = None, /, *, permission: Permission = "read",
          requires_confirmation: bool = False, timeout_s: float | None = None, idempotent: bool | None = None,
-         name: str | None = None, secret_params: tuple[str, ...] = (), cpu_heavy: bool = False) -> Any:
+         name: str | None = None, secret_params: tuple[str, ...] | str = (), cpu_heavy: bool = False) -> Any:
     """Declare a tool. Usable bare (``@tool``) or with options (``@tool(permission="write")``).
 
     ``permission``: read | write | admin. ``requires_confirmation``: the call escalates for a human's
     approval before it runs. ``idempotent`` defaults to True for read tools and False otherwise;
     non-idempotent calls go through the idempotency journal so a retry or a resume never applies them
-    twice. ``secret_params`` are redacted from events and traces. ``cpu_heavy`` tools may run as Ray
+    twice. ``secret_params`` (parameter names; one name may be given as a str) are redacted from events and traces. ``cpu_heavy`` tools may run as Ray
     tasks with their own CPU.
     """
+    # A str is one parameter's name (tuple("token") would be five one-letter names, rejected letter by letter).
+    secrets = (secret_params,) if isinstance(secret_params, str) else tuple(secret_params)
     options = {"permission": permission, "requires_confirmation": requires_confirmation, "timeout_s": timeout_s,
-               "idempotent": idempotent, "name": name, "secret_params": tuple(secret_params), "cpu_heavy": cpu_heavy}
+               "idempotent": idempotent, "name": name, "secret_params": secrets, "cpu_heavy": cpu_heavy}
     if fn is not None:
         return _make_tool(fn, **options)  # type: ignore[arg-type]
     return lambda f: _make_tool(f, **options)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from agents.tools.errors import (
     TransientToolError,
 )
 from agents.tools.journal import IdempotencyJournal
-from agents.tools.output import serialize_output, truncate_output
+from agents.tools.output import UnserializableOutputError, serialize_output, truncate_output
 from agents.tools.registry import ToolRegistry
 
 __all__ = ["ToolCallResult", "ToolDispatcher", "backoff_delay", "classify_exception"]
@@ -39,6 +40,9 @@ def classify_exception(exc: BaseException, tool_name: str) -> ToolError:
     """Map whatever a tool raised onto the error tree. HTTP-ish errors (a ``status_code``/``status`` of
     429 or ≥ 500), timeouts and connection errors are transient; anything else unknown is permanent,
     because blindly retrying a bug wastes the budget."""
+    if isinstance(exc, _ToolExited):
+        return PermanentToolError(f"tool {tool_name!r} called sys.exit({exc.code!r}); a tool must return a value "
+                                  "or raise an exception, not end the process it runs in", tool_name=tool_name)
     if isinstance(exc, ToolError):
         if exc.tool_name is None:
             exc.tool_name = tool_name
@@ -52,6 +56,39 @@ def classify_exception(exc: BaseException, tool_name: str) -> ToolError:
                                   tool_name=tool_name,
                                   retry_after=float(retry_after) if isinstance(retry_after, (int, float)) else None)
     return PermanentToolError(f"tool {tool_name!r} raised {type(exc).__name__}: {exc}", tool_name=tool_name)
+
+
+class _ToolExited(Exception):
+    """A tool raised SystemExit. It must not travel as SystemExit: an asyncio task re-raises SystemExit out of
+    the event loop, which stopped the executor actor's loop for good (Ray neither finished the step nor
+    restarted the process), so it is turned into an ordinary exception right where the tool raised it."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(f"sys.exit({code!r})")
+        self.code = code
+
+
+def _guarded_sync(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        return fn(**kwargs)
+    except SystemExit as exc:
+        raise _ToolExited(exc.code) from None
+
+
+async def _guarded(call: Awaitable[Any]) -> Any:
+    try:
+        return await call
+    except SystemExit as exc:
+        raise _ToolExited(exc.code) from None
+
+
+_INLINE_OUTPUT_BYTES = 64 * 1024
+"""Shallow size under which an output is serialised and cut on the event loop (a container's elements are not
+counted, but a container of many elements is large itself, and long strings are cut before counting)."""
+
+
+def _bounded(raw: Any, max_tokens: int) -> tuple[Any, bool]:
+    return truncate_output(serialize_output(raw), max_tokens)
 
 
 def backoff_delay(attempt: int, base_s: float, max_s: float, rng: random.Random) -> float:
@@ -119,7 +156,15 @@ class ToolDispatcher:
         if spec.timeout_s is not None and timeout_s is not None:
             timeout = min(timeout_s, spec.timeout_s)
         raw, attempts = await self._run_with_retries(target, kwargs, timeout)
-        output, truncated = truncate_output(serialize_output(raw), self._max_output_tokens)
+        # A huge output takes a while to serialise and cut: in a thread, so the executor's event loop serves
+        # every other step meanwhile. A small one inline (a thread hop per step would cost every step).
+        try:
+            if sys.getsizeof(raw) < _INLINE_OUTPUT_BYTES:
+                output, truncated = _bounded(raw, self._max_output_tokens)
+            else:
+                output, truncated = await asyncio.to_thread(_bounded, raw, self._max_output_tokens)
+        except UnserializableOutputError as exc:
+            raise PermanentToolError(f"tool {name!r} {exc}", tool_name=name, attempts=attempts) from None
         if journaled:
             await self._journal.put(idempotency_key, output)  # type: ignore[union-attr,arg-type]
         return ToolCallResult(output, attempts, truncated, self._clock() - started, False)
@@ -147,7 +192,7 @@ class ToolDispatcher:
             await self._sleep(delay)
 
     async def _run_once(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> Any:
-        call = target.fn(**kwargs) if target.is_async else asyncio.to_thread(target.fn, **kwargs)
+        call = _guarded(target.fn(**kwargs)) if target.is_async else asyncio.to_thread(_guarded_sync, target.fn, kwargs)
         if timeout is None:
             return await call
         try:

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 from agents.errors import TetrarchError
 
@@ -43,9 +43,23 @@ class ToolError(TetrarchError):
 
 
 class ToolArgumentError(ToolError):
-    """The arguments do not fit the tool's schema (or the tool rejected them). Fix the arguments."""
+    """The arguments do not fit the tool's schema (or the tool rejected them). Fix the arguments.
+
+    ``fix``: when the tool knows the right value (a near-miss name it can match), the arguments to replace.
+    The executor then retries a read tool with them at once, without a model call; write tools are never
+    rewritten this way (their repair goes through the model, or a human approved the exact call).
+
+        >>> ToolArgumentError("unknown entity 'Dalwynbrx'; did you mean 'Dalwynbre'?",
+        ...                   fix={"entity": "Dalwynbre"}).fix
+        {'entity': 'Dalwynbre'}
+    """
 
     kind: ClassVar[ToolErrorKind] = "argument"
+
+    def __init__(self, message: str, *, tool_name: str | None = None, attempts: int = 0,
+                 fix: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, tool_name=tool_name, attempts=attempts)
+        self.fix = dict(fix) if fix else None
 
 
 class TransientToolError(ToolError):

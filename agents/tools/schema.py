@@ -126,13 +126,30 @@ def build_parameter_model(fn: Callable[..., Any], tool_name: str, docs: Docstrin
                                       "(the JSON Schema the LLM sees is built from it)", tool_name=tool_name)
         annotation = hints[name]
         _check_supported(annotation, tool_name, name)
-        default = ... if param.default is param.empty else param.default
+        default = ... if param.default is param.empty else _checked_default(annotation, param.default, tool_name, name)
         fields[name] = (annotation, pydantic.Field(default, description=docs.params.get(name) or None))
     model_name = "".join(part.title() for part in re.split(r"\W+", tool_name) if part) + "Arguments"
     try:
         return pydantic.create_model(model_name, __base__=ParameterModel, **fields)
     except (pydantic.PydanticSchemaGenerationError, TypeError) as exc:
         raise ToolDefinitionError(f"tool {tool_name!r}: {exc}", tool_name=tool_name) from exc
+
+
+def _checked_default(annotation: Any, default: Any, tool_name: str, param: str) -> Any:
+    """A default the type hint rejects (``x: int = "all"``, ``s: str = None``) would reach the tool unchecked
+    whenever the LLM leaves the argument out: reject it when the tool is declared."""
+    try:
+        pydantic.TypeAdapter(annotation).validate_python(default)
+    except pydantic.ValidationError as exc:
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: parameter {param!r} defaults to {default!r}, which is not a {_type_name(annotation)} "
+            f"({exc.errors(include_url=False)[0]['msg']}); fix the default or widen the type hint "
+            f"(e.g. {_type_name(annotation)} | None)", tool_name=tool_name) from None
+    return default
+
+
+def _type_name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
 
 
 def _check_supported(annotation: Any, tool_name: str, param: str) -> None:

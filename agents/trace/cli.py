@@ -16,6 +16,8 @@ __all__ = ["main", "load_trace"]
 def load_trace(task_id: str, store_path: Path) -> TaskTrace:
     from agents.store import Store
 
+    if not store_path.is_file():  # opening a mistyped path would create an empty database there
+        raise SystemExit(f"no store at {store_path}; check the --store path")
     store = Store(store_path)
     try:
         events = store.events(task_id)

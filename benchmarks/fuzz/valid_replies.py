@@ -24,7 +24,7 @@ VALID_PLAN = json.dumps({"steps": [
     {"step_id": 5, "description": "summarise {$step_4_result}", "tool_name": None, "tool_input": {},
      "depends_on": [3, 4]},
 ]})
-_FAILED_STEP = re.compile(r"step (\d+) \([^)]*\) — failed")
+_FAILED_STEP = re.compile(r"step (\d+) \([^)]*\) — failed|^#(\d+) \S+ failed", re.MULTILINE)  # verbose | compact
 _TOOL_LINE = re.compile(r"^Tool: (\S+)", re.MULTILINE)
 
 
@@ -36,7 +36,7 @@ def _valid_reflection(request: LLMRequest) -> str:
     """Retry the first failed step with a modification (so repair-with-modification runs too), else accept."""
     failed = _FAILED_STEP.search(_user_text(request))
     if failed:
-        retry = {"step_id": int(failed.group(1)), "modification": "use the populations"}
+        retry = {"step_id": int(failed.group(1) or failed.group(2)), "modification": "use the populations"}
         return json.dumps({"scores": {"completeness": 2, "correctness": 2, "format": 3},
                            "overall_pass": False, "action": "retry_step", "retry_details": retry,
                            "feedback": "a step failed", "answer": None})

@@ -86,7 +86,9 @@ def _reflection(body: dict[str, Any]) -> str:
     if REASONED not in text:
         return wire.reflection("retry_step", (2, 2, 2), answer=None, retry_step=3,
                                feedback="step 3 is unusable")
-    if not re.search(r"step 4 \(subtract\) — completed:\n<untrusted-data[^>]*>\n0\.7\n", text):
+    # step 4's result, in the verbose (reflector/v2) or the compact one-line (reflector/v3) rendering
+    if not re.search(r"step 4 \(subtract\) — completed:\n<untrusted-data[^>]*>\n0\.7\n|^#4 subtract ok → 0\.7$",
+                     text, re.MULTILINE):
         return wire.reflection("retry_step", (2, 2, 2), answer=None, retry_step=4, feedback="step 4 failed")
     return wire.reflection("accept", answer=f"Rome has {DIFFERENCE} million more people than Paris.")
 

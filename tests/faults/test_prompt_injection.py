@@ -410,7 +410,7 @@ def test_a_write_step_the_user_asked_for_runs_once_approved_and_a_retry_asks_aga
     # The modified call was failed before anyone (human or model) was asked about it.
     assert model.obeyed["repair-via-reviewer"] == 0
     reviews = [r.messages[-1]["content"] for r in model.requests if r.role == "reflector"]
-    assert any("step 2 (delete_record) — failed" in text and "was not applied" in text for text in reviews)
+    assert any("#2 delete_record failed" in text and "was not applied" in text for text in reviews)
     assert results[-1].status in ("escalated", "failed")
 
 
@@ -444,7 +444,7 @@ def test_an_approved_call_is_never_rewritten_by_the_argument_repair(tmp_path):
     assert RAN == [], RAN
     # The step failed, and the (hijacked) reviewer was told why; what it did next was refused too.
     reviews = [r.messages[-1]["content"] for r in model.requests if r.role == "reflector"]
-    assert any("step 2 (archive_record) — failed" in text and "not repaired by the model" in text
+    assert any("#2 archive_record failed" in text and "not repaired by the model" in text
                for text in reviews)
     assert model.obeyed["repair"] == 0  # the model was not even asked to rewrite an approved call
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import time
 
 import pytest
@@ -138,7 +140,7 @@ def flows(request) -> str:
         case "router", _:
             return wire.route()
         case "planner", "[replan]":
-            return SECOND if "Your previous plan:" in text else FIRST
+            return SECOND if "previous plan:" in text else FIRST  # agents.roles.replan, either form
         case "planner", "[retry]":
             return wire.plan(wire.step(1, "lookup", {"city": "Pariss"}))
         case "planner", "[caps]":
@@ -152,7 +154,7 @@ def flows(request) -> str:
                 return wire.reflection("replan", (2, 2, 3), answer=None, feedback="use Berlin")
             return wire.reflection(answer="Berlin")
         case "reflector", "[retry]":
-            if "— failed" in text:  # agents.roles.render's mark of a failed step
+            if re.search(r"^#\d+ \S+ failed", text, re.MULTILINE):  # prompts.compact's mark of a failed step
                 return wire.reflection("retry_step", (2, 1, 3), answer=None, retry_step=1,
                                        modification="the city is Paris")
             return wire.reflection(answer="2.1 million")

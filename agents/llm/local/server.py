@@ -296,7 +296,8 @@ def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = N
         from agents.llm.openai_chat import OpenAIChat
 
         llm = OpenAIChat(model=server.alias, base_url=server.base_url, api_key="local", timeout_s=timeout_s,
-                         max_retries=max_retries, structured_output="json_object_schema")
+                         max_retries=max_retries, structured_output="json_object_schema",
+                         send_grammar=True)  # the terse plan form is constrained by its GBNF grammar
     except BaseException:
         server.stop()
         raise

@@ -63,6 +63,9 @@ def test_answer_matching(answer, expected, ok):
     assert answer_matches(answer, expected) is ok
 
 
+AMBIGUOUS_TYPOS = {"repair-024"}  # 'Casosx' is as close to 'Casost' as to 'Casoss'
+
+
 @pytest.mark.parametrize("suite", SUITES)
 def test_gold_behaviour_reaches_the_gold_number_in_every_system(suite):
     """Plan-then-execute (in-process, the real state machine) and both ReAct loops play the gold behaviour;
@@ -85,6 +88,9 @@ def test_gold_behaviour_reaches_the_gold_number_in_every_system(suite):
             final = [s for s in r.steps if s.status == "completed"][-1].output
             assert answer_matches(str(final), t.answer_number), (t.id, final, t.answer_number)
         plan_result, react, react_par = results
-        assert plan_result.usage.total.llm_calls == (3 if t.gold.first_plan is None else 5)
+        # repair: a misspelt entity with one near miss is fixed by the executor from the tool's own fix (no
+        # model call, no replan); an ambiguous one (two equally close names) is replanned by the model
+        replans = 1 if t.id in AMBIGUOUS_TYPOS else 0
+        assert (plan_result.usage.total.llm_calls, plan_result.replans) == (3 + 2 * replans, replans)
         assert react_par.usage.total.llm_calls == len(t.gold.react_turns) + 1
         assert react.usage.total.llm_calls == sum(len(turn) for turn in t.gold.react_turns) + 1

@@ -14,6 +14,8 @@ from agents.llm.base import LLMReply, LLMRequest
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from benchmarks.suite import SUITES, answer_matches, load_suite
 from benchmarks.world import World, make_tools
+from planning.delta import as_delta, expand
+from planning.models import Plan
 from prompts import count_tokens, load_prompt
 
 INSTANT = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
@@ -64,6 +66,14 @@ def test_the_terse_prompts_play_the_gold_behaviour_with_three_calls(suite: str) 
         assert result.answer == t.gold.answer
         final = [s for s in result.steps if s.status == "completed"][-1].output
         assert answer_matches(str(final), t.answer_number), (t.id, final)
-        assert result.usage.total.llm_calls == (3 if t.gold.first_plan is None else 5)
+        # repair: the executor applies the tool's fix (no replan) unless the typo is ambiguous (a delta replan)
+        expected = Plan.model_validate({"steps": t.gold.first_plan or t.gold.plan})
+        if result.replans:
+            first = expected
+            completed = {s.step_id for s in result.steps if s.status == "completed"}
+            kept = [s for s in first.steps if s.step_id in completed]
+            gold = Plan.model_validate({"steps": t.gold.plan})
+            expected = expand(kept, as_delta(kept, gold, start=max(s.step_id for s in first.steps) + 1))
+        assert result.usage.total.llm_calls == 3 + 2 * result.replans
         assert [s.model_dump(exclude={"description"}) for s in result.plan.steps] == \
-            [{k: v for k, v in s.items() if k != "description"} for s in t.gold.plan]
+            [s.model_dump(exclude={"description"}) for s in expected.steps]

@@ -29,15 +29,25 @@ def ctx(r, retries=None, replans=0, limits=PolicyLimits(), steps=(1, 2, 3)):
                                                 "Fix what is wrong.")),
     (reflection("retry_step", retry=2), {}, RetryStep(2, "m")),
     (reflection("retry_step", retry=9, feedback="f"), {},
-     Replan("The reviewer asked to retry step 9, which is not in the plan; replanning instead. f")),
+     Replan("The reviewer asked to retry a step but named step 9, which the plan does not have (its steps: 1, 2, "
+            "3); replanning instead. The reviewer's feedback: f")),
     (reflection("retry_step", feedback="f"), {},
-     Replan("The reviewer asked to retry no step; replanning instead. f")),
+     Replan("The reviewer asked to retry a step but did not say which step (its steps: 1, 2, 3); replanning "
+            "instead. The reviewer's feedback: f")),
     (reflection("replan", feedback="use metric"), {}, Replan("use metric")),
     (reflection("escalate", feedback="Which year do you mean?"), {},
      Escalate("the reflector escalated: Which year do you mean?", "Which year do you mean?", "reflector")),
 ])
 def test_rules(r, kwargs, expected):
     assert decide(ctx(r, **kwargs)) == expected
+
+
+def test_retry_of_an_unknown_step_at_the_replan_cap_asks_a_question_that_says_so():
+    # Issue 19: the escalation read "retry How should I proceed?" (the reviewer's bare feedback).
+    capped = decide(ctx(reflection("retry_step", retry=9, feedback="retry"), replans=2))
+    assert isinstance(capped, Escalate) and capped.cause == "max_replans"
+    assert "named step 9, which the plan does not have" in capped.question
+    assert capped.question.endswith("How should I proceed?") and not capped.question.startswith("retry")
 
 
 def test_caps_escalate_and_name_the_cap():

@@ -53,7 +53,7 @@ def problems(steps, max_steps=10, completed=()):
 def test_each_problem_has_an_exact_message(steps, kwargs, code, message):
     err = problems(steps, **kwargs)
     assert [(p.code, p.message) for p in err.problems] == [(code, message)]
-    assert str(err) == f"The plan is invalid:\n- {message}\nReturn the corrected complete plan as one JSON object."
+    assert str(err) == f"The plan is invalid:\n- {message}\nReturn the corrected complete plan."
 
 
 def test_all_problems_are_reported_together():

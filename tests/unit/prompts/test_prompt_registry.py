@@ -41,20 +41,28 @@ def test_every_role_has_a_template_that_renders() -> None:
             assert f"<{variable} value>" in rendered.messages[0]["content"] + rendered.messages[1]["content"]
 
 
-def test_guardrails_come_last_in_the_system_message() -> None:
-    rendered = load_prompt("planner").render(**_values(load_prompt("planner")))
-    assert rendered.messages[0]["content"].rstrip().endswith("Output only the JSON object.")
+@pytest.mark.parametrize(("version", "last"), [("v1", "Output only the JSON object."),
+                                               ("v2", "Output only the numbered step lines.")])
+def test_guardrails_come_last_in_the_system_message(version: str, last: str) -> None:
+    rendered = load_prompt("planner", version).render(**_values(load_prompt("planner", version)))
+    assert rendered.messages[0]["content"].rstrip().endswith(last)
+
+
+def test_the_default_planner_and_reflector_ask_for_the_terse_forms_and_say_so() -> None:
+    assert (load_prompt("planner").reply_form, load_prompt("reflector").reply_form) == ("terse", "terse")
+    assert (load_prompt("planner", "v1").reply_form, load_prompt("reflector", "v2").reply_form) == ("json", "json")
 
 
 @pytest.mark.parametrize(("name", "parse"), [
     ("router", parse_router_decision),
-    ("planner", parse_plan),
-    ("reflector", parse_reflection),
+    ("planner@v1", parse_plan),
+    ("reflector@v2", parse_reflection),
     ("react", lambda text: ReActTurn.model_validate(extract_json_object(text))),
     ("react_parallel", lambda text: ParallelReActTurn.model_validate(extract_json_object(text))),
 ])
 def test_worked_examples_parse_with_the_reply_parsers(name: str, parse) -> None:  # type: ignore[no-untyped-def]
-    system = dict(load_prompt(name).sections)["system"]
+    name, _, version = name.partition("@")
+    system = dict(load_prompt(name, version or None).sections)["system"]
     example = system[system.index("Example"):]
     example = example[example.index("{"):]
     parsed = parse(example)
@@ -73,7 +81,7 @@ def test_missing_and_unknown_variables_are_named() -> None:
 
 def test_values_are_inserted_once_never_expanded_again() -> None:
     template = load_prompt("repair")
-    rendered = template.render(error="{{error}} and {{task}}")
+    rendered = template.render(error="{{error}} and {{task}}", expected="the corrected JSON object")
     assert "{{error}} and {{task}}" in json.dumps(rendered.messages)
 
 
@@ -118,9 +126,10 @@ def test_a_budget_trims_only_the_context_variable_from_the_middle() -> None:
     budget = full.input_tokens // 4
     fitted = template.render(budget_tokens=budget, **values)
     assert fitted.input_tokens <= budget and fitted.trimmed == ("replan_context",)
-    text = fitted.messages[0]["content"]
-    assert "FIRST-LINE" in text and "LAST-LINE" in text and "tokens trimmed to fit the prompt budget" in text
-    assert "<task value>" in fitted.messages[1]["content"] and "<tools value>" in text
+    system, user = fitted.messages[0]["content"], fitted.messages[1]["content"]
+    # planner/v2 keeps everything task-specific out of the system message (a stable prefix for prompt caches)
+    assert "FIRST-LINE" in user and "LAST-LINE" in user and "tokens trimmed to fit the prompt budget" in user
+    assert "<task value>" in user and "<tools value>" in system
     assert template.render(budget_tokens=full.input_tokens, **values).trimmed == ()
 
 
@@ -158,3 +167,13 @@ def test_fenced_data_can_never_close_or_reopen_the_fence(payload: str) -> None:
     assert len(opening.findall(fenced)) == 2  # exactly our own open and close tags survive
     assert fenced.startswith(f'<{FENCE_TAG} source="') and fenced.endswith(f"</{FENCE_TAG}>")
     assert "\n" not in fenced.split(">", 1)[0]  # the source label cannot break the opening tag
+
+
+def test_replan_context_goes_to_the_user_message_not_the_system_message() -> None:
+    # Issue 19: the replan context (with fenced tool output) sat in the planner's system message.
+    for version in ("v1", "v2"):
+        template = load_prompt("planner", version)
+        rendered = template.render(**{**_values(template), "replan_context": "RESULTS <untrusted-data>x</untrusted-data>"})
+        system, user = (m["content"] for m in rendered.messages)
+        assert "RESULTS" not in system and "untrusted-data>x" not in system
+        assert user.startswith("RESULTS") or "RESULTS" in user

@@ -1,4 +1,4 @@
-"""planner/v2 and reflector/v3 (the terse forms): loadable, not the default until flipped, their examples parse
+"""planner/v2 and reflector/v3 (the terse forms): loadable, the defaults, their examples parse
 with the reply parsers, and the task-specific text comes after a stable prefix (prompt caching)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from prompts import load_prompt
 from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
 
-def test_the_terse_versions_are_opt_in() -> None:
-    assert load_prompt("planner").version == DEFAULT_VERSIONS["planner"] == "v1"
-    assert load_prompt("reflector").version == DEFAULT_VERSIONS["reflector"] == "v2"
-    assert PromptRegistry().load("planner").version == "v2"  # a registry without defaults: the newest
+def test_the_terse_versions_are_the_defaults() -> None:
+    assert "planner" not in DEFAULT_VERSIONS and "reflector" not in DEFAULT_VERSIONS
+    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v2", "v3")
+    assert PromptRegistry(defaults={"planner": "v1"}).load("planner").version == "v1"
 
 
 def test_planner_v2_example_is_a_terse_plan() -> None:
