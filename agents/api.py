@@ -34,6 +34,7 @@ from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.results import TaskResult
 from agents.task_text import check_task_text
 from agents.tools import Tool, resolve_tools
+from agents.tools.mcp import mcp_servers
 
 __all__ = ["Orchestrator", "TaskHandle"]
 
@@ -169,7 +170,8 @@ class Orchestrator:
 
         self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
         try:
-            self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory)
+            self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory,
+                                         servers=mcp_servers(tools))  # re-listed when their tool lists change
         except BaseException:
             _live_orchestrators.discard(self._instance)
             raise

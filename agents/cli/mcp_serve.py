@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pydantic
@@ -108,8 +110,14 @@ def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: 
     async def respond(task_id: str, text: str, ctx: Context) -> TaskOutcome:
         """Answer an escalated task ("approve" runs a tool call waiting for confirmation); returns its new outcome."""
         orch = await holder.get()
+        # Progress covers the continuation only: the events up to the escalation were reported already.
+        before, seen = await asyncio.to_thread(orch.handle, task_id), 0
+        with contextlib.suppress(TaskTimeoutError):  # still running: orch.respond says so below
+            await before.aresult(timeout=0)
+            async for event in before.aevents():
+                seen = event.seq
         handle = await asyncio.to_thread(orch.respond, task_id, text)
-        return await _follow(handle, ctx)
+        return await _follow(handle, ctx, seen)
 
     return server
 
@@ -146,7 +154,8 @@ def _parser() -> argparse.ArgumentParser:
     how.add_argument("--stdio", action="store_true", help="speak MCP on stdin/stdout (the default)")
     how.add_argument("--http", metavar="HOST:PORT", help="streamable HTTP at http://HOST:PORT/mcp, e.g. 127.0.0.1:8765")
     serve_p.add_argument("--llm", help="openai:MODEL (with --base-url) or local[:NAME]; default: the embedded model")
-    serve_p.add_argument("--llm-factory", metavar="MODULE:CALLABLE", help="build the LLM by calling this (tests)")
+    # Tests build a scripted LLM with this; not a user option (no help text, not in the docs).
+    serve_p.add_argument("--llm-factory", metavar="MODULE:CALLABLE", help=argparse.SUPPRESS)
     serve_p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     serve_p.add_argument("--address", help="Ray address: auto or ray://host:10001 (default: local Ray)")
     serve_p.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")
@@ -178,12 +187,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = RuntimeConfig(store_path=Path(args.store)) if args.store else RuntimeConfig()
         return Orchestrator(llm=llm, config=config, address=args.address)
 
-    orch = make()  # before serving: a bad --llm or an unreachable cluster fails here, not in a client's call
+    stdio = args.http is None
+    with _stdout_to_stderr(stdio):
+        orch = make()  # before serving: a bad --llm or an unreachable cluster fails here, not in a client's call
     try:
         serve(orch, args.http)
     finally:
-        orch.shutdown()
+        with _stdout_to_stderr(stdio):
+            orch.shutdown()
     return 0
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr(active: bool) -> Iterator[None]:
+    """On the stdio transport stdout is the MCP wire: one stray line breaks the client's session. While the
+    Orchestrator starts and stops, fd 1 points at stderr, so Ray's messages, prints and warnings, and every
+    process started meanwhile (Ray's, the model server, which keep the descriptors they inherit), write there.
+    While serving, the SDK's stdio transport diverts fd 1 the same way."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    wire = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(wire, 1)
+        os.close(wire)
 
 
 def _build_llm(spec: str | None, base_url: str | None) -> Any:

@@ -31,6 +31,7 @@ from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.store import Store
 from agents.tools import Tool, ToolRegistry
+from agents.tools.mcp import MCPServer, MCPTool, ToolCatalog, ToolRefresher
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -113,9 +114,16 @@ class ExecutorActor(_WhereAmI):
     output's reference to dependents without fetching it."""
 
     def __init__(self, tools: Sequence[Tool], llm: LLM, options: ExecutorOptions, name: str,
-                 journal_name: str | None, namespace: str) -> None:
+                 journal_name: str | None, namespace: str, supervisor_name: str | None = None) -> None:
         journal = RemoteJournal(journal_name, namespace) if journal_name else None
         self._role = Executor(tools, llm, options, name=name, journal=journal, node_id=_node_id())
+        if supervisor_name and any(isinstance(t, MCPTool) for t in tools):
+            from agents.tools.mcp.connection import on_tools_changed
+
+            on_tools_changed(_Forward(supervisor_name, namespace))
+
+    def use_tools(self, tools: Sequence[Tool]) -> None:
+        self._role.use_tools(tools)
 
     async def run(self, req: StepRequest, inputs: dict[int, Any]) -> tuple[StepOutcome, Any]:
         resolved = {}
@@ -125,10 +133,24 @@ class ExecutorActor(_WhereAmI):
         return outcome.without_output(), outcome.output
 
 
-class SupervisorActor(SupervisorCore, _WhereAmI):
-    """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks."""
+class _Forward:
+    """Tells the Supervisor that an executor's MCP session saw a server's tool list change."""
 
-    def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any]) -> None:
+    def __init__(self, name: str, namespace: str) -> None:
+        self._name, self._namespace, self._handle = name, namespace, None
+
+    def __call__(self, server_key: str) -> None:
+        if self._handle is None:
+            self._handle = ray.get_actor(self._name, namespace=self._namespace)
+        self._handle.tools_changed.remote(server_key)
+
+
+class SupervisorActor(SupervisorCore, _WhereAmI):
+    """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks.
+    Before a task starts (or continues) it re-lists the MCP servers whose tool lists changed."""
+
+    def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any],
+                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = ()) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
         def peers(role: str) -> list[Any]:
@@ -143,6 +165,30 @@ class SupervisorActor(SupervisorCore, _WhereAmI):
         self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
         super().__init__(Store(config.store_path), self._ray, config,
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
+        self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
+
+    async def submit(self, task: str, task_id: str | None = None) -> str:
+        if self._refresher is not None:
+            await self._refresher.current()
+        return await super().submit(task, task_id)
+
+    async def respond(self, task_id: str, text: str) -> int:
+        if self._refresher is not None:
+            await self._refresher.current()
+        return await super().respond(task_id, text)
+
+    async def tool_catalog(self) -> dict[str, Any]:
+        """How often the tool list changed since start-up, and which MCP servers wait to be re-listed."""
+        if self._refresher is None:
+            return {"version": 0, "stale": []}
+        catalog = self._refresher.catalog
+        return {"version": catalog.version, "stale": [s.label for s in catalog.stale()]}
+
+    async def tools_changed(self, server_key: str) -> None:
+        """An executor saw this server's tool list change; it is re-listed before the next task."""
+        from agents.tools.mcp.connection import note_tools_changed
+
+        note_tools_changed(server_key)
 
     def add_executors(self, executors: list[Any]) -> int:
         """Grow the pool (the node watcher found a new node); returns the pool's new size."""
@@ -238,7 +284,7 @@ class ExecutorFactory:
                 max_concurrency=self._config.executor_max_concurrency,
                 **_on(node_id, self._config, "executor"),
             )).remote(self._tools, self._llm, self._config.executor_options(), f"executor-{i}",
-                      f"journal-{self._instance}", self._config.namespace))
+                      f"journal-{self._instance}", self._config.namespace, f"supervisor-{self._instance}"))
         self.started.extend(handles)
         return handles
 
@@ -255,7 +301,7 @@ def plan_initial_executors(config: RuntimeConfig, nodes: Sequence[NodeView], hom
 
 
 def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str,
-                  factory: ExecutorFactory | None = None) -> ActorSet:
+                  factory: ExecutorFactory | None = None, servers: Sequence[MCPServer] = ()) -> ActorSet:
     """Create every actor of one Orchestrator. The Supervisor and the journal (both write the SQLite
     store) are pinned to the driver's node; role replicas and executors are spread over the other nodes
     (``RuntimeConfig.placement``), within their custom resources."""
@@ -291,7 +337,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
     supervisor = ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
-        max_concurrency=100_000)).remote(config, instance, specs)
+        max_concurrency=100_000)).remote(config, instance, specs, list(tools) if servers else (), list(servers))
     return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)
 
 

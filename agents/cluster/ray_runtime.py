@@ -121,6 +121,8 @@ class RayRuntime:
         self._nodes = [""] * len(self._executors)
         self._lost_until: dict[int, float] = {}
         self._specs = dict(tool_specs)
+        self._tools: list[Any] | None = None
+        """The tool list pushed by ``use_tools`` (None: the start-up list every actor was built with)."""
 
     @property
     def pool_size(self) -> int:
@@ -135,6 +137,23 @@ class RayRuntime:
         self._executors.extend(executors)
         self._balance.grow(len(executors))
         self._nodes.extend([""] * len(executors))
+        if self._tools is not None:  # started by the driver with the start-up tools
+            for executor in executors:
+                executor.use_tools.remote(self._tools)
+
+    async def use_tools(self, tools: Sequence[Any]) -> None:
+        """Give every role the new tool list (an MCP server's list changed): executors first, so a plan made
+        with the new catalog never reaches an executor that lacks its tools."""
+        from agents.tools import ToolRegistry
+
+        registry = ToolRegistry(tools)
+        self._tools = list(registry)
+        await asyncio.gather(*(e.use_tools.remote(self._tools) for e in self._executors), return_exceptions=True)
+        catalog, schemas = registry.catalog_text(), registry.schemas()
+        await asyncio.gather(*(r.use_tools.remote(catalog) for r in self._router.handles),
+                             *(p.use_tools.remote(schemas, catalog) for p in self._planner.handles),
+                             return_exceptions=True)
+        self._specs = {t.name: t.spec for t in registry}
 
     async def _with_restarts(self, call: Callable[[], Awaitable[T]], role: str) -> T:
         delay = 0.2
@@ -201,6 +220,8 @@ class RayRuntime:
                 self._nodes[i] = node_id
             if lost:
                 self._lost_until[i] = time.monotonic() + _LOST_EXECUTOR_PAUSE_S
+                if self._tools is not None:  # Ray restarts it from its constructor: the start-up tools
+                    self._executors[i].use_tools.remote(self._tools)
 
         meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
         return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index],

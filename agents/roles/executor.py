@@ -46,11 +46,8 @@ class Executor:
     def __init__(self, tools: Sequence[Tool], llm: LLM, options: ExecutorOptions, *, name: str = "executor",
                  journal: IdempotencyJournal | None = None, node_id: str = "",
                  clock: Callable[[], float] = time.time) -> None:
-        self._registry = ToolRegistry(tools)
-        self._dispatcher = ToolDispatcher(
-            self._registry, max_attempts=options.tools.max_attempts, backoff_s=options.tools.backoff_s,
-            backoff_max_s=options.tools.backoff_max_s, max_output_tokens=options.tools.max_output_tokens,
-            journal=journal)
+        self._tool_options, self._journal = options.tools, journal
+        self.use_tools(tools)
         self._llm = llm
         self._prompts = options.prompts
         if options.documents_path is not None:
@@ -58,6 +55,15 @@ class Executor:
         self._name = name
         self._node_id = node_id
         self._clock = clock
+
+    def use_tools(self, tools: Sequence[Tool]) -> None:
+        """Run steps with these tools from now on (an MCP server's tool list changed); calls already under
+        way finish with the tools they started with."""
+        opts = self._tool_options
+        self._registry = ToolRegistry(tools)
+        self._dispatcher = ToolDispatcher(
+            self._registry, max_attempts=opts.max_attempts, backoff_s=opts.backoff_s,
+            backoff_max_s=opts.backoff_max_s, max_output_tokens=opts.max_output_tokens, journal=self._journal)
 
     async def run(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepOutcome:
         started = self._clock()

@@ -56,6 +56,11 @@ class Planner:
         self._options = options
         self._grammar: str | None = None
 
+    def use_tools(self, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str) -> None:
+        """Plan with these tools from the next ``plan`` call on (an MCP server's tool list changed); a plan
+        being written keeps the tools it started with."""
+        self._schemas, self._catalog, self._grammar = dict(tool_schemas), tools_catalog, None
+
     def _form(self) -> ReplyForm:
         return load_prompt("planner", self._options.prompts.version("planner")).reply_form
 
@@ -67,21 +72,25 @@ class Planner:
             max_steps=str(self._options.max_steps), replan_context=context)
         return prompt.messages
 
-    def _request(self, task_id: str, convo: list[dict[str, Any]], round_no: int, form: ReplyForm) -> LLMRequest:
+    def _request(self, task_id: str, convo: list[dict[str, Any]], round_no: int, form: ReplyForm,
+                 schemas: dict[str, dict[str, Any]]) -> LLMRequest:
         metadata = {"task_id": task_id, "round": str(round_no)}
         if form == "json":
             return LLMRequest(role="planner", messages=convo, response_format="json",
-                              json_schema=plan_schema(self._schemas), stream=self._options.stream_plan,
+                              json_schema=plan_schema(schemas), stream=self._options.stream_plan,
                               metadata=metadata)
-        if self._grammar is None:
-            self._grammar = terse_plan_grammar(self._schemas)
-        return LLMRequest(role="planner", messages=convo, response_format="text", grammar=self._grammar,
+        if schemas is not self._schemas:  # a plan begun before use_tools: its own grammar, not cached
+            grammar = terse_plan_grammar(schemas)
+        else:
+            grammar = self._grammar = self._grammar or terse_plan_grammar(schemas)
+        return LLMRequest(role="planner", messages=convo, response_format="text", grammar=grammar,
                           stream=self._options.stream_plan, metadata=metadata)
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None) -> AsyncIterator[PlanItem]:
         form = self._form()
         kept = kept_steps(replan) if replan is not None and form == "terse" else []
         first_new_id = next_step_id(replan) if replan is not None else 1
+        schemas = self._schemas  # read with the catalog (no await between): use_tools may swap both later
         messages = self._messages(task, replan)
         spend = Spend()
         convo = messages
@@ -92,15 +101,15 @@ class Planner:
             replied = False
             yield PlanCallStarted(spend + _abandoned(convo, "", "the stream was abandoned before it finished"))
             try:
-                request = self._request(task_id, convo, round_no, form)
-                async for item in self._one_round(request, _Round(kept, first_new_id, steps), raw_parts):
+                request = self._request(task_id, convo, round_no, form, schemas)
+                async for item in self._one_round(request, _Round(kept, first_new_id, steps), raw_parts, schemas):
                     if isinstance(item, LLMReply):
                         replied = True
                         spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
                     else:
                         yield item
                 plan = Plan(steps=steps)
-                validate_plan(plan, self._schemas, max_steps=self._options.max_steps)
+                validate_plan(plan, schemas, max_steps=self._options.max_steps)
                 yield PlanCompleted(plan, spend)
                 return
             except PlanningError as exc:
@@ -132,8 +141,8 @@ class Planner:
                 yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                 return
 
-    async def _one_round(self, request: LLMRequest, round_: _Round,
-                         raw_parts: list[str]) -> AsyncIterator[StepEmitted | LLMReply]:
+    async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
+                         schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
         """Yields validated steps as they stream, then the final LLMReply. ``round_.steps``/``raw_parts`` are
         filled in place so the caller still has them when a PlanningError interrupts the stream."""
         parser = StreamingPlanParser()
@@ -143,7 +152,7 @@ class Planner:
             out = []
             for step in new_steps:
                 for fresh in round_.take(step):
-                    validate_step(fresh, round_.known, self._schemas, max_steps=self._options.max_steps)
+                    validate_step(fresh, round_.known, schemas, max_steps=self._options.max_steps)
                     round_.add(fresh)
                     out.append(StepEmitted(fresh, written))
             return out

@@ -28,6 +28,10 @@ class Router:
         self._tools = tools_catalog
         self._options = options
 
+    def use_tools(self, tools_catalog: str) -> None:
+        """Route with this tool catalog from the next task on (an MCP server's tool list changed)."""
+        self._tools = tools_catalog
+
     async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
         prompt = load_prompt("router", self._options.prompts.version("router")).render(
             budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._tools)

@@ -26,9 +26,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def stdio_server(log: Path | None = None, **options: Any) -> MCPServerStdio:
-    env = {"MCP_TEST_LOG": str(log)} if log else None
-    return MCPServerStdio(sys.executable, [SERVER_SCRIPT, "--stdio"], env=env, name="test-stdio", **options)
+def stdio_server(log: Path | None = None, tools_file: Path | None = None, **options: Any) -> MCPServerStdio:
+    """The test server over stdio; with ``tools_file``, tools added at run time persist for new processes."""
+    env = {"MCP_TEST_LOG": str(log)} if log else {}
+    if tools_file:
+        env["MCP_TEST_TOOLS_FILE"] = str(tools_file)
+    return MCPServerStdio(sys.executable, [SERVER_SCRIPT, "--stdio"], env=env or None, name="test-stdio", **options)
 
 
 def log_lines(log: Path) -> list[str]:

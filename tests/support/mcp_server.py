@@ -6,8 +6,9 @@
 Tools: ``population`` (read, returns a number), ``slow`` (read, sleeps), ``save_note`` (destructiveHint:
 a write), ``fail`` (returns an ``isError`` result), ``crash`` (kills the server process), ``crash_once``
 (kills it the first time a marker file is missing, answers afterwards), ``add_tool`` (registers a new
-tool and announces ``tools/list_changed``). Side effects are appended to ``$MCP_TEST_LOG`` when set, so
-tests can count what ran.
+tool and announces ``tools/list_changed``; with ``$MCP_TEST_TOOLS_FILE`` set, the name is kept there and
+every new process of the server offers it too), ``drop_tool`` (removes a tool silently), ``header`` (echoes an HTTP request header). Side effects are
+appended to ``$MCP_TEST_LOG`` when set, so tests can count what ran.
 """
 
 from __future__ import annotations
@@ -85,19 +86,46 @@ def build_server() -> MCPServer:
     @server.tool(annotations=READ)
     async def add_tool(name: str, ctx: Context) -> str:
         """Register a new tool named ``name`` and tell clients the tool list changed."""
-        def extra(x: int) -> int:
-            return 2 * x
-
-        server.add_tool(extra, name=name, description="Twice x.", annotations=READ)
-        await ctx.notify_tools_changed()
-        # Clients on the 2025 protocol (initialize handshake) get the classic notification instead.
-        try:
-            await ctx.session.send_tool_list_changed()
-        except Exception:  # noqa: BLE001 - modern (2026) sessions have no such notification
-            pass
+        _add_twice(server, name)
+        tools_file = os.environ.get("MCP_TEST_TOOLS_FILE")
+        if tools_file:  # a fresh stdio process of this server offers it as well
+            with Path(tools_file).open("a", encoding="utf-8") as fh:  # noqa: ASYNC230 - one short line
+                fh.write(name + "\n")
+        await _announce(ctx)
         return "added"
 
+    @server.tool(annotations=READ)
+    def header(name: str, ctx: Context) -> str:
+        """The value of the HTTP request header ``name`` ("" when absent, or over stdio)."""
+        return (ctx.headers or {}).get(name.lower(), "")
+
+    @server.tool(annotations=READ)
+    def drop_tool(name: str) -> str:
+        """Remove the tool ``name`` without telling anyone (a client finds out when it calls it)."""
+        server.remove_tool(name)
+        return "dropped"
+
+    tools_file = os.environ.get("MCP_TEST_TOOLS_FILE")
+    if tools_file and Path(tools_file).exists():
+        for name in Path(tools_file).read_text().split():
+            _add_twice(server, name)
     return server
+
+
+def _add_twice(server: MCPServer, name: str) -> None:
+    def extra(x: int) -> int:
+        return 2 * x
+
+    server.add_tool(extra, name=name, description="Twice x.", annotations=READ)
+
+
+async def _announce(ctx: Context) -> None:
+    await ctx.notify_tools_changed()
+    # Clients on the 2025 protocol (initialize handshake) get the classic notification instead.
+    try:
+        await ctx.session.send_tool_list_changed()
+    except Exception:  # noqa: BLE001 - modern (2026) sessions have no such notification
+        pass
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,9 +8,18 @@
 (the live sessions) does, when a tool is first listed or called. See docs/mcp.md.
 """
 
+from agents.tools.mcp.catalog import ToolCatalog, ToolRefresher, merge_listing
 from agents.tools.mcp.errors import MCPCallInterruptedError, MCPConnectionError, MCPListError, MCPToolError
-from agents.tools.mcp.listing import (alist_server_tools, aresolve_tools, list_server_tools, resolve_tools,
-                                      tools_changed, tools_from_listing)
+from agents.tools.mcp.listing import (
+    alist_server_tools,
+    aresolve_tools,
+    check_unique,
+    list_server_tools,
+    mcp_servers,
+    resolve_tools,
+    tools_changed,
+    tools_from_listing,
+)
 from agents.tools.mcp.servers import MCPServer, MCPServerHTTP, MCPServerStdio, MCPToolOverride
 from agents.tools.mcp.tool import MCPTool, ToolAccess, access_of, output_of, spec_from_listing
 
@@ -25,10 +34,15 @@ __all__ = [
     "MCPToolError",
     "MCPToolOverride",
     "ToolAccess",
+    "ToolCatalog",
+    "ToolRefresher",
     "access_of",
     "alist_server_tools",
     "aresolve_tools",
+    "check_unique",
     "list_server_tools",
+    "mcp_servers",
+    "merge_listing",
     "output_of",
     "resolve_tools",
     "spec_from_listing",

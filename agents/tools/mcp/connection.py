@@ -32,7 +32,8 @@ from agents.tools.errors import PermanentToolError, ToolArgumentError, ToolError
 from agents.tools.mcp.errors import MCPCallInterruptedError, MCPConnectionError
 from agents.tools.mcp.servers import MCPServer, MCPServerHTTP, MCPServerStdio
 
-__all__ = ["MCPConnection", "close_connections", "connection_for", "tools_changed"]
+__all__ = ["MCPConnection", "close_connection", "close_connections", "connection_for", "note_tools_changed", "on_tools_changed",
+           "tools_changed"]
 
 log = logging.getLogger("tetrarch.mcp")
 
@@ -40,6 +41,7 @@ _MAX_BACKOFF_S = 30.0
 _CONNECTIONS: dict[tuple[str, int], MCPConnection] = {}
 _CHANGED: set[str] = set()
 """Keys of servers whose tool list changed (a notification arrived) since this process last listed them."""
+_LISTENERS: list[Callable[[str], None]] = []
 
 
 def connection_for(server: MCPServer) -> MCPConnection:
@@ -61,12 +63,38 @@ async def close_connections() -> None:
             await conn.aclose()
 
 
+async def close_connection(server: MCPServer) -> None:
+    """Close this process's session with ``server`` on the running loop, if there is one."""
+    slot = (server.key(), id(asyncio.get_running_loop()))
+    conn = _CONNECTIONS.pop(slot, None)
+    if conn is not None:
+        await conn.aclose()
+
+
 def tools_changed(server: MCPServer) -> bool:
     return server.key() in _CHANGED
 
 
 def mark_listed(server: MCPServer) -> None:
     _CHANGED.discard(server.key())
+
+
+def note_tools_changed(key: str) -> None:
+    """Record that the server with this ``MCPServer.key()`` changed its tool list, and tell the listeners
+    (every time: a process that never re-lists, like an executor, must forward each change it sees)."""
+    _CHANGED.add(key)
+    for listener in _LISTENERS:
+        try:
+            listener(key)
+        except Exception:  # a broken listener must not break the session that saw the change
+            log.exception("tool-list change listener failed")
+
+
+def on_tools_changed(listener: Callable[[str], None]) -> None:
+    """Call ``listener(server_key)`` whenever this process sees a server's tool list change: a
+    ``notifications/tools/list_changed`` (or a list-changed subscription event), or a call the server
+    answered with "unknown tool". Executors forward it to the Supervisor, which re-lists before the next plan."""
+    _LISTENERS.append(listener)
 
 
 class MCPConnection:
@@ -119,6 +147,8 @@ class MCPConnection:
 
     def _rejected(self, tool_name: str, remote_name: str, exc: MCPError) -> ToolError:
         text = f"MCP server {self.server.label!r} rejected the call of {remote_name!r}: {exc.error.message}"
+        if is_unknown_tool(exc.error.message):
+            note_tools_changed(self.server.key())  # its list changed under us: re-list before the next plan
         if exc.code == mcp_types.INVALID_PARAMS:
             return ToolArgumentError(text, tool_name=tool_name)
         return PermanentToolError(text, tool_name=tool_name)
@@ -212,14 +242,14 @@ class MCPConnection:
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            _CHANGED.add(self.server.key())
+            note_tools_changed(self.server.key())
 
     async def _listen(self, client: Client) -> None:
         # 2026-era sessions announce list changes on a subscriptions/listen stream, not as notifications.
         try:
             async with client.listen(tools_list_changed=True) as subscription:
                 async for _event in subscription:
-                    _CHANGED.add(self.server.key())
+                    note_tools_changed(self.server.key())
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a server without subscriptions simply never announces changes
@@ -265,6 +295,12 @@ def _http_client(server: MCPServerHTTP, options: dict[str, Any]) -> Any:
                 await self._http.__aexit__(*exc)
 
     return _WithHeaders()
+
+
+def is_unknown_tool(message: str) -> bool:
+    """The spec's answer to a call of a tool the server no longer has (``-32602 Unknown tool: x``); the
+    Python SDK's servers send the same text as an ``isError`` result."""
+    return message.lstrip().lower().startswith("unknown tool")
 
 
 async def _cancel_and_wait(task: asyncio.Task[Any]) -> None:

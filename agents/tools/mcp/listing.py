@@ -3,8 +3,9 @@
     >>> from agents.tools import resolve_tools, MCPServerStdio
     >>> tools = resolve_tools([lookup, MCPServerStdio("python", ["server.py"])])   # doctest: +SKIP
 
-Listing happens once, at start-up (the Orchestrator's constructor); the resulting Tools carry the server
-configuration, not a connection, so they pickle to executors, which open their own sessions on first use.
+Listing happens at start-up (the Orchestrator's constructor), and again when a server's list changes
+(``catalog.ToolCatalog``); the resulting Tools carry the server configuration, not a connection, so they
+pickle to executors, which open their own sessions on first use.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from agents.tools.mcp.errors import MCPListError
 from agents.tools.mcp.servers import MCPServer
 from agents.tools.mcp.tool import MCPTool, spec_from_listing
 
-__all__ = ["alist_server_tools", "aresolve_tools", "list_server_tools", "resolve_tools", "tools_changed",
-           "tools_from_listing"]
+__all__ = ["alist_server_tools", "aresolve_tools", "check_unique", "list_server_tools", "mcp_servers",
+           "resolve_tools", "tools_changed", "tools_from_listing"]
 
 T = TypeVar("T")
 
@@ -95,17 +96,26 @@ def resolve_tools(items: Iterable[Any]) -> list[Tool]:
 
 def _flatten(items: list[Any], tools_of: Callable[[MCPServer], list[MCPTool]]) -> list[Tool]:
     out: list[Tool] = []
-    seen: dict[str, str] = {}
     for item in items:
-        made = tools_of(item) if isinstance(item, MCPServer) else [item if isinstance(item, Tool) else tool(item)]
-        origin = f"MCP server {item.label!r}" if isinstance(item, MCPServer) else "a Python tool"
-        for t in made:
-            if t.name in seen:
-                raise ToolDefinitionError(f"two tools are named {t.name!r} ({seen[t.name]} and {origin}); give the "
-                                          "MCP server a prefix= or the function name='...'", tool_name=t.name)
-            seen[t.name] = origin
-            out.append(t)
-    return out
+        out.extend(tools_of(item) if isinstance(item, MCPServer) else [item if isinstance(item, Tool) else tool(item)])
+    return check_unique(out)
+
+
+def check_unique(tools: list[Tool]) -> list[Tool]:
+    """``tools`` itself, or ``ToolDefinitionError`` naming both sources of a name used twice."""
+    seen: dict[str, str] = {}
+    for t in tools:
+        origin = f"MCP server {t.server.label!r}" if isinstance(t, MCPTool) else "a Python tool"
+        if t.name in seen:
+            raise ToolDefinitionError(f"two tools are named {t.name!r} ({seen[t.name]} and {origin}); give the "
+                                      "MCP server a prefix= or the function name='...'", tool_name=t.name)
+        seen[t.name] = origin
+    return tools
+
+
+def mcp_servers(items: Iterable[Any] | None) -> list[MCPServer]:
+    """The MCP server configurations among ``tools=[...]`` (what a ``ToolCatalog`` re-lists)."""
+    return [i for i in items or () if isinstance(i, MCPServer)]
 
 
 def _run_blocking(make: Callable[[], Awaitable[T]]) -> T:

@@ -178,9 +178,12 @@ class MCPTool(Tool):
         return validate_against(self._validator, self.spec.parameters, dict(args), self.name)
 
     async def _call(self, **kwargs: Any) -> Any:
-        from agents.tools.mcp.connection import connection_for
+        from agents.tools.mcp.connection import connection_for, is_unknown_tool, note_tools_changed
 
         connection = connection_for(self.server)
         result = await connection.call_tool(self.name, self.remote_name, kwargs, self.spec.idempotent)
-        return output_of(self.server, self.remote_name, result.model_dump(by_alias=True, mode="json"), self.name)
+        payload = result.model_dump(by_alias=True, mode="json")
+        if payload.get("isError") and is_unknown_tool(_text_of(payload.get("content") or [])):
+            note_tools_changed(self.server.key())  # the server dropped it: re-list before the next plan
+        return output_of(self.server, self.remote_name, payload, self.name)
 

@@ -120,8 +120,8 @@ def test_a_crash_mid_task_is_retried_after_reconnecting(mcp, tmp_path):
                      wire.step(3, "m_population", {"city": "Berlin"}, deps=[2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="7")]})
     result, _ = run(llm, server)
-    assert result.status == "accepted", result.steps
-    assert [s.output for s in result.steps] == [2.8, 7, 3.7]
+    assert result.status == "accepted", [(s.status, s.error) for s in result.steps]
+    assert [s.output for s in result.steps] == [2.8, 7, 3.7], [(s.status, s.error) for s in result.steps]
     assert marker.exists() and result.steps[1].attempts == 1
 
 
