@@ -38,7 +38,7 @@ def task_and_plan(draw):
         st.sampled_from(pieces),
         st.lists(st.sampled_from(pieces + ["{$step_1_result}", "$step_1_result.city", " ", "-"]), max_size=5)
         .map("".join),
-        st.integers(-5000, 5000), st.floats(-1000, 1000, allow_nan=False), st.booleans(), st.none())
+        st.integers(-5000, 5000), st.floats(-1000, 1000, allow_nan=False).filter(lambda f: str(f) != "-0.0"), st.booleans(), st.none())
     value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                          st.dictionaries(st.sampled_from(["a", "b", "c"]), inner,
                                                                          max_size=3)), max_leaves=8)
