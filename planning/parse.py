@@ -18,6 +18,7 @@ from planning.lenient import describe_validation_error, extract_json_object, loa
 from planning.models import Plan, Reflection, RouterDecision
 from planning.stream import StreamingPlanParser
 from planning.terse_reflection import find_verdict_line, parse_terse_reflection
+from planning.terse_route import find_route_line, parse_terse_route
 
 __all__ = [
     "describe_validation_error",
@@ -51,6 +52,9 @@ def parse_model(text: str, model_cls: type[M]) -> M:
 
 
 def parse_router_decision(text: str) -> RouterDecision:
+    """The router's reply, in the JSON wire form or the terse one-line form (``planning.terse_route``)."""
+    if isinstance(text, str) and find_route_line(text):
+        return parse_terse_route(text)
     return parse_model(text, RouterDecision)
 
 

@@ -26,9 +26,11 @@ from pydantic import BaseModel, Field
 
 from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, Usage
 from planning.delta import as_delta
-from planning.models import Plan, Reflection
+from planning.models import Plan, Reflection, RouterDecision
 from planning.terse import parse_terse, render_terse
+from planning.terse_line import describe_call
 from planning.terse_reflection import render_terse_reflection
+from planning.terse_route import render_terse_route
 from prompts import count_message_tokens, count_tokens, get_encoding
 
 __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
@@ -37,6 +39,8 @@ __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
 # form its prompt asks for, so a benchmark measures the prompt version actually in use).
 _TERSE_PLAN_MARK = "N. tool(param=value, ...)"
 _TERSE_VERDICT_MARK = "accept C R F"
+_TERSE_ROUTE_MARK = "Reply with one line: the route, your confidence"
+_TERSE_NOTE_MARK = '"# note" at the end of a line'
 _DELTA = re.compile(r"The previous plan:\n(?P<plan>.*?)\n\nIts results:.*?"
                     r"(?:The outputs of steps (?P<kept>[$\d, ]+) are kept.*?)?numbered from (?P<start>\d+)", re.DOTALL)
 
@@ -120,7 +124,10 @@ class SimulatedLLM:
         gold = self._gold(request)
         match request.role:
             case "router":
-                return json.dumps({"route": "plan", "confidence": 0.95, "reason": "needs tools", "answer": None})
+                decision = RouterDecision(route="plan", confidence=0.95, reason="needs tools")
+                if _asks(request, _TERSE_ROUTE_MARK):
+                    return render_terse_route(decision)
+                return json.dumps(decision.model_dump())
             case "planner":
                 return self._plan(gold, request)
             case "reflector":
@@ -139,6 +146,12 @@ class SimulatedLLM:
         plan = Plan.model_validate({"steps": gold.plan if replanning or gold.first_plan is None else gold.first_plan})
         if not _asks(request, _TERSE_PLAN_MARK):
             return json.dumps({"steps": [s.model_dump() for s in plan.steps]})
+        if not _asks(request, _TERSE_NOTE_MARK):
+            # The prompt does not offer step notes (planner/v3): the model writes the calls alone, and the
+            # parser describes each step from its call.
+            plan = Plan(steps=[s if s.tool_name is None else
+                               s.model_copy(update={"description": describe_call(s.tool_name, s.tool_input)})
+                               for s in plan.steps])
         # Answer in the form the prompt asked for, as a real model would (planner/v2: terse; a replan is a
         # delta over the kept steps, numbered where the prompt says).
         delta = _DELTA.search(text)

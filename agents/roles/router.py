@@ -33,10 +33,12 @@ class Router:
         self._tools = tools_catalog
 
     async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
-        prompt = load_prompt("router", self._options.prompts.version("router")).render(
-            budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._tools)
+        template = load_prompt("router", self._options.prompts.version("router"))
+        prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task,
+                                 tools=self._tools)
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
-                               json_schema=json_schema_for(RouterDecision), metadata={"task_id": task_id})
+                               json_schema=json_schema_for(RouterDecision), metadata={"task_id": task_id},
+                               form=template.reply_form)
         decision = call.value
         route = effective_route(decision, self._options.min_confidence)
         if route != decision.route:

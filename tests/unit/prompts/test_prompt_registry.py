@@ -54,7 +54,7 @@ def test_the_default_planner_and_reflector_ask_for_the_terse_forms_and_say_so() 
 
 
 @pytest.mark.parametrize(("name", "parse"), [
-    ("router", parse_router_decision),
+    ("router@v1", parse_router_decision),
     ("planner@v1", parse_plan),
     ("reflector@v2", parse_reflection),
     ("react", lambda text: ReActTurn.model_validate(extract_json_object(text))),

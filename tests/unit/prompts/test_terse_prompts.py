@@ -4,13 +4,15 @@ with the reply parsers, and the task-specific text comes after a stable prefix (
 from __future__ import annotations
 
 from planning import parse_plan, parse_reflection
+from planning.parse import parse_router_decision
 from prompts import load_prompt
 from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
 
 def test_the_terse_versions_are_the_defaults() -> None:
     assert "planner" not in DEFAULT_VERSIONS and "reflector" not in DEFAULT_VERSIONS
-    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v2", "v3")
+    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v3", "v3")
+    assert load_prompt("router").version == "v2" and load_prompt("router").reply_form == "terse"
     assert PromptRegistry(defaults={"planner": "v1"}).load("planner").version == "v1"
 
 
@@ -38,3 +40,16 @@ def test_task_specific_text_comes_after_a_prefix_shared_by_every_task() -> None:
         one = template.render(**static, **{v: f"first {v}" for v in free}).messages
         two = template.render(**static, **{v: f"second {v}" for v in free}).messages
         assert one[0] == two[0], f"{name}/{version}: the system message must not depend on the task"
+
+
+def test_router_v2_example_is_a_terse_decision() -> None:
+    system = dict(load_prompt("router", "v2").sections)["system"]
+    example = system[system.index("Example"):].split("\n", 1)[1]
+    decision = parse_router_decision(example)
+    assert (decision.route, decision.confidence, decision.answer) == ("plan", 0.95, None)
+
+
+def test_planner_v3_is_v2_without_step_notes() -> None:
+    v2, v3 = (dict(load_prompt("planner", v).sections)["system"] for v in ("v2", "v3"))
+    assert "# note" in v2 and "# note" not in v3
+    assert v3 == "\n".join(line for line in v2.splitlines() if "# note" not in line)
