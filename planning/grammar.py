@@ -38,7 +38,8 @@ def terse_plan_grammar(tool_schemas: Mapping[str, Mapping[str, Any]]) -> str:
     """The grammar for a plan over these tools (name → JSON schema of its parameters; ``properties`` is read).
 
     Every line is ``N. call[ after $a, $b][  # note]``; ``think("...")`` is always allowed. A tool without
-    parameters is called as ``tool()``. Parameters are optional in the grammar (the validator reports missing
+    parameters is called as ``tool()``; arguments go by position or as ``name=value`` (the parser checks the
+    order and the count against the tool's parameters). Parameters are optional in the grammar (the validator reports missing
     ones with a message the model can act on)."""
     calls = [f'"{THINK}(" string ")"']
     rules = []
@@ -50,7 +51,7 @@ def terse_plan_grammar(tool_schemas: Mapping[str, Mapping[str, Any]]) -> str:
         if params:
             keys = " | ".join(_literal((p if IDENT.fullmatch(p) else json.dumps(p)) + "=") for p in params)
             rules.append(f"arg-{i} ::= ({keys}) value")
-            call += f'(arg-{i} (", " arg-{i})*)? '
+            call += f'((arg-{i} | value) (", " (arg-{i} | value))*)? '
         calls.append(call + '")"')
     head = ['root ::= (step "\\n")+', 'step ::= num ". " call after? comment?', "call ::= " + " | ".join(calls)]
     return "\n".join([*head, *rules, _COMMON]) + "\n"

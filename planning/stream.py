@@ -20,6 +20,7 @@ parser then sees the text from the start of the deciding line. One pass in total
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from planning.errors import LLMOutputError
 from planning.models import PlanStep
@@ -36,7 +37,9 @@ _TERSE_PREFIX = re.compile(r"(?:\d+(?:\s*(?:\.(?:\s*(?:[A-Za-z_][A-Za-z0-9_.\-]*
 class StreamingPlanParser:
     """Feed text chunks; get each PlanStep once, in order, as soon as it is complete (JSON or terse)."""
 
-    def __init__(self) -> None:
+    def __init__(self, params: Mapping[str, Sequence[str]] | None = None) -> None:
+        """``params``: tool → parameter names in order, so terse lines may give arguments by position."""
+        self._params = params
         self._target: JsonPlanParser | TersePlanParser | None = None
         self._line: list[str] = []
         self._maybe_terse = True
@@ -74,7 +77,7 @@ class StreamingPlanParser:
         if self._maybe_terse:
             head = "".join(self._line).lstrip()
             if _TERSE_HEAD.match(head):
-                return TersePlanParser()
+                return TersePlanParser(self._params)
             self._maybe_terse = _TERSE_PREFIX.fullmatch(head) is not None
             if self._maybe_terse:
                 return None

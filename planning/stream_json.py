@@ -20,8 +20,8 @@ import json
 import pydantic
 
 from planning.errors import LLMOutputError
-from planning.models import PlanStep
 from planning.lenient import describe_validation_error, loads_lenient, normalise_step
+from planning.models import PlanStep
 
 __all__ = ["JsonPlanParser"]
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dag.refs import references
@@ -70,7 +71,8 @@ class TersePlanParser:
     """Feed chunks; get each step the moment its line closes. One pass over the text (O(total length)): only
     the current unfinished line is kept, and it is joined once, when its newline arrives."""
 
-    def __init__(self) -> None:
+    def __init__(self, params: Mapping[str, Sequence[str]] | None = None) -> None:
+        self._params = params
         self._line: list[str] = []
         self._line_no = 0
         self._closed = False
@@ -109,7 +111,7 @@ class TersePlanParser:
         if not text or text.startswith(("```", "#")):
             return
         if _STEP_LINE.match(text):
-            step = parse_terse_line(text, self._line_no)
+            step = parse_terse_line(text, self._line_no, self._params)
             out.append(step)
             self.steps.append(step)
         elif _UNNUMBERED_CALL.fullmatch(text):
@@ -117,21 +119,34 @@ class TersePlanParser:
                                  "Start each step line with its number: 1. tool(param=value, ...)", raw=text)
 
 
-def parse_terse(text: str) -> Plan:
+def parse_terse(text: str, params: Mapping[str, Sequence[str]] | None = None) -> Plan:
     """A whole terse plan (the streaming parser fed in one piece)."""
-    parser = TersePlanParser()
+    parser = TersePlanParser(params)
     steps = parser.feed(text) + parser.close()
     return Plan(steps=steps)
 
 
-def render_terse(plan: Plan) -> str:
+def render_terse(plan: Plan, params: Mapping[str, Sequence[str]] | None = None) -> str:
     """The terse form of a wire plan (replan context, prompt examples); ``parse_terse`` reads it back to an
-    equal plan when its references use the canonical wire spellings and ``depends_on`` is sorted."""
-    return "\n".join(render_terse_step(s) for s in plan.steps)
+    equal plan when its references use the canonical wire spellings and ``depends_on`` is sorted. With
+    ``params`` (tool → parameter order) the leading arguments that follow that order are written by position."""
+    return "\n".join(render_terse_step(s, params) for s in plan.steps)
 
 
-def render_terse_step(step: PlanStep) -> str:
-    kwargs = ", ".join(f"{_key(k)}={_value(v)}" for k, v in step.tool_input.items())
+def _positional(step: PlanStep, params: Mapping[str, Sequence[str]] | None) -> int:
+    """How many leading arguments can go by position: they must be the first parameters, in order."""
+    order = list((params or {}).get(step.tool_name or "", ()))
+    keys = list(step.tool_input)
+    n = 0
+    while n < len(keys) and n < len(order) and keys[n] == order[n]:
+        n += 1
+    return n
+
+
+def render_terse_step(step: PlanStep, params: Mapping[str, Sequence[str]] | None = None) -> str:
+    n = _positional(step, params) if step.tool_name is not None else 0
+    items = list(step.tool_input.items())
+    kwargs = ", ".join([_value(v) for _, v in items[:n]] + [f"{_key(k)}={_value(v)}" for k, v in items[n:]])
     implied = set(references(step.tool_input))
     if step.tool_name is None:
         implied |= references(step.description)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pydantic
@@ -230,8 +231,9 @@ class _Line:
             self.pos += 1
 
 
-def parse_terse_line(text: str, line_no: int) -> PlanStep:
-    """One ``N. tool(param=value, ...) [after $a, $b] [# description]`` line as a wire ``PlanStep``."""
+def parse_terse_line(text: str, line_no: int, params: Mapping[str, Sequence[str]] | None = None) -> PlanStep:
+    """One ``N. tool(param=value, ...) [after $a, $b] [# description]`` line as a wire ``PlanStep``.
+    ``params`` (tool → parameter names in order) lets arguments be given by position: ``lookup("Rome")``."""
     line = _Line(text.strip(), line_no)
     step = line.match(_INT)
     if step is None:
@@ -253,7 +255,25 @@ def parse_terse_line(text: str, line_no: int) -> PlanStep:
         comment = line.text[line.pos + 1:].strip()
     elif line.peek():
         raise line.fail("unexpected text after the call; put a description after '#'")
+    if positional and name != THINK:
+        named = _bind(line, name, positional, named, (params or {}).get(name))
+        positional = []
     return _step(line, int(step), name, positional, named, extra, comment)
+
+
+def _bind(line: _Line, name: str, positional: list[Any], named: dict[str, Any],
+          order: Sequence[str] | None) -> dict[str, Any]:
+    """Positional arguments named by the tool's parameter order (the planner knows it; a bare parser does not)."""
+    if order is None:
+        raise line.fail(f"name each argument of {name}: {name}(param=value, ...)")
+    if len(positional) > len(order):
+        raise line.fail(f"{name} takes {len(order)} argument(s) ({', '.join(order) or 'none'}), "
+                        f"{len(positional)} were given")
+    bound = dict(zip(order, positional))
+    twice = sorted(set(bound) & set(named))
+    if twice:
+        raise line.fail(f"argument {twice[0]!r} of {name} is given by position and by name")
+    return {**bound, **named}
 
 
 def _step(line: _Line, step_id: int, name: str, positional: list[Any], named: dict[str, Any],

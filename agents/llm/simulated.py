@@ -37,7 +37,9 @@ __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
 
 # What planner/v2 and reflector/v3 say when they ask for the terse forms (the simulated model answers in the
 # form its prompt asks for, so a benchmark measures the prompt version actually in use).
-_TERSE_PLAN_MARK = "N. tool(param=value, ...)"
+_TERSE_PLAN_MARK = "Write one step per line and nothing else:\nN. tool("
+_POSITIONAL_MARK = "in the order of the tool's parameters"
+_CATALOG_LINE = re.compile(r"^- (\w+)\(([^)]*)\)", re.MULTILINE)
 _TERSE_VERDICT_MARK = "accept C R F"
 _TERSE_ROUTE_MARK = "Reply with one line: the route, your confidence"
 _TERSE_NOTE_MARK = '"# note" at the end of a line'
@@ -88,6 +90,12 @@ class GoldTask(BaseModel):
     react_turns: list[list[dict[str, Any]]] = Field(default_factory=list)
     """The gold ReAct trajectory: each turn's tool calls, with concrete arguments."""
     reasoning_outputs: dict[int, str] = Field(default_factory=dict)
+
+
+def _param_order(prompt: str) -> dict[str, list[str]]:
+    """Each tool's parameters in order, read from the tool catalog in the prompt (``- name(a: str, b: int): …``)."""
+    return {m.group(1): [p.split(":")[0].strip() for p in m.group(2).split(",") if p.strip()]
+            for m in _CATALOG_LINE.finditer(prompt)}
 
 
 class SimulatedLLM:
@@ -154,13 +162,14 @@ class SimulatedLLM:
                                for s in plan.steps])
         # Answer in the form the prompt asked for, as a real model would (planner/v2: terse; a replan is a
         # delta over the kept steps, numbered where the prompt says).
+        params = _param_order(text) if _asks(request, _POSITIONAL_MARK) else None
         delta = _DELTA.search(text)
         if replanning and delta is not None:
-            previous = parse_terse(delta.group("plan"))
+            previous = parse_terse(delta.group("plan"), _param_order(text))
             kept_ids = {int(i) for i in re.findall(r"\$(\d+)", delta.group("kept") or "")}
             kept = [s for s in previous.steps if s.step_id in kept_ids]
-            return render_terse(Plan(steps=as_delta(kept, plan, start=int(delta.group("start")))))
-        return render_terse(plan)
+            return render_terse(Plan(steps=as_delta(kept, plan, start=int(delta.group("start")))), params)
+        return render_terse(plan, params)
 
     def _reflect(self, gold: GoldTask, request: LLMRequest) -> str:
         # A failed step reads "— failed" (agents.roles.render) or "#N tool failed:" (prompts.compact).

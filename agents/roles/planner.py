@@ -145,7 +145,7 @@ class Planner:
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
         """Yields validated steps as they stream, then the final LLMReply. ``round_.steps``/``raw_parts`` are
         filled in place so the caller still has them when a PlanningError interrupts the stream."""
-        parser = StreamingPlanParser()
+        parser = StreamingPlanParser(param_order(schemas))
         written = 0  # output tokens so far, counted piece by piece (recounting the whole text per step is O(n²))
 
         def accept(new_steps: list[PlanStep]) -> list[StepEmitted]:
@@ -225,6 +225,11 @@ class _Round:
                 self.add(step)
             return list(self._kept.values())
         return []
+
+
+def param_order(schemas: Mapping[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """Each tool's parameters in signature order (terse arguments may be given by position)."""
+    return {name: list((schema.get("properties") or {}).keys()) for name, schema in schemas.items()}
 
 
 def _same_call(a: PlanStep, b: PlanStep) -> bool:

@@ -13,7 +13,8 @@ def test_grammar_names_the_tools_and_their_parameters() -> None:
                                   "web.search": {"properties": {"max-results": {}}}})
     rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())
     assert rules["call"].startswith('"think(" string ")"')
-    for fragment in ('"lookup(" (arg-1', '"calculator(" (arg-0', '"noop(" ")"', '"web.search(" (arg-3'):
+    for fragment in ('"lookup(" ((arg-1 | value)', '"calculator(" ((arg-0 | value)', '"noop(" ")"',
+                     '"web.search(" ((arg-3 | value)'):
         assert fragment in rules["call"]
     assert rules["arg-1"] == '("attribute=" | "entity=") value'
     assert rules["arg-3"] == '("\\"max-results\\"=") value'

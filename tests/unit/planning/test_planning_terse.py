@@ -93,6 +93,34 @@ def test_terse_rendering_streams_back_to_the_same_wire_plan_as_its_json(plan: Pl
     assert Plan(steps=streamed) == from_json == plan
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=wire_plans(), cuts=st.lists(st.integers(0, 10**6), max_size=12), data=st.data())
+def test_positional_arguments_stream_back_to_the_same_wire_plan(plan: Plan, cuts: list[int], data) -> None:
+    """With each tool's parameter order known, leading arguments go by position and parse to the same plan."""
+    params: dict[str, list[str]] = {}
+    for step in plan.steps:
+        if step.tool_name is not None:
+            extra = data.draw(st.lists(st.sampled_from(["zz", "yy"]), unique=True, max_size=2))
+            params.setdefault(step.tool_name, [*step.tool_input, *[e for e in extra if e not in step.tool_input]])
+    terse = render_terse(plan, params)
+    parser = StreamingPlanParser(params)
+    streamed: list[PlanStep] = []
+    for piece in _chunks(terse, cuts):
+        streamed += parser.feed(piece)
+    streamed += parser.close()
+    assert Plan(steps=streamed) == plan
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ('1. lookup("Rome", "population", 3)', "takes 2 argument"),
+    ('1. lookup("Rome", entity="Paris")', "given by position and by name"),
+    ('1. other("Rome")', "name each argument of other"),
+])
+def test_positional_arguments_that_do_not_fit_the_tool_are_explained(line: str, says: str) -> None:
+    with pytest.raises(LLMOutputError, match=says):
+        StreamingPlanParser({"lookup": ["entity", "attribute"]}).feed(line + "\n")
+
+
 def test_each_step_is_emitted_when_its_line_closes() -> None:
     parser = StreamingPlanParser()
     assert parser.feed("Plan:\n1. lookup(entity=") == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from planning import parse_plan, parse_reflection
 from planning.parse import parse_router_decision
+from planning.stream import StreamingPlanParser
 from prompts import load_prompt
 from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
@@ -49,7 +50,12 @@ def test_router_v2_example_is_a_terse_decision() -> None:
     assert (decision.route, decision.confidence, decision.answer) == ("plan", 0.95, None)
 
 
-def test_planner_v3_is_v2_without_step_notes() -> None:
+def test_planner_v3_drops_step_notes_and_gives_arguments_by_position() -> None:
     v2, v3 = (dict(load_prompt("planner", v).sections)["system"] for v in ("v2", "v3"))
     assert "# note" in v2 and "# note" not in v3
-    assert v3 == "\n".join(line for line in v2.splitlines() if "# note" not in line)
+    example = v3[v3.index("Example"):].split("\n", 1)[1]
+    plan = StreamingPlanParser({"weather": ["city"], "calculator": ["expression"]})
+    steps = plan.feed(example) + plan.close()
+    assert [s.tool_input for s in steps] == [{"city": "Lisbon"}, {"city": "Oslo"}, {
+        "expression": "{$step_1_result.temperature} - {$step_2_result.temperature}"}]
+    assert steps[2].depends_on == [1, 2]
