@@ -7,8 +7,10 @@ Only the executor and the Supervisor have classes of their own here, because onl
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
+import pickle
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +32,10 @@ from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.store import Store
+from agents.store.fencing import Fence as StoreFence
+from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
+from agents.tools.journal import ClaimReply, Fence
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -92,6 +97,12 @@ class RemoteJournal:
     async def put(self, key: str, output: Any) -> None:
         await self._journal().put.remote(key, output)
 
+    async def claim(self, key: str, fence: Fence) -> ClaimReply:
+        return await self._journal().claim.remote(key, fence)
+
+    async def record(self, key: str, fence: Fence, output: Any) -> bool:
+        return await self._journal().record.remote(key, fence, output)
+
 
 class JournalActor:
     """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
@@ -105,6 +116,15 @@ class JournalActor:
     def put(self, key: str, output: Any) -> bool:
         task_id = key.split(":", 1)[0]
         return self._store.journal_put(key, task_id, output)
+
+    def claim(self, key: str, fence: Fence) -> ClaimReply:
+        """One SQL statement: of two live runners of the same write, only one gets the claim."""
+        return claim_reply(self._store.journal_claim(key, task_id_of_key(key),
+                                                     StoreFence(fence.generation, fence.token, fence.claimant),
+                                                     DEFAULT_CLAIM_GRACE_S))
+
+    def record(self, key: str, fence: Fence, output: Any) -> bool:
+        return self._store.journal_record(key, StoreFence(fence.generation, fence.token, fence.claimant), output)
 
 
 class ExecutorActor(_WhereAmI):
@@ -122,7 +142,25 @@ class ExecutorActor(_WhereAmI):
         for dep, value in inputs.items():
             resolved[dep] = await value if isinstance(value, ray.ObjectRef) else value
         outcome = await self._role.run(req, resolved)
-        return outcome.without_output(), outcome.output
+        if outcome.ok and _small(outcome.output):
+            # Inline: the Supervisor has the value with the outcome (one await, no second object to fetch).
+            return outcome, None
+        return dataclasses.replace(outcome.without_output(), output_inline=False), outcome.output
+
+
+_INLINE_OUTPUT_BYTES = 64 * 1024
+"""Outputs up to this size travel inside the step's outcome; larger ones stay in the object store."""
+
+
+def _small(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float)):
+        return True
+    if isinstance(value, (str, bytes)):
+        return len(value) <= _INLINE_OUTPUT_BYTES
+    try:
+        return len(pickle.dumps(value, protocol=5)) <= _INLINE_OUTPUT_BYTES
+    except Exception:  # noqa: BLE001 - Ray's serializer may still manage; keep it out of line
+        return False
 
 
 class SupervisorActor(SupervisorCore, _WhereAmI):

@@ -35,6 +35,7 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
+from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
@@ -113,8 +114,8 @@ class TaskRunner:
             self._finish(_Stop("failed", exc.cap, error=str(exc)))
         except RoleUnavailableError as exc:
             self._finish(_Stop("failed", "role_unavailable", error=str(exc)))
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, LeaseLostError):
+            raise  # stopped from outside, or another runner owns the task now: write nothing more
         except Exception as exc:  # noqa: BLE001 - a task's failure must never take the Supervisor down
             log.exception("task %s crashed", self.state.task_id)
             self._finish(_Stop("failed", "internal_error", error=(

@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.store import fencing
-from agents.store.codec import decode
+from agents.store.codec import decode, encode
 from agents.store.errors import EventSequenceError, StoreError
 from agents.store.records import UNFINISHED
+from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "TaskBatch", "apply_delta", "last_seq", "load_state", "merge_deltas", "write_batch"]
+__all__ = ["LeaseLostError", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state", "merge_deltas", "write_batch"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -52,16 +53,27 @@ class TaskBatch:
     """The lease generation the writer holds; None writes without fencing (single-writer tools and tests)."""
     events: list[EventRow] = field(default_factory=list)
     outputs: list[OutputRow] = field(default_factory=list)
-    llm_calls: list[tuple[str, str]] = field(default_factory=list)
-    """``(role, record_json)`` in call order."""
-    checkpoint: tuple[int, str] | None = None
-    """``(at_seq, state_json)``: a full checkpoint as of event ``at_seq``."""
-    delta: tuple[int, str] | None = None
-    """``(seq, delta_json)``: the changes after the checkpoint, as of event ``seq``."""
+    llm_calls: list[tuple[str, Any]] = field(default_factory=list)
+    """``(role, record)`` in call order (the store encodes records given as values)."""
+    checkpoint: tuple[int, Any] | None = None
+    """``(at_seq, state)``: a full checkpoint as of event ``at_seq`` (JSON text, or a value the store encodes)."""
+    delta: tuple[int, Any] | None = None
+    """``(seq, delta)``: the changes after the checkpoint, as of event ``seq`` (JSON text or a value)."""
     status: str | None = None
 
     def empty(self) -> bool:
         return not (self.events or self.outputs or self.llm_calls or self.checkpoint or self.delta or self.status)
+
+
+def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
+    """Encode (and redact) in place the checkpoint, delta and LLM records a sink handed over as values."""
+    what = f"the checkpoint of task {batch.task_id!r}"
+    if batch.checkpoint is not None and not isinstance(batch.checkpoint[1], str):
+        batch.checkpoint = (batch.checkpoint[0], encode(batch.checkpoint[1], redactor, what=what))
+    if batch.delta is not None and not isinstance(batch.delta[1], str):
+        batch.delta = (batch.delta[0], encode(batch.delta[1], redactor, what=what))
+    batch.llm_calls = [(role, rec if isinstance(rec, str) else encode(
+        rec, redactor, what=f"an LLM call record of task {batch.task_id!r}")) for role, rec in batch.llm_calls]
 
 
 def write_batch(conn: sqlite3.Connection, batch: TaskBatch, now: float) -> list[str]:

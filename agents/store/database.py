@@ -35,7 +35,15 @@ from pydantic import BaseModel
 from agents.events import AnyEvent, parse_event
 from agents.results import TaskResult
 from agents.store import fencing
-from agents.store.batch import LeaseLostError, OutputRow, TaskBatch, last_seq, load_state, write_batch
+from agents.store.batch import (
+    LeaseLostError,
+    OutputRow,
+    TaskBatch,
+    encode_batch,
+    last_seq,
+    load_state,
+    write_batch,
+)
 from agents.store.blobs import BlobDir
 from agents.store.codec import decode, encode
 from agents.store.errors import (
@@ -177,14 +185,17 @@ class Store:
                                    checkpoint=None if state_json is None else (at_seq, state_json)))
         return [event for _, event in written]
 
-    def finish_task(self, task_id: str, result: TaskResult) -> None:
-        """Store the final result and its status in one transaction."""
+    def finish_task(self, task_id: str, result: TaskResult, *, generation: int | None = None) -> None:
+        """Store the final result and its status in one transaction (fenced by ``generation`` when given)."""
         if result.task_id != task_id:
             raise InvalidWriteError(f"the result is for task {result.task_id!r}, not {task_id!r}; "
                                     "store each result under its own task id")
         result_json = encode(result.model_dump(mode="json"), self._redactor, what=f"the result of {task_id!r}")
         with self._write() as conn:
             self._require_task(conn, task_id)
+            lost = None if generation is None else fencing.check(conn, task_id, generation)
+            if lost is not None:
+                raise LeaseLostError(task_id, generation, lost)  # type: ignore[arg-type]
             conn.execute("UPDATE tasks SET status = ?, stopped_reason = ?, result_json = ?, wall_s = ?,"
                          " total_tokens = ?, updated_at = ? WHERE task_id = ?",
                          (result.status, result.stopped_reason, result_json, result.timings.wall_s,
@@ -280,6 +291,7 @@ class Store:
         if batch.empty():
             return
         self._check_status(batch.status)
+        encode_batch(batch, self._redactor)
         now = self._clock()
         with self._write() as conn:
             self._require_task(conn, batch.task_id)
