@@ -4,6 +4,7 @@ waits (the test SIGKILLs its whole process group at the chosen moment).
     driver_script.py STORE NOTE                      the original scenario: note, slow step, lookup
     driver_script.py STORE --plan SHAPE TAGFILE SECONDS TOOL    a crash-matrix task (support.crash_tools)
 
+Without RAY_ADDRESS the driver starts a private local Ray (its process group holds the driver and that Ray).
 Prints ``TASK <id>`` once submitted, then ``STARTED <step>`` / ``FINISHED <step>`` as events arrive."""
 
 from __future__ import annotations
@@ -36,12 +37,16 @@ def main(argv: list[str]) -> None:
     cloudpickle.register_pickle_by_value(support)
     store = Path(argv[1])
     if argv[2] == "--plan":
-        plan, tools = crash_tools.plan(argv[3], argv[4], float(argv[5]), argv[6]), crash_tools.TOOLS
+        llm, tools = FunctionLLM(crash_tools.replanning_script), crash_tools.TOOLS
+        task = crash_tools.task_text(argv[3], argv[4], float(argv[5]), argv[6])
     else:
         plan, tools = _original(argv[2])
-    orch = Orchestrator(llm=FunctionLLM(crash_tools.script(plan)), tools=tools,
-                        config=RuntimeConfig(store_path=store, num_executors=4))
-    handle = orch.submit("write the tags")
+        llm, task = FunctionLLM(crash_tools.script(plan)), "write a note, wait, look up Rome"
+    # RAY_ADDRESS (set by the crash matrix) joins the test's Ray: the kill then takes the driver and its job's
+    # actors, not a whole private Ray, and each crash point skips a Ray start-up.
+    orch = Orchestrator(llm=llm, tools=tools,
+                        config=RuntimeConfig(store_path=store, num_executors=4, ship_code=False))
+    handle = orch.submit(task)
     print(f"TASK {handle.task_id}", flush=True)
     for event in handle.events():
         if event.type == "step_started":

@@ -5,11 +5,11 @@ system honouring an ``Idempotency-Key`` header, applies a key once."""
 from __future__ import annotations
 
 import fcntl
+import re
 import time
 from pathlib import Path
 
 from agents import tool
-
 from support import wire
 
 
@@ -64,6 +64,22 @@ def plan(shape: str, path: str, seconds: float, tool_name: str = "append_tag") -
     deps = {"chain": [[], [1], [2], [3]], "fanout": [[], [1], [1], [1], [2, 3, 4]]}[shape]
     return wire.plan(*[wire.step(i + 1, tool_name, {"path": path, "tag": f"t{i + 1}", "seconds": seconds}, deps=d)
                        for i, d in enumerate(deps)])
+
+
+def task_text(shape: str, path: str, seconds: float, tool_name: str) -> str:
+    """The task a crash-matrix driver submits: it names its plan, so any process can plan it again (a driver
+    killed before its plan reached the store is resumed by a process that never saw it)."""
+    return f"write the tags [{shape}|{path}|{seconds}|{tool_name}]"
+
+
+def replanning_script(request) -> str:
+    """Role replies for any ``task_text`` task: the planner reads the plan's parameters from the task."""
+    if request.role != "planner":
+        return {"router": wire.route(), "reflector": wire.reflection(answer="tags written")}[request.role]
+    text = " ".join(str(m.get("content", "")) for m in request.messages)
+    shape, path, seconds, tool_name = re.search(r"write the tags \[([^|\]]+)\|([^|\]]+)\|([^|\]]+)\|([^|\]]+)\]",
+                                                text).groups()
+    return plan(shape, path, float(seconds), tool_name)
 
 
 def script(plan_json: str):
