@@ -35,15 +35,7 @@ from pydantic import BaseModel
 from agents.events import AnyEvent, parse_event
 from agents.results import TaskResult
 from agents.store import fencing
-from agents.store.batch import (
-    LeaseLostError,
-    OutputRow,
-    TaskBatch,
-    encode_batch,
-    last_seq,
-    load_state,
-    write_batch,
-)
+from agents.store.batch import LeaseLostError, OutputRow, TaskBatch, encode_batch, last_seq, load_state, write_batch
 from agents.store.blobs import BlobDir
 from agents.store.codec import decode, encode
 from agents.store.errors import (
@@ -134,8 +126,8 @@ class Store:
         """Close the connection (idempotent). Later calls raise ``StoreClosedError``."""
         with self._lock:
             if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+                self._conn, conn = None, self._conn
+                conn.close()
 
     def __enter__(self) -> Self:
         return self
@@ -273,17 +265,15 @@ class Store:
     # ------------------------------------------------------------------ step outputs
     def put_step_output(self, task_id: str, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
         """Record an attempt's output; large ones are written to a blob file before the row commits."""
-        self.write_batch(TaskBatch(task_id, None, outputs=[self.output_row(task_id, plan_version, step_id, attempt,
-                                                                            output)]))
+        row = self.output_row(task_id, plan_version, step_id, attempt, output)
+        self.write_batch(TaskBatch(task_id, None, outputs=[row]))
 
     def output_row(self, task_id: str, plan_version: int, step_id: int, attempt: int, output: Any) -> OutputRow:
         """``output`` encoded and redacted for a ``TaskBatch`` (a large one is written to its blob file now)."""
         text = encode(output, self._redactor, what=f"the output of step {step_id} of task {task_id!r}")
         size = len(text.encode("utf-8"))
-        body, blob = (text, None)
-        if size > self._blob_threshold:
-            body, blob = None, self._blobs.write(task_id, plan_version, step_id, attempt, text)
-        return (task_id, plan_version, step_id, attempt, body, blob, size, self._clock())
+        blob = self._blobs.write(task_id, plan_version, step_id, attempt, text) if size > self._blob_threshold else None
+        return (task_id, plan_version, step_id, attempt, None if blob else text, blob, size, self._clock())
 
     def write_batch(self, batch: TaskBatch) -> None:
         """Commit one runner's writes of one tick in one transaction, fenced by ``batch.generation``: raises
@@ -299,18 +289,6 @@ class Store:
         for path in replaced:
             self._blobs.unlink(path)  # replaced by a small output: the file is garbage now
 
-    # ------------------------------------------------------------------ ownership (leases)
-    def acquire_lease(self, task_id: str, owner: str = "") -> int:
-        """Take the task over (``resume``, a restarted Supervisor): returns the new generation; every write of
-        an older generation is refused from now on."""
-        with self._write() as conn:
-            self._require_task(conn, task_id)
-            return fencing.acquire(conn, task_id, owner=owner, now=self._clock())
-
-    def lease_generation(self, task_id: str) -> int | None:
-        with self._read() as conn:
-            return fencing.current(conn, task_id)
-
     def get_step_outputs(self, task_id: str, plan_version: int | None = None) -> dict[tuple[int, int], Any]:
         """``(plan_version, step_id) → output`` of each step's latest recorded attempt."""
         query = "SELECT plan_version, step_id, body_json, blob_path FROM step_outputs WHERE task_id = ?"
@@ -321,6 +299,12 @@ class Store:
             rows = conn.execute(query + " ORDER BY plan_version, step_id, attempt", args).fetchall()
         latest = {(r[0], r[1]): (r[2], r[3]) for r in rows}  # ascending attempts: the last one wins
         return {k: decode(body if body is not None else self._blobs.read(blob)) for k, (body, blob) in latest.items()}
+
+    def acquire_lease(self, task_id: str, owner: str = "") -> int:
+        """Take the task over (resume, Supervisor restart): the new generation; older ones' writes are refused."""
+        with self._write() as conn:
+            self._require_task(conn, task_id)
+            return fencing.acquire(conn, task_id, owner=owner, now=self._clock())
 
     # ------------------------------------------------------------------ idempotency journal
     def journal_get(self, key: str) -> JournalRecord | None:

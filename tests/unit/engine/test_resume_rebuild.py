@@ -127,9 +127,7 @@ def test_the_stored_checkpoint_is_the_full_copy_plus_every_later_delta(tmp_path_
         store.create_task("t", "task", {})
         model: dict[str, Any] = {"phase": "route", "steps": {}, "plan_steps": []}
         store.write_batch(TaskBatch("t", None, checkpoint=(0, dict(model))))
-        seq = 0
-        for op in ops:
-            seq += 1
+        for seq, op in enumerate(ops, start=1):
             if op[0] == "full":
                 model = {"phase": "plan", "steps": {str(i): {"status": "pending", "attempts": 0}
                                                     for i in range(1, op[1] + 1)},
