@@ -119,11 +119,14 @@ class Planner:
                              metadata={"task_id": task_id, "round": str(round_no)})
         parser = StreamingPlanParser()
         known: dict[int, PlanStep] = {}
+        waited: set[int] = set()  # ids the known steps depend on: O(1) per streamed step, not O(known)
 
         def accept(new_steps: list[PlanStep]) -> list[PlanStep]:
             for step in new_steps:
-                validate_step(step, known, self._schemas, max_steps=self._options.max_steps, completed=completed)
+                validate_step(step, known, self._schemas, max_steps=self._options.max_steps, completed=completed,
+                              waited_for=waited)
                 known[step.step_id] = step
+                waited.update(step.depends_on)
                 steps.append(step)
             return new_steps
 
