@@ -199,3 +199,14 @@ def test_a_stale_dispatcher_runs_nothing(store):
     with pytest.raises(LeaseLostToolError, match="another runner owns the task"):
         asyncio.run(dispatcher.call("write", {"value": 1}, idempotency_key="t:w", fence=ToolFence(1, 0, "old")))
     assert ran == []
+
+
+def test_lease_errors_cross_process_boundaries_intact():
+    import pickle
+
+    from agents.tools.dispatch import LeaseLostToolError
+
+    for error in (LeaseLostError("t", 1, 2), LeaseLostToolError("tool 'w' was not run", tool_name="w")):
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and str(back) == str(error)
+    assert pickle.loads(pickle.dumps(LeaseLostError("t", 1, 2))).current == 2
