@@ -78,8 +78,7 @@ class PlanExecution:
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], _Running] = {}
-        self._plan_written = len(state.plan_steps)
-        """How many plan steps the stored state holds (a delta carries the ones streamed after them)."""
+        self._plan_written = len(state.plan_steps)  # the stored state's plan steps: a delta carries those after
         self._plan_iter: AsyncIterator[PlanItem] | None = None
         self._plan_next: asyncio.Future[PlanItem] | None = None
         self._plan_broken = False
@@ -88,6 +87,7 @@ class PlanExecution:
         if state.plan_complete:
             self._rebuild_from_state()
         else:
+            self._forget_partial_plan()
             self._plan_iter = runtime.plan(state.task_id, state.task, replan).__aiter__()
 
     # ------------------------------------------------------------------ the derived checkpoint
@@ -106,6 +106,17 @@ class PlanExecution:
         self._sched, self._facts, self.values = restore(self._st.plan_steps, self._st.steps,
                                                         self._sink.outputs(self._st.plan_version))
         self._steps = {step.step_id: step for step in self._st.plan_steps}
+
+    def _forget_partial_plan(self) -> None:
+        """Resumed mid-stream: the plan is asked for again; a repeated step that completed is kept, as on a replan."""
+        if not self._st.plan_steps:
+            return
+        stored = self._sink.outputs(self._st.plan_version)
+        done = {s.step_id: (s, stored[s.step_id]) for s in self._st.plan_steps
+                if self._st.steps.get(s.step_id, StepState()).status == "completed" and s.step_id in stored}
+        self._kept = {**done, **self._kept}
+        self._st.plan_steps, self._st.steps = [], {}
+        self._plan_written = 0
 
     # ------------------------------------------------------------------ main loop
     async def run(self) -> ExecutionResult:

@@ -97,11 +97,19 @@ class SupervisorCore:
         generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
         if state.phase in ("done", "waiting"):
-            result = self._store.get_result(task_id) or build_result(state, {})
+            result = self._store.get_result(task_id) or self._rebuilt_result(state, generation)
             self._results[task_id] = (state.run, result)
             self._runs[task_id] = state.run
             return state.run
         return self._continue(state, generation)
+
+    def _rebuilt_result(self, state: TaskState, generation: int) -> TaskResult:
+        """The result of a task that finished but died before its result was stored: from the checkpoint and the
+        stored outputs (stored now, so the next reader finds it)."""
+        outputs = {sid: out for (_, sid), out in self._store.get_step_outputs(state.task_id, state.plan_version).items()}
+        result = build_result(state, outputs)
+        self._store.finish_task(state.task_id, result, generation=generation)
+        return result
 
     async def reattach(self) -> list[str]:
         """Resume every task the store says is still running (after a Supervisor or driver crash)."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from agents.store import fencing
 from agents.store.codec import decode, encode
-from agents.store.errors import EventSequenceError, StoreError
+from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoundError
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
@@ -80,10 +80,12 @@ def write_batch(conn: sqlite3.Connection, batch: TaskBatch, now: float) -> list[
     """Write ``batch`` inside the caller's transaction; returns blob paths the batch's outputs replaced.
     Raises ``LeaseLostError`` (the caller rolls back) when the writer's generation lost the lease."""
     task_id = batch.task_id
-    if batch.generation is not None:
-        lost = fencing.check(conn, task_id, batch.generation)
-        if lost is not None:
-            raise LeaseLostError(task_id, batch.generation, lost)
+    holder = fencing.current(conn, task_id)
+    if holder is None:  # no lease row: the task may not exist at all (with one, its foreign key says it does)
+        if conn.execute("SELECT 1 FROM tasks WHERE task_id = ?", (task_id,)).fetchone() is None:
+            raise StoreTaskNotFoundError(task_id)
+    elif batch.generation is not None and holder != batch.generation:
+        raise LeaseLostError(task_id, batch.generation, holder)
     if batch.events:
         expected = last_seq(conn, task_id) + 1
         for offset, row in enumerate(batch.events):
@@ -106,7 +108,8 @@ def write_batch(conn: sqlite3.Connection, batch: TaskBatch, now: float) -> list[
         conn.execute("INSERT OR REPLACE INTO checkpoint_deltas(task_id, seq, delta_json) VALUES (?, ?, ?)",
                      (task_id, *batch.delta))
         conn.execute("UPDATE checkpoints SET version = version + 1, updated_at = ? WHERE task_id = ?", (now, task_id))
-    _set_status(conn, task_id, batch.status, now)
+    if batch.status is not None or batch.checkpoint is not None:
+        _set_status(conn, task_id, batch.status, now)  # per-step writes (events, deltas) leave the task row alone
     return replaced
 
 

@@ -35,9 +35,17 @@ from pydantic import BaseModel
 from agents.events import AnyEvent, parse_event
 from agents.results import TaskResult
 from agents.store import fencing
-from agents.store.batch import LeaseLostError, OutputRow, TaskBatch, encode_batch, last_seq, load_state, write_batch
+from agents.store.batch import (
+    LeaseLostError,
+    OutputRow,
+    TaskBatch,
+    encode_batch,
+    last_seq,
+    load_state,
+    write_batch,
+)
 from agents.store.blobs import BlobDir
-from agents.store.codec import decode, encode
+from agents.store.codec import decode, encode, encode_flagged
 from agents.store.errors import (
     BlobMissingError,
     EventSequenceError,
@@ -284,7 +292,6 @@ class Store:
         encode_batch(batch, self._redactor)
         now = self._clock()
         with self._write() as conn:
-            self._require_task(conn, batch.task_id)
             replaced = write_batch(conn, batch, now)
         for path in replaced:
             self._blobs.unlink(path)  # replaced by a small output: the file is garbage now
@@ -384,10 +391,9 @@ class Store:
         if event.task_id != task_id:
             raise InvalidWriteError(f"event seq {event.seq} belongs to task {event.task_id!r}, not {task_id!r}; "
                                     "commit each task's events under its own id")
-        plain = event.model_dump(mode="json")
-        redacted = self._redactor.redact(plain)
-        body = encode(redacted, self._redactor, what=f"event {event.type}")
-        return (task_id, event.seq, event.type, event.ts, body), (event if redacted == plain else parse_event(redacted))
+        # Checked on the JSON text first: walking every event's payload to redact it cost ~0.25 ms per step.
+        body, redacted = encode_flagged(event.model_dump(mode="json"), self._redactor, what=f"event {event.type}")
+        return (task_id, event.seq, event.type, event.ts, body), (parse_event(decode(body)) if redacted else event)
 
     @staticmethod
     def _check_status(status: str | None) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, assert_never
 
 from agents.store.codec import decode
-from agents.store.fencing import ClaimOutcome, Claimed, Fence, Held, LeaseLost, Recorded
+from agents.store.fencing import Claimed, ClaimOutcome, Fence, Held, LeaseLost, Recorded
 
 __all__ = ["DEFAULT_CLAIM_GRACE_S", "JournalBackend", "StoreJournal", "claim_reply", "task_id_of_key"]
 
