@@ -66,28 +66,11 @@ from agents.store.schema import SCHEMA_VERSION, migrate, open_connection
 from agents.store.schema import schema_version as _schema_version
 
 __all__ = [  # noqa: RUF022 - grouped: the store, its records, its errors
-    "Store",
-    "StoreJournal",
-    "DEFAULT_BLOB_THRESHOLD_BYTES",
-    "SCHEMA_VERSION",
-    "REDACTED",
-    "StoreStatus",
-    "TaskRow",
-    "TaskSummary",
-    "JournalRecord",
-    "StoreError",
-    "StoreClosedError",
-    "TaskExistsError",
-    "StoreTaskNotFoundError",
-    "EventSequenceError",
-    "SchemaVersionError",
-    "StoreSerializationError",
-    "BlobMissingError",
-    "SecretTooShortError",
-    "InvalidWriteError",
+    "Store", "StoreJournal", "TaskBatch", "Fence", "DEFAULT_BLOB_THRESHOLD_BYTES", "SCHEMA_VERSION", "REDACTED",
+    "StoreStatus", "TaskRow", "TaskSummary", "JournalRecord",
+    "StoreError", "StoreClosedError", "TaskExistsError", "StoreTaskNotFoundError", "EventSequenceError",
+    "SchemaVersionError", "StoreSerializationError", "BlobMissingError", "SecretTooShortError", "InvalidWriteError",
     "LeaseLostError",
-    "TaskBatch",
-    "Fence",
 ]
 
 DEFAULT_BLOB_THRESHOLD_BYTES = 256 * 1024
