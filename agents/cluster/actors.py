@@ -7,12 +7,13 @@ Only the executor and the Supervisor have classes of their own here, because onl
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
 import pickle
 import socket
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
-from agents.roles.messages import StepOutcome, StepRequest
+from agents.roles.messages import PlanItem, ReplanContext, StepOutcome, StepRequest
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
@@ -68,7 +69,34 @@ class RouterActor(Router, _WhereAmI):
 
 
 class PlannerActor(Planner, _WhereAmI):
-    pass
+    async def plan_batched(self, task_id: str, task: str, replan: ReplanContext | None = None
+                           ) -> AsyncIterator[list[PlanItem]]:
+        """``plan``'s items, the ones produced together in one list: the steps parsed from one chunk of the
+        model's reply become one streamed Ray object instead of one each (a 1,000-step plan given in one
+        reply crosses as one object, not 1,000)."""
+        queue: asyncio.Queue[PlanItem | None] = asyncio.Queue()
+
+        async def produce() -> None:
+            try:
+                async for item in self.plan(task_id, task, replan):
+                    queue.put_nowait(item)
+            finally:
+                queue.put_nowait(None)
+
+        producer = asyncio.ensure_future(produce())
+        try:
+            while True:
+                batch = [await queue.get()]
+                while not queue.empty():
+                    batch.append(queue.get_nowait())
+                items = [item for item in batch if item is not None]
+                if items:
+                    yield items
+                if len(items) < len(batch):
+                    break
+            await producer  # re-raises what the planner raised
+        finally:
+            producer.cancel()
 
 
 class ReflectorActor(Reflector, _WhereAmI):
@@ -146,6 +174,7 @@ class ExecutorActor(_WhereAmI):
             # Inline: the Supervisor has the value with the outcome (one await, no second object to fetch).
             return outcome, None
         return dataclasses.replace(outcome.without_output(), output_inline=False), outcome.output
+
 
 
 _INLINE_OUTPUT_BYTES = 64 * 1024

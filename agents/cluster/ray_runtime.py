@@ -146,11 +146,12 @@ class RayRuntime:
             index = self._planner.balance.acquire()
             try:
                 planner = self._planner.handles[index]
-                stream = planner.plan.options(num_returns="streaming").remote(task_id, task, replan)
+                # Items the planner produced together arrive as one object (PlannerActor.plan_batched).
+                stream = planner.plan_batched.options(num_returns="streaming").remote(task_id, task, replan)
                 async for ref in stream:
-                    item = await ref
-                    emitted = emitted or isinstance(item, StepEmitted)
-                    yield item
+                    for item in await ref:
+                        emitted = emitted or isinstance(item, StepEmitted)
+                        yield item
                 return
             except _ACTOR_ERRORS as exc:
                 if attempt == _ROLE_RETRIES - 1:

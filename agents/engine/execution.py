@@ -78,6 +78,8 @@ class PlanExecution:
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], _Running] = {}
+        self._finished: list[asyncio.Future[Any]] = []
+        self._wake = asyncio.Event()
         self._plan_written = len(state.plan_steps)  # the stored state's plan steps: a delta carries those after
         self._plan_iter: AsyncIterator[PlanItem] | None = None
         self._plan_next: asyncio.Future[PlanItem] | None = None
@@ -123,19 +125,21 @@ class PlanExecution:
         """Until every step is terminal, the only work left waits for a human, or a cap stops the task."""
         try:
             if self._plan_iter is not None and self._plan_next is None:
-                self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())
+                self._next_plan_item()
             while self._stopped is None:
                 self._dispatch_ready()
-                waitables: set[asyncio.Future[Any]] = set(self._running)
-                if self._plan_next is not None:
-                    waitables.add(self._plan_next)
-                if not waitables or self._stopped is not None:
+                if (not self._running and self._plan_next is None) or self._stopped is not None:
                     break
-                done, _ = await asyncio.wait(waitables, return_when=asyncio.FIRST_COMPLETED)
+                # Woken by the done-callbacks of what finished, not asyncio.wait over every running step:
+                # that re-registered a callback on each of them per wake-up, O(steps in flight) each time.
+                while not self._finished:
+                    self._wake.clear()
+                    await self._wake.wait()
+                done, self._finished = self._finished, []
                 for fut in done:
                     if fut is self._plan_next:
                         self._on_plan_item(fut)
-                    elif fut in self._running:  # not dropped meanwhile by a restart of the plan in `done`
+                    elif fut in self._running:  # not dropped meanwhile by a restart or a retry
                         self._on_step_done(fut)
         except BudgetExceeded as exc:
             self._stopped = Stopped(exc.cap, str(exc))
@@ -193,7 +197,7 @@ class PlanExecution:
                 return
             case _:
                 assert_never(item)
-        self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())  # type: ignore[union-attr]
+        self._next_plan_item()
 
     def _add_step(self, step: PlanStep) -> None:
         sid = step.step_id
@@ -288,6 +292,15 @@ class PlanExecution:
     def _launch(self, run: _Running) -> None:
         fut = asyncio.ensure_future(self._await_outcome(run))
         self._running[fut] = run
+        fut.add_done_callback(self._on_finished)
+
+    def _on_finished(self, fut: asyncio.Future[Any]) -> None:
+        self._finished.append(fut)
+        self._wake.set()
+
+    def _next_plan_item(self) -> None:
+        self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())  # type: ignore[union-attr]
+        self._plan_next.add_done_callback(self._on_finished)
 
     async def _await_outcome(self, run: _Running) -> tuple[StepOutcome, Any]:
         """The outcome and, for a success, the output value (inline in the outcome when small; fetched here
