@@ -136,11 +136,13 @@ def _kill_resume_and_check(root: Path, store: Path, orch: Orchestrator, shape: s
                            address: str | None) -> None:
     tags_file = root / f"{shape}-{tool}-{when.replace(' ', '')}-{address is None}.tags"
     task_id = _drive_and_kill(store, shape, tags_file, tool, when, address)
+    completed = _completed_in_store(store, task_id)
     result = orch.resume(task_id).result(timeout=180)
     assert result.status == "accepted", result.error
     assert [s.status for s in result.steps] == ["completed"] * STEPS[shape]
     writes = Counter(crash_tools.tags(tags_file))
     assert set(writes) == {f"t{i}" for i in range(1, STEPS[shape] + 1)}, writes
+    assert all(writes[f"t{sid}"] == 1 for sid in completed), f"a step the store held completed ran again: {writes}"
     twice = [tag for tag, n in writes.items() if n > 1]
     assert all(n <= 2 for n in writes.values()), writes
     if tool == "append_tag_keyed":
@@ -151,16 +153,26 @@ def _kill_resume_and_check(root: Path, store: Path, orch: Orchestrator, shape: s
         assert len(twice) <= in_flight_max, writes
     _assert_causal(_events(store, task_id), DEPS[shape])
     _report(f"driver {'private Ray' if address is None else 'on shared Ray'}", shape, tool, when, writes,
-            result.status)
+            result.status, completed)
 
 
-def _report(kill: str, shape: str, tool: str, when: str, writes: Counter, status: str) -> None:
+def _report(kill: str, shape: str, tool: str, when: str, writes: Counter, status: str,
+            completed: list[int] | None = None) -> None:
     """One line per crash point for docs/reliability.md, when TETRARCH_CRASH_REPORT names a file."""
     target = os.environ.get("TETRARCH_CRASH_REPORT")
     if target:
         with open(target, "a") as f:
             f.write(json.dumps({"kill": kill, "shape": shape, "tool": tool, "when": when,
-                                "writes": dict(sorted(writes.items())), "status": status}) + "\n")
+                                "writes": dict(sorted(writes.items())), "status": status,
+                                "completed_in_store_at_kill": sorted(completed or [])}) + "\n")
+
+
+def _completed_in_store(store: Path, task_id: str) -> list[int]:
+    from agents.store import Store
+
+    with Store(store) as s:
+        state = s.load_checkpoint(task_id) or {}
+    return [int(sid) for sid, rec in state.get("steps", {}).items() if rec["status"] == "completed"]
 
 
 def _events(store: Path, task_id: str):
