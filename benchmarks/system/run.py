@@ -224,15 +224,15 @@ def _markdown(results: dict[str, Any]) -> list[str]:
     md += [f"| dispatch overhead per step ({r['steps']} no-op steps; median of "
            f"{', '.join(f'{x:.2f}' for x in r.get('per_step_ms_runs', [r['per_step_ms']]))}) | "
            f"{r['per_step_ms']:.2f} ms | ≤ 2 ms |" for r in d["runs"]]
-    md += [f"| dispatch overhead, {d['runs'][-1]['steps']} vs {d['runs'][0]['steps']} steps | "
-           f"{d['spread'] * 100:.0f}% apart (load average {d['load_at_start']} at the start, "
-           f"{d.get('load_at_end', '?')} at the end) | within 20% |",
-           f"| makespan / critical-path bound ({m['steps']}-step random DAGs, 100 ms tools, 2 executors) | "
-           f"{m['median_ratio_vs_measured']:.3f} (vs measured step times), {m['median_ratio_vs_ideal']:.3f} "
-           f"(vs 100 ms each) | ≤ 1.05 |",
+    md += [(f"| dispatch overhead, {d['runs'][-1]['steps']} vs {d['runs'][0]['steps']} steps | "
+            f"{d['spread'] * 100:.0f}% apart (load average {d['load_at_start']} at the start, "
+            f"{d.get('load_at_end', '?')} at the end) | within 20% |"),
+           (f"| makespan / critical-path bound ({m['steps']}-step random DAGs, 100 ms tools, 2 executors) | "
+            f"{m['median_ratio_vs_measured']:.3f} (vs measured step times), {m['median_ratio_vs_ideal']:.3f} "
+            f"(vs 100 ms each) | ≤ 1.05 |"),
            f"| first dispatch after the planner's first step reaches the Supervisor | {f['median_ms']:.1f} ms | ≤ 20 ms |",
-           f"| concurrent tasks held | {c['running_at_once']} running at once ({c['accepted']}/{c['tasks']} accepted) "
-           f"| ≥ 200 |",
+           (f"| concurrent tasks held | {c['running_at_once']} running at once ({c['accepted']}/{c['tasks']} "
+            f"accepted) | ≥ 200 |"),
            f"| Supervisor memory per idle task | {c['kb_per_idle_task']:.0f} KB | ≤ 1 MB |"]
     return md
 

@@ -15,12 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support import crash_tools  # noqa: E402
-from support import tools as T  # noqa: E402
-from support import wire  # noqa: E402
+from support import (
+    crash_tools,
+    wire,
+)
+from support import tools as T
 
-from agents import Orchestrator, RuntimeConfig  # noqa: E402
-from agents.llm import FunctionLLM  # noqa: E402
+from agents import Orchestrator, RuntimeConfig
+from agents.llm import FunctionLLM
 
 
 def _original(note: str) -> tuple[str, list]:

@@ -139,7 +139,8 @@ def _kill_resume_and_check(root: Path, store: Path, orch: Orchestrator, shape: s
     completed = _completed_in_store(store, task_id)
     result = orch.resume(task_id).result(timeout=180)
     assert result.status == "accepted", result.error
-    assert [s.status for s in result.steps] == ["completed"] * STEPS[shape]
+    assert [s.status for s in result.steps] == ["completed"] * STEPS[shape], [
+        (s.step_id, s.status, s.error) for s in result.steps]  # the errors say why, should this ever fail
     writes = Counter(crash_tools.tags(tags_file))
     assert set(writes) == {f"t{i}" for i in range(1, STEPS[shape] + 1)}, writes
     assert all(writes[f"t{sid}"] == 1 for sid in completed), f"a step the store held completed ran again: {writes}"
