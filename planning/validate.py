@@ -89,9 +89,10 @@ def validate_plan(plan: Plan, tools: ToolSchemas, *, max_steps: int, completed: 
 
 
 def validate_step(step: PlanStep, known: Mapping[int, PlanStep], tools: ToolSchemas, *, max_steps: int,
-                  completed: Collection[int] = ()) -> None:
+                  completed: Collection[int] = (), waited_for: Collection[int] | None = None) -> None:
     """Check one streamed step against the steps already accepted (``known``). Dependencies on ids that
-    have not arrived are pending, not errors; ``validate_plan`` settles them at the end."""
+    have not arrived are pending, not errors; ``validate_plan`` settles them at the end. ``waited_for``: the
+    ids the known steps depend on, kept by a caller that streams many steps (else computed, O(known))."""
     problems: list[PlanProblem] = []
     if len(known) + 1 > max_steps:
         problems.append(PlanProblem(ProblemCode.TOO_MANY_STEPS, f"the plan has more than {max_steps} steps; the "
@@ -103,7 +104,9 @@ def validate_step(step: PlanStep, known: Mapping[int, PlanStep], tools: ToolSche
     # The known steps passed this check one by one, so a new cycle must run through the new step, and it
     # can only if some known step waits for it (a forward reference). Without one, skip the graph: a
     # whole-graph search per streamed step made long plans O(n²).
-    if any(step.step_id in s.depends_on for s in known.values()):
+    forward = (step.step_id in waited_for if waited_for is not None
+               else any(step.step_id in s.depends_on for s in known.values()))
+    if forward:
         deps = {s.step_id: s.depends_on for s in known.values()}
         deps[step.step_id] = step.depends_on
         cycle = _find_cycle(deps.items())

@@ -7,10 +7,13 @@ Only the executor and the Supervisor have classes of their own here, because onl
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 import os
+import pickle
 import socket
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,13 +28,16 @@ from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
-from agents.roles.messages import StepOutcome, StepRequest
+from agents.roles.messages import PlanItem, ReplanContext, StepOutcome, StepRequest
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.store import Store
+from agents.store.fencing import Fence as StoreFence
+from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
 from agents.tools.mcp import MCPServer, MCPTool, ToolCatalog, ToolRefresher
+from agents.tools.journal import ClaimReply, Fence
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -64,7 +70,34 @@ class RouterActor(Router, _WhereAmI):
 
 
 class PlannerActor(Planner, _WhereAmI):
-    pass
+    async def plan_batched(self, task_id: str, task: str, replan: ReplanContext | None = None
+                           ) -> AsyncIterator[list[PlanItem]]:
+        """``plan``'s items, the ones produced together in one list: the steps parsed from one chunk of the
+        model's reply become one streamed Ray object instead of one each (a 1,000-step plan given in one
+        reply crosses as one object, not 1,000)."""
+        queue: asyncio.Queue[PlanItem | None] = asyncio.Queue()
+
+        async def produce() -> None:
+            try:
+                async for item in self.plan(task_id, task, replan):
+                    queue.put_nowait(item)
+            finally:
+                queue.put_nowait(None)
+
+        producer = asyncio.ensure_future(produce())
+        try:
+            while True:
+                batch = [await queue.get()]
+                while not queue.empty():
+                    batch.append(queue.get_nowait())
+                items = [item for item in batch if item is not None]
+                if items:
+                    yield items
+                if len(items) < len(batch):
+                    break
+            await producer  # re-raises what the planner raised
+        finally:
+            producer.cancel()
 
 
 class ReflectorActor(Reflector, _WhereAmI):
@@ -93,6 +126,12 @@ class RemoteJournal:
     async def put(self, key: str, output: Any) -> None:
         await self._journal().put.remote(key, output)
 
+    async def claim(self, key: str, fence: Fence) -> ClaimReply:
+        return await self._journal().claim.remote(key, fence)
+
+    async def record(self, key: str, fence: Fence, output: Any) -> bool:
+        return await self._journal().record.remote(key, fence, output)
+
 
 class JournalActor:
     """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
@@ -106,6 +145,15 @@ class JournalActor:
     def put(self, key: str, output: Any) -> bool:
         task_id = key.split(":", 1)[0]
         return self._store.journal_put(key, task_id, output)
+
+    def claim(self, key: str, fence: Fence) -> ClaimReply:
+        """One SQL statement: of two live runners of the same write, only one gets the claim."""
+        return claim_reply(self._store.journal_claim(key, task_id_of_key(key),
+                                                     StoreFence(fence.generation, fence.token, fence.claimant),
+                                                     DEFAULT_CLAIM_GRACE_S))
+
+    def record(self, key: str, fence: Fence, output: Any) -> bool:
+        return self._store.journal_record(key, StoreFence(fence.generation, fence.token, fence.claimant), output)
 
 
 class ExecutorActor(_WhereAmI):
@@ -130,7 +178,26 @@ class ExecutorActor(_WhereAmI):
         for dep, value in inputs.items():
             resolved[dep] = await value if isinstance(value, ray.ObjectRef) else value
         outcome = await self._role.run(req, resolved)
-        return outcome.without_output(), outcome.output
+        if outcome.ok and _small(outcome.output):
+            # Inline: the Supervisor has the value with the outcome (one await, no second object to fetch).
+            return outcome, None
+        return dataclasses.replace(outcome.without_output(), output_inline=False), outcome.output
+
+
+
+_INLINE_OUTPUT_BYTES = 64 * 1024
+"""Outputs up to this size travel inside the step's outcome; larger ones stay in the object store."""
+
+
+def _small(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float)):
+        return True
+    if isinstance(value, (str, bytes)):
+        return len(value) <= _INLINE_OUTPUT_BYTES
+    try:
+        return len(pickle.dumps(value, protocol=5)) <= _INLINE_OUTPUT_BYTES
+    except Exception:  # noqa: BLE001 - Ray's serializer may still manage; keep it out of line
+        return False
 
 
 class _Forward:

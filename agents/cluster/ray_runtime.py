@@ -183,11 +183,12 @@ class RayRuntime:
             stream = None
             try:
                 planner = self._planner.handles[index]
-                stream = planner.plan.options(num_returns="streaming").remote(task_id, task, replan)
+                # Items the planner produced together arrive as one object (PlannerActor.plan_batched).
+                stream = planner.plan_batched.options(num_returns="streaming").remote(task_id, task, replan)
                 async for ref in stream:
-                    item = await ref
-                    emitted = emitted or isinstance(item, StepEmitted)
-                    yield item
+                    for item in await ref:
+                        emitted = emitted or isinstance(item, StepEmitted)
+                        yield item
                 stream = None
                 return
             except (GeneratorExit, asyncio.CancelledError):

@@ -11,6 +11,7 @@ how the execution ended (``agents.engine.stops``) instead of raising.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any, assert_never
 from agents.engine.gates import needs_confirmation
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.step_records import StepFacts, derive_records, restore
+from agents.engine.step_records import StepFacts, checkpoint_delta, derive_record, derive_records, restore
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
 from agents.errors import BudgetExceeded
@@ -83,7 +84,9 @@ class PlanExecution:
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], _Running] = {}
-        self._persisting: set[asyncio.Future[None]] = set()
+        self._finished: list[asyncio.Future[Any]] = []
+        self._wake = asyncio.Event()
+        self._plan_written = len(state.plan_steps)  # the stored state's plan steps: a delta carries those after
         self._plan_iter: AsyncIterator[PlanItem] | None = None
         self._plan_next: asyncio.Future[PlanItem] | None = None
         self._plan_broken = False
@@ -94,6 +97,7 @@ class PlanExecution:
         if state.plan_complete:
             self._rebuild_from_state()
         else:
+            self._forget_partial_plan()
             # ``stream``: a plan that started before this execution (the speculative plan, buffered while the
             # router decided); otherwise the planner is asked now.
             self.started_early = stream is not None
@@ -117,27 +121,38 @@ class PlanExecution:
                                                         self._sink.outputs(self._st.plan_version))
         self._steps = {step.step_id: step for step in self._st.plan_steps}
 
+    def _forget_partial_plan(self) -> None:
+        """Resumed mid-stream: the plan is asked for again; a repeated step that completed is kept, as on a replan."""
+        if not self._st.plan_steps:
+            return
+        stored = self._sink.outputs(self._st.plan_version)
+        done = {s.step_id: (s, stored[s.step_id]) for s in self._st.plan_steps
+                if self._st.steps.get(s.step_id, StepState()).status == "completed" and s.step_id in stored}
+        self._kept = {**done, **self._kept}
+        self._st.plan_steps, self._st.steps = [], {}
+        self._plan_written = 0
+
     # ------------------------------------------------------------------ main loop
     async def run(self) -> ExecutionResult:
         """Until every step is terminal, the only work left waits for a human, or a cap stops the task."""
         try:
             if self._plan_iter is not None and self._plan_next is None:
-                self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())
+                self._next_plan_item()
             while self._stopped is None:
                 self._dispatch_ready()
-                waitables: set[asyncio.Future[Any]] = set(self._running)
-                if self._plan_next is not None:
-                    waitables.add(self._plan_next)
-                if not waitables or self._stopped is not None:
+                if (not self._running and self._plan_next is None) or self._stopped is not None:
                     break
-                done, _ = await asyncio.wait(waitables, return_when=asyncio.FIRST_COMPLETED)
+                # Woken by the done-callbacks of what finished, not asyncio.wait over every running step:
+                # that re-registered a callback on each of them per wake-up, O(steps in flight) each time.
+                while not self._finished:
+                    self._wake.clear()
+                    await self._wake.wait()
+                done, self._finished = self._finished, []
                 for fut in done:
                     if fut is self._plan_next:
                         self._on_plan_item(fut)
-                    elif fut in self._running:  # not dropped meanwhile by a restart of the plan in `done`
+                    elif fut in self._running:  # not dropped meanwhile by a restart or a retry
                         self._on_step_done(fut)
-            if self._persisting:
-                await asyncio.gather(*self._persisting)
         except BudgetExceeded as exc:
             self._stopped = Stopped(exc.cap, str(exc))
         except BaseException:
@@ -163,8 +178,6 @@ class PlanExecution:
                 await self._plan_iter.aclose()  # type: ignore[attr-defined]
             except Exception:  # noqa: BLE001 - closing a broken stream must not mask the real error
                 pass
-        for fut in self._persisting:
-            fut.cancel()
 
     def _charge(self, role: str, spend: Spend) -> None:
         record_spend(self._st, self._sink, role, spend)
@@ -198,7 +211,7 @@ class PlanExecution:
                 return
             case _:
                 assert_never(item)
-        self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())  # type: ignore[union-attr]
+        self._next_plan_item()
 
     def _add_step(self, step: PlanStep) -> None:
         sid = step.step_id
@@ -238,9 +251,7 @@ class PlanExecution:
             run.handle.cancel()
             fut.cancel()
         self._running.clear()
-        for task in self._persisting:
-            task.cancel()
-        self._persisting.clear()
+        self._plan_written = 0
         self._sched = Scheduler()
         self._steps.clear()
         self._facts.clear()
@@ -277,7 +288,8 @@ class PlanExecution:
             request = StepRequest(
                 task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
                 attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
-                modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed)
+                modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
+                generation=self._sink.generation)
             handle = self._dispatch(request)
             self._launch(_Running(sid, attempt, request, handle))
             now = self._clock()
@@ -298,11 +310,26 @@ class PlanExecution:
     def _launch(self, run: _Running) -> None:
         fut = asyncio.ensure_future(self._await_outcome(run))
         self._running[fut] = run
+        fut.add_done_callback(self._on_finished)
 
-    async def _await_outcome(self, run: _Running) -> StepOutcome:
+    def _on_finished(self, fut: asyncio.Future[Any]) -> None:
+        self._finished.append(fut)
+        self._wake.set()
+
+    def _next_plan_item(self) -> None:
+        self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())  # type: ignore[union-attr]
+        self._plan_next.add_done_callback(self._on_finished)
+
+    async def _await_outcome(self, run: _Running) -> tuple[StepOutcome, Any]:
+        """The outcome and, for a success, the output value (inline in the outcome when small; fetched here
+        when not, so the step's completion, its output and its event are written together)."""
         # The executor enforces the step timeout itself; this outer bound also covers a wedged executor.
         try:
-            return await asyncio.wait_for(run.handle.outcome(), timeout=run.request.timeout_s + 10.0)
+            async with asyncio.timeout(run.request.timeout_s + 10.0):
+                outcome = await run.handle.outcome()
+                if not outcome.ok or outcome.output_inline:
+                    return outcome, outcome.output
+                return outcome, await self._rt.fetch(run.handle.output_ref)
         except TimeoutError:
             run.handle.cancel()
             # The executor did not even enforce the step timeout itself: its process is wedged (a tool blocked its
@@ -314,12 +341,13 @@ class PlanExecution:
                                error_kind="timeout", executor=getattr(run.handle, "executor", ""),
                                error=f"step {run.step_id} did not answer within step_timeout_s="
                                      f"{run.request.timeout_s:g}s: {executor} stopped responding (the tool may block "
-                                     "its process) and was restarted; fix the tool or raise step_timeout_s")
+                                     "its process) and was restarted; fix the tool or raise step_timeout_s"), None
 
     def _on_step_done(self, fut: asyncio.Future[Any]) -> None:
         run = self._running.pop(fut)
+        value = None
         try:
-            outcome: StepOutcome = fut.result()
+            outcome, value = fut.result()
         except ExecutorLost as exc:
             if run.redispatches < _EXECUTOR_LOSS_REDISPATCHES:
                 self._redispatch(run, exc)
@@ -333,19 +361,16 @@ class PlanExecution:
         if self._sched.state(run.step_id) is not SchedState.RUNNING or self._sched.attempt(run.step_id) != run.attempt:
             return  # a stale attempt (its step was reset by a retry); its result is dropped
         if outcome.ok:
-            self._sched.complete(run.step_id, run.handle.output_ref)
-            self._st.consecutive_errors = 0
-            task = asyncio.ensure_future(self._persist(run, outcome))
-            self._persisting.add(task)
-            task.add_done_callback(self._persisting.discard)
+            self._complete(run, outcome, value)
         else:
             self._record_failure(run.step_id, run.attempt, outcome)
 
     def _redispatch(self, run: _Running, exc: ExecutorLost) -> None:
         """The same attempt, on another executor: not a step failure (no retry budget is spent), but the log
-        says it happened and where."""
+        says it happened and where. The higher dispatch number lets its write tool take the lost call's claim."""
         run.redispatches += 1
         lost_on = getattr(run.handle, "executor", "")
+        run.request = dataclasses.replace(run.request, dispatch=run.request.dispatch + 1)
         run.handle = self._dispatch(run.request)
         self._launch(run)
         self._sink.emit(StepFailedPayload(
@@ -355,18 +380,24 @@ class PlanExecution:
             finished_at=self._clock(), plan_version=self._st.plan_version))
         self._emit_started(run.step_id, run.attempt, run.request.step, run.handle)
 
-    async def _persist(self, run: _Running, outcome: StepOutcome) -> None:
-        """Fetch the output (off the dispatch path: dependents already got the reference) and store it, before
-        the event that says the step finished."""
-        value = await self._rt.fetch(run.handle.output_ref)
-        self.values[run.step_id] = value
-        self._sink.put_output(self._st.plan_version, run.step_id, run.attempt, value)
-        self._facts[run.step_id] = StepFacts(started_at=outcome.started_at, finished_at=outcome.finished_at,
-                                          tool_attempts=outcome.tool_attempts, from_journal=outcome.from_journal)
-        self._sink.emit(StepFinishedPayload(step_id=run.step_id, attempt=run.attempt, output_preview=_preview(value),
+    def _complete(self, run: _Running, outcome: StepOutcome, value: Any) -> None:
+        """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
+        dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
+        Dependents get the value itself when it came inline, else the output's reference (no second copy)."""
+        sid = run.step_id
+        self._sched.complete(sid, value if outcome.output_inline else run.handle.output_ref)
+        self._st.consecutive_errors = 0
+        self.values[sid] = value
+        self._sink.put_output(self._st.plan_version, sid, run.attempt, value)
+        self._facts[sid] = StepFacts(started_at=outcome.started_at, finished_at=outcome.finished_at,
+                                     tool_attempts=outcome.tool_attempts, from_journal=outcome.from_journal)
+        delta = checkpoint_delta(self._st, {sid: derive_record(self._sched, self._steps, self._facts, sid)},
+                                 self._plan_written)
+        self._plan_written = len(self._st.plan_steps)
+        self._sink.emit(StepFinishedPayload(step_id=sid, attempt=run.attempt, output_preview=_preview(value),
                                             started_at=outcome.started_at, finished_at=outcome.finished_at,
                                             plan_version=self._st.plan_version, executor=outcome.executor,
-                                            node_id=outcome.node_id), self.checkpoint())
+                                            node_id=outcome.node_id), delta=delta)
 
     def _record_failure(self, step_id: int, attempt: int, outcome: StepOutcome) -> None:
         self._sched.fail(step_id, outcome.error or "failed")
@@ -377,6 +408,7 @@ class PlanExecution:
                                           error=outcome.error or "failed", started_at=outcome.started_at,
                                           finished_at=outcome.finished_at, plan_version=self._st.plan_version,
                                           executor=outcome.executor, node_id=outcome.node_id), self.checkpoint())
+        self._plan_written = len(self._st.plan_steps)
         # A refusal counts too: a task whose calls keep being refused stops like one whose calls keep failing.
         self._stopped = self._stopped or self._limits.failures.after_failure(self._st, self._steps[step_id], outcome)
 

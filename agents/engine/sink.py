@@ -6,6 +6,7 @@ everything in lists for tests and for the in-process runtime.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -15,7 +16,8 @@ from pydantic import BaseModel
 from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
-from agents.store import Store
+from agents.store import Store, TaskBatch
+from agents.store.batch import merge_deltas
 from agents.store.redact import MIN_SECRET_LEN, Redactor
 from agents.store.scrub import scrub_task
 
@@ -23,8 +25,13 @@ __all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
 
 
 class TaskSink(Protocol):
-    def emit(self, payload: BaseModel, checkpoint: TaskState | None = None) -> AnyEvent:
-        """Append one event; when ``checkpoint`` is given, store it in the same atomic commit."""
+    generation: int
+    """The task lease generation this sink writes under (0: unfenced); executors claim write tools with it."""
+
+    def emit(self, payload: BaseModel, checkpoint: TaskState | None = None,
+             delta: dict[str, Any] | None = None) -> AnyEvent:
+        """Append one event; when ``checkpoint`` (the whole state) or ``delta`` (what changed since the last
+        write) is given, store it in the same atomic commit."""
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None: ...
 
@@ -56,12 +63,15 @@ class MemorySink:
         self._clock = clock
         self._seq = first_seq - 1
         self._redactor = Redactor.build()
+        self.generation = 0
+        self.deltas: list[dict[str, Any]] = []
 
     def add_secret(self, value: str) -> None:
         if len(value) >= MIN_SECRET_LEN:
             self._redactor = self._redactor.with_secret(value)
 
-    def emit(self, payload: BaseModel, checkpoint: TaskState | None = None) -> AnyEvent:
+    def emit(self, payload: BaseModel, checkpoint: TaskState | None = None,
+             delta: dict[str, Any] | None = None) -> AnyEvent:
         self._seq += 1
         event = make_event(payload, task_id=self.task_id, seq=self._seq, ts=self._clock())  # type: ignore[arg-type]
         plain = event.model_dump(mode="json")
@@ -71,6 +81,8 @@ class MemorySink:
         self.events.append(event)
         if checkpoint is not None:
             self.checkpoints.append(self._redactor.redact(checkpoint.model_dump(mode="json")))
+        elif delta is not None:
+            self.deltas.append(self._redactor.redact(delta))
         return event
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
@@ -85,29 +97,56 @@ class MemorySink:
 
 
 class StoreSink:
-    """TaskSink over the SQLite store; also feeds live readers of ``wait_events``."""
+    """TaskSink over the SQLite store; also feeds live readers of ``wait_events``.
+
+    Writes are coalesced: everything a runner emits in one event-loop tick (events, outputs, LLM records, the
+    checkpoint or its deltas) is committed in one transaction at the end of the tick, fenced by the lease
+    ``generation`` this runner holds. Live readers see an event once it is durable. When another runner has
+    taken the task over, the commit is refused whole, ``on_lost`` is called (the Supervisor cancels this
+    runner) and every later ``emit`` raises ``LeaseLostError``.
+    """
 
     def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None],
-                 clock: Callable[[], float] = time.time, on_secret: Callable[[], None] | None = None) -> None:
+                 clock: Callable[[], float] = time.time, *, generation: int | None = None,
+                 on_lost: Callable[[Exception], None] | None = None,
+                 on_secret: Callable[[], None] | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
+        self.generation = generation or 0
+        self._on_lost = on_lost
         self._on_secret = on_secret
         self._seq = store.last_seq(task_id)
+        self._batch = TaskBatch(task_id, generation)
+        self._events: list[AnyEvent] = []
+        self._delta: tuple[int, dict[str, Any]] | None = None
+        self._scheduled = False
+        self.lost: Exception | None = None
+        """Why this sink stopped writing (another runner owns the task, or the store refused a write)."""
 
-    def emit(self, payload: BaseModel, checkpoint: TaskState | None = None) -> AnyEvent:
+    def emit(self, payload: BaseModel, checkpoint: TaskState | None = None,
+             delta: dict[str, Any] | None = None) -> AnyEvent:
+        """Append one event; with ``checkpoint`` (the whole state) or ``delta`` (what changed since the last
+        write; ``agents.store.batch``) in the same commit."""
+        if self.lost is not None:
+            raise self.lost
         self._seq += 1
         event = make_event(payload, task_id=self.task_id, seq=self._seq, ts=self._clock())  # type: ignore[arg-type]
-        status = None
+        row, event = self._store.event_row(self.task_id, event)
+        self._batch.events.append(row)
+        self._events.append(event)
         if checkpoint is not None:
-            status = checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status else "running"
-        [event] = self._store.commit(self.task_id, [event],
-                                     checkpoint,  # the model itself: encode serialises it once
-                                     status=status)
-        self._on_event(event)
+            # A full checkpoint covers every delta before it.
+            self._batch.checkpoint, self._delta = (self._seq, checkpoint), None
+            self._batch.status = (checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status
+                                  else "running")
+        elif delta is not None:
+            self._delta = (self._seq, delta if self._delta is None else merge_deltas(self._delta[1], delta))
+        self._schedule()
         return event
 
     def add_secret(self, value: str) -> None:
         if len(value) < MIN_SECRET_LEN or self._store.redact(value) != value:
             return  # too short to redact, or redacted already (registered before, or a key shape)
+        self.flush()  # the writes of this tick land first, then everything written so far is scrubbed
         self._store.add_secret(value)
         # The task row, its first events and the router's call record were written before the plan named the
         # secret (usually given in the task text): rewrite them, and the live copies readers are served.
@@ -116,11 +155,46 @@ class StoreSink:
             self._on_secret()
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
-        self._store.put_step_output(self.task_id, plan_version, step_id, attempt, output)
+        self._batch.outputs.append(self._store.output_row(self.task_id, plan_version, step_id, attempt, output))
+        self._schedule()
 
     def outputs(self, plan_version: int) -> dict[int, Any]:
+        self.flush()
         return {sid: out for (_, sid), out in self._store.get_step_outputs(self.task_id, plan_version).items()}
 
     def record_llm_calls(self, records: Sequence[dict[str, Any]]) -> None:
         for record in records:
-            self._store.record_llm_call(self.task_id, record)
+            role = str((record.get("role") if isinstance(record, dict) else getattr(record, "role", "")) or "")
+            self._batch.llm_calls.append((role, record))
+        if records:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if self._scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()  # no event loop (a plain caller): write at once
+            return
+        self._scheduled = True
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit what was emitted since the last flush (called at the end of each tick, and before reads)."""
+        self._scheduled = False
+        if self.lost is not None:
+            return
+        batch, events = self._batch, self._events
+        if self._delta is not None:
+            batch.delta, self._delta = self._delta, None
+        self._batch, self._events = TaskBatch(self.task_id, batch.generation), []
+        try:
+            self._store.write_batch(batch)
+        except Exception as exc:  # noqa: BLE001 - reported to the runner's owner, which stops the runner
+            self.lost = exc
+            if self._on_lost is not None:
+                self._on_lost(exc)
+            return
+        for event in events:
+            self._on_event(event)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -22,7 +24,7 @@ from agents.engine.task_state import TaskState
 from agents.errors import TaskNotWaitingError, UnknownTaskError
 from agents.events import AnyEvent, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
-from agents.store import Store
+from agents.store import LeaseLostError, Store
 
 __all__ = ["SupervisorCore"]
 
@@ -45,6 +47,8 @@ class SupervisorCore:
         self._needs_reattach = reattach_first
         """A restarted Supervisor (its actor was reconstructed) first resumes the tasks its predecessor ran."""
         self._reattach_lock = asyncio.Lock()
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        """Names this Supervisor in the task leases it takes."""
 
     async def _ready(self) -> None:
         if not self._needs_reattach:
@@ -64,33 +68,48 @@ class SupervisorCore:
         now = self._clock()
         state = TaskState(task_id=task_id, task=task, submitted_at=now)
         self._store.create_task(task_id, task, self._cfg.model_dump(mode="json"))
-        sink = self._sink(task_id)
+        sink = self._sink(task_id, self._store.acquire_lease(task_id, self._owner))
         sink.emit(TaskSubmittedPayload(task=task), state)
         self._start(state, sink)
         return task_id
 
     async def respond(self, task_id: str, text: str) -> int:
         await self._ready()
-        state = self._load(task_id)
         if self._is_running(task_id):
             raise TaskNotWaitingError(task_id, "running")
+        state = self._load(task_id)
         if state.escalation is None:
             raise TaskNotWaitingError(task_id, state.status or state.phase)
+        # Take the task over first, then read it: nothing an older runner writes afterwards is accepted.
+        generation = self._store.acquire_lease(task_id, self._owner)
+        state = self._load(task_id)
         state.human_response = text
-        return self._continue(state)
+        return self._continue(state, generation)
 
     async def resume(self, task_id: str) -> int:
         """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
         await self._ready()
         if self._is_running(task_id):
             return self._runs[task_id]
+        self._load(task_id)  # an unknown task raises here, before any lease is taken
+        # Take the task over first, then read it: a stale runner (a killed driver's workers, the Supervisor
+        # this one replaces) can write nothing after this point, so the state read is the last one.
+        generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
         if state.phase in ("done", "waiting"):
-            result = self._store.get_result(task_id) or build_result(state, {})
+            result = self._store.get_result(task_id) or self._rebuilt_result(state, generation)
             self._results[task_id] = (state.run, result)
             self._runs[task_id] = state.run
             return state.run
-        return self._continue(state)
+        return self._continue(state, generation)
+
+    def _rebuilt_result(self, state: TaskState, generation: int) -> TaskResult:
+        """The result of a task that finished but died before its result was stored: from the checkpoint and the
+        stored outputs (stored now, so the next reader finds it)."""
+        outputs = {sid: out for (_, sid), out in self._store.get_step_outputs(state.task_id, state.plan_version).items()}
+        result = build_result(state, outputs)
+        self._store.finish_task(state.task_id, result, generation=generation)
+        return result
 
     async def reattach(self) -> list[str]:
         """Resume every task the store says is still running (after a Supervisor or driver crash)."""
@@ -150,8 +169,9 @@ class SupervisorCore:
         self._store.close()
 
     # ------------------------------------------------------------------ internals
-    def _sink(self, task_id: str) -> StoreSink:
+    def _sink(self, task_id: str, generation: int) -> StoreSink:
         return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock,
+                         generation=generation, on_lost=lambda exc: self._on_lost(task_id, exc),
                          on_secret=lambda: self._redact_live(task_id))
 
     def _redact_live(self, task_id: str) -> None:
@@ -159,6 +179,17 @@ class SupervisorCore:
         live = self._live.get(task_id)
         if live:
             self._live[task_id] = [parse_event(self._store.redact(e.model_dump(mode="json"))) for e in live]
+
+    def _on_lost(self, task_id: str, exc: Exception) -> None:
+        """This runner may no longer write the task (another took it over, or the store refused): stop it."""
+        if isinstance(exc, LeaseLostError):
+            log.warning("task %s: %s", task_id, exc)
+        else:
+            log.error("task %s: the store refused a write, the runner stops (%s: %s); resume the task with "
+                      "orch.resume(task_id)", task_id, type(exc).__name__, exc)
+        task = self._running.get(task_id)
+        if task is not None and not task.done():
+            task.cancel()
 
     def _on_event(self, task_id: str, event: AnyEvent) -> None:
         self._live.setdefault(task_id, []).append(event)
@@ -192,7 +223,7 @@ class SupervisorCore:
             raise UnknownTaskError(task_id)
         return TaskState.model_validate(data)
 
-    def _continue(self, state: TaskState) -> int:
+    def _continue(self, state: TaskState, generation: int) -> int:
         state.run += 1
         if state.phase != "waiting":
             # Steps that were running when the process died run again (write tools are journaled).
@@ -200,7 +231,7 @@ class SupervisorCore:
                 if record.status == "running":
                     record.status = "pending"
         self._results.pop(state.task_id, None)
-        self._start(state, self._sink(state.task_id))
+        self._start(state, self._sink(state.task_id, generation))
         return state.run
 
     def _start(self, state: TaskState, sink: StoreSink) -> None:
@@ -208,11 +239,18 @@ class SupervisorCore:
         self._runs[state.task_id] = state.run
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
-        task.add_done_callback(lambda t, s=state: self._on_done(s, t))
+        task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
-    def _on_done(self, state: TaskState, task: asyncio.Task[TaskResult]) -> None:
-        if task.cancelled():
-            return  # shutdown: the checkpoint says "running", so the next Supervisor resumes it
+    def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
+        if not task.cancelled():
+            sink.flush()
+        if task.cancelled() or sink.lost is not None:
+            # Shutdown: the checkpoint says "running", so the next Supervisor resumes it. Lost: another runner
+            # owns the task and writes its result.
+            if self._running.get(state.task_id) is task:
+                self._running.pop(state.task_id, None)
+            self._notify()
+            return
         result = task.result()
         # What the caller gets is what the store keeps: a secret a tool output echoed is redacted in both.
         plain = result.model_dump(mode="json")
@@ -220,7 +258,7 @@ class SupervisorCore:
         if redacted != plain:
             result = TaskResult.model_validate(redacted)
         try:
-            self._store.finish_task(state.task_id, result)
+            self._store.finish_task(state.task_id, result, generation=sink.generation)
         except Exception:  # the result still reaches the caller from memory
             log.exception("could not store the result of task %s", state.task_id)
         self._results[state.task_id] = (state.run, result)

@@ -36,6 +36,7 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
+from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.models import Plan, PlanStep
@@ -119,8 +120,8 @@ class TaskRunner:
             self._finish(_Stop("failed", "prompt_too_long", error=(
                 f"{exc}. The task cannot continue as it is: submit a shorter task, or a new Orchestrator with a "
                 "larger RuntimeConfig.context_token_budget")))
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, LeaseLostError):
+            raise  # stopped from outside, or another runner owns the task now: write nothing more
         except Exception as exc:  # noqa: BLE001 - a task's failure must never take the Supervisor down
             log.exception("task %s crashed", self.state.task_id)
             self._finish(_Stop("failed", "internal_error", error=(

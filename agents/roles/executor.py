@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ from agents.roles.render import render_inputs
 from agents.store.redact import REDACTED
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolArgumentError, ToolError
-from agents.tools.journal import IdempotencyJournal
+from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.parse import extract_json_object
@@ -82,7 +83,7 @@ class Executor:
         return StepOutcome(step_id=req.step.step_id, attempt=req.attempt, ok=True, started_at=started,
                            finished_at=self._clock(), output=output, spend=acc.spend,
                            executor=self._name, node_id=self._node_id, tool_attempts=attempts,
-                           from_journal=from_journal, arguments=args)
+                           from_journal=from_journal, arguments=args, output_inline=True)
 
     def _failed(self, req: StepRequest, started: float, acc: _Accumulator, kind: StepErrorKind,
                 message: str) -> StepOutcome:
@@ -112,7 +113,8 @@ class Executor:
                 # Keyed by the resolved call, not the attempt: a retried or resumed write applies once.
                 key = idempotency_key(req.task_id, step.step_id, step.tool_name, args)
                 result = await self._dispatcher.call(step.tool_name, args, idempotency_key=key,
-                                                     timeout_s=req.timeout_s, confirmed=req.confirmed)
+                                                     timeout_s=req.timeout_s, confirmed=req.confirmed,
+                                                     fence=self._fence(req))
                 return result.output, args, result.attempts, result.from_journal
             except ToolArgumentError as exc:
                 if req.confirmed:
@@ -130,6 +132,11 @@ class Executor:
             except ToolError as exc:
                 raise _StepFailure(_kind_of(exc), str(exc)) from exc
         raise AssertionError("unreachable")
+
+    def _fence(self, req: StepRequest) -> Fence | None:
+        if req.generation <= 0:
+            return None
+        return Fence(req.generation, req.dispatch, f"{self._name}:{uuid.uuid4().hex[:12]}")
 
     def _refuse_redacted_secrets(self, step_id: int, tool_name: str, args: Any) -> None:
         """A resumed step whose secret argument was redacted from the checkpoint (secrets are never stored)

@@ -51,6 +51,10 @@ class StepRequest:
     modification: str | None = None
     """The reflector's instruction when this attempt is a retry_step."""
     confirmed: bool = False
+    generation: int = 0
+    """The task lease generation of the runner that sent this (0: unfenced); a write tool claims its key with it."""
+    dispatch: int = 0
+    """How many times this attempt was sent again after its executor died (a later send takes the claim over)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +76,8 @@ class StepOutcome:
     from_journal: bool = False
     arguments: dict[str, Any] | None = None
     """The arguments the tool finally ran with (after ref resolution and any repair)."""
+    output_inline: bool = False
+    """``output`` travelled in the outcome itself (small outputs on Ray; always in-process)."""
 
     def without_output(self) -> StepOutcome:
         return StepOutcome(**{**{f: getattr(self, f) for f in self.__dataclass_fields__}, "output": None})

@@ -152,7 +152,8 @@ class Planner:
             out = []
             for step in new_steps:
                 for fresh in round_.take(step):
-                    validate_step(fresh, round_.known, schemas, max_steps=self._options.max_steps)
+                    validate_step(fresh, round_.known, schemas, max_steps=self._options.max_steps,
+                                  waited_for=round_.waited)
                     round_.add(fresh)
                     out.append(StepEmitted(fresh, written))
             return out
@@ -196,9 +197,12 @@ class _Round:
         self._delta: bool | None = None if kept else False
         self.steps = steps
         self.known: dict[int, PlanStep] = {}
+        self.waited: set[int] = set()
+        """Ids the known steps depend on, so validating a streamed step is O(1), not O(known)."""
 
     def add(self, step: PlanStep) -> None:
         self.known[step.step_id] = step
+        self.waited.update(step.depends_on)
         self.steps.append(step)
 
     def take(self, step: PlanStep) -> list[PlanStep]:

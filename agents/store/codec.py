@@ -18,7 +18,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from agents.store.errors import StoreSerializationError
 from agents.store.redact import Redactor
 
-__all__ = ["decode", "encode"]
+__all__ = ["decode", "encode", "encode_flagged"]
 
 
 def encode(value: Any, redactor: Redactor, *, what: str) -> str:
@@ -33,6 +33,18 @@ def encode(value: Any, redactor: Redactor, *, what: str) -> str:
         return json.dumps(redactor.redact(plain), ensure_ascii=False, separators=(",", ":"))
     except (PydanticSerializationError, TypeError, ValueError) as exc:
         raise StoreSerializationError(what, exc) from exc
+
+
+def encode_flagged(value: Any, redactor: Redactor, *, what: str) -> tuple[str, bool]:
+    """``encode`` that also says whether anything was redacted (the caller then re-reads the redacted value)."""
+    try:
+        text = json.dumps(to_jsonable_python(value), ensure_ascii=False, separators=(",", ":"))
+    except (PydanticSerializationError, TypeError, ValueError) as exc:
+        raise StoreSerializationError(what, exc) from exc
+    if not redactor.needs_redaction(text):
+        return text, False
+    redacted = encode(value, redactor, what=what)
+    return redacted, redacted != text
 
 
 def decode(text: str) -> Any:

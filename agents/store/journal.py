@@ -15,9 +15,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
-__all__ = ["JournalBackend", "StoreJournal", "task_id_of_key"]
+from agents.store.codec import decode
+from agents.store.fencing import Claimed, ClaimOutcome, Fence, Held, LeaseLost, Recorded
+
+__all__ = ["DEFAULT_CLAIM_GRACE_S", "JournalBackend", "StoreJournal", "claim_reply", "task_id_of_key"]
+
+DEFAULT_CLAIM_GRACE_S = 5.0
+"""How long a newer runner waits for an older runner's unrecorded claim to be recorded before taking it over:
+an old executor still finishing the call records its output in that time, and the new runner uses it."""
 
 
 def task_id_of_key(key: str) -> str:
@@ -42,6 +49,27 @@ class JournalBackend(Protocol):
 
     def journal_put(self, key: str, task_id: str, output: Any) -> bool: ...
 
+    def journal_claim(self, key: str, task_id: str, fence: Fence, grace_s: float) -> ClaimOutcome: ...
+
+    def journal_record(self, key: str, fence: Fence, output: Any) -> bool: ...
+
+
+def claim_reply(outcome: ClaimOutcome) -> Any:
+    """The store's claim outcome as the tools package's ``ClaimReply``."""
+    from agents.tools.journal import ClaimReply, ClaimState
+
+    match outcome:
+        case Claimed():
+            return ClaimReply(ClaimState.CLAIMED)
+        case Recorded(output_json=text):
+            return ClaimReply(ClaimState.RECORDED, decode(text))
+        case Held(generation=g, token=t, claimant=c):
+            return ClaimReply(ClaimState.HELD, detail=f"held by {c} (generation {g}, dispatch {t})")
+        case LeaseLost(generation=g, current=c):
+            return ClaimReply(ClaimState.LEASE_LOST, detail=f"lease generation {g} was taken over by {c}")
+        case _:
+            assert_never(outcome)
+
 
 class StoreJournal:
     """Async adapter; the blocking SQLite calls run in a worker thread so the event loop keeps going.
@@ -49,8 +77,10 @@ class StoreJournal:
     ``put`` is exactly-once: a second put of the same key keeps the first output.
     """
 
-    def __init__(self, store: JournalBackend, *, task_id_of: Callable[[str], str] = task_id_of_key) -> None:
+    def __init__(self, store: JournalBackend, *, task_id_of: Callable[[str], str] = task_id_of_key,
+                 grace_s: float = DEFAULT_CLAIM_GRACE_S) -> None:
         self._store = store
+        self._grace_s = grace_s
         self._task_id_of = task_id_of
 
     async def get(self, key: str) -> Any:
@@ -65,3 +95,13 @@ class StoreJournal:
 
     async def put(self, key: str, output: Any) -> None:
         await asyncio.to_thread(self._store.journal_put, key, self._task_id_of(key), output)
+
+    async def claim(self, key: str, fence: Any) -> Any:
+        """Claim ``key`` before running its side effect (``agents.tools.journal.ClaimingJournal``)."""
+        outcome = await asyncio.to_thread(self._store.journal_claim, key, self._task_id_of(key),
+                                          Fence(fence.generation, fence.token, fence.claimant), self._grace_s)
+        return claim_reply(outcome)
+
+    async def record(self, key: str, fence: Any, output: Any) -> bool:
+        return await asyncio.to_thread(self._store.journal_record, key,
+                                       Fence(fence.generation, fence.token, fence.claimant), output)

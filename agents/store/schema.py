@@ -10,7 +10,7 @@ Example:
     >>> import sqlite3
     >>> conn = open_connection(":memory:", durable=False)
     >>> migrate(conn, path=":memory:")
-    1
+    2
 """
 
 from __future__ import annotations
@@ -102,7 +102,52 @@ def _v0_to_v1(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v0_to_v1,)
+# v2: ownership with fencing and append-only checkpoint deltas (issue 19).
+# - leases: one row per task; ``generation`` grows by one each time a runner takes the task over, and every
+#   write of a runner names the generation it holds (a stale runner's writes are refused).
+# - journal: a row is first a *claim* (no output yet; the claimant's generation and dispatch token), then a
+#   *record* (the output). Claiming before the side effect is what makes two live runners run it once.
+# - checkpoint_deltas: what changed since the last full checkpoint, one row per write; the reader rebuilds the
+#   checkpoint from the full row plus the deltas after its ``at_seq``.
+_V2 = """
+CREATE TABLE leases (
+    task_id     TEXT PRIMARY KEY REFERENCES tasks(task_id) ON DELETE CASCADE,
+    generation  INTEGER NOT NULL,
+    owner       TEXT NOT NULL,
+    acquired_at REAL NOT NULL
+);
+CREATE TABLE journal_v2 (
+    key         TEXT PRIMARY KEY,
+    task_id     TEXT NOT NULL,
+    output_json TEXT,
+    recorded_at REAL,
+    generation  INTEGER NOT NULL DEFAULT 0,
+    token       INTEGER NOT NULL DEFAULT 0,
+    claimant    TEXT,
+    claimed_at  REAL
+);
+INSERT INTO journal_v2(key, task_id, output_json, recorded_at)
+    SELECT key, task_id, output_json, recorded_at FROM journal;
+DROP TABLE journal;
+ALTER TABLE journal_v2 RENAME TO journal;
+CREATE INDEX journal_by_task ON journal(task_id);
+ALTER TABLE checkpoints ADD COLUMN at_seq INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE checkpoint_deltas (
+    task_id    TEXT NOT NULL REFERENCES tasks(task_id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    delta_json TEXT NOT NULL,
+    PRIMARY KEY (task_id, seq)
+) WITHOUT ROWID;
+"""
+
+
+def _v1_to_v2(conn: sqlite3.Connection) -> None:
+    for statement in _V2.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v0_to_v1, _v1_to_v2)
 """``MIGRATIONS[i]`` upgrades version ``i`` to ``i + 1``; append one function per schema change."""
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -51,6 +51,8 @@ class ToolSpec(pydantic.BaseModel):
     idempotent: bool = True
     secret_params: tuple[str, ...] = ()
     cpu_heavy: bool = False
+    key_param: str | None = None
+    """The parameter that receives the step's idempotency key (hidden from the model); None: the tool takes none."""
 
 
 class Tool:
@@ -83,7 +85,7 @@ class Tool:
         # Rebuilt lazily after unpickling: generated pydantic classes do not pickle by reference.
         if self._model is None:
             self._model = build_parameter_model(self.fn, self.spec.name, parse_docstring(self.fn.__doc__),
-                                                self._hints)
+                                                self._hints, exclude=frozenset({self.spec.key_param} - {None}))
         return self._model
 
     def validate_arguments(self, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,7 +147,7 @@ def _rebuild_tool(fn: Callable[..., Any], spec: ToolSpec, hints: dict[str, Any] 
 
 def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confirmation: bool,
                timeout_s: float | None, idempotent: bool | None, name: str | None,
-               secret_params: tuple[str, ...], cpu_heavy: bool) -> Tool:
+               secret_params: tuple[str, ...], cpu_heavy: bool, key_param: str | None = None) -> Tool:
     if isinstance(fn, Tool):
         fn = fn.fn
     if not callable(fn):
@@ -163,7 +165,10 @@ def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confi
         raise ToolDefinitionError(f"tool {tool_name!r} has no docstring; add one: the LLM chooses tools by it",
                                   tool_name=tool_name)
     hints = parameter_hints(fn, tool_name)
-    model = build_parameter_model(fn, tool_name, docs, hints)
+    if key_param is not None and key_param not in inspect.signature(fn).parameters:
+        raise ToolDefinitionError(f"tool {tool_name!r}: key_param {key_param!r} is not a parameter of the function",
+                                  tool_name=tool_name)
+    model = build_parameter_model(fn, tool_name, docs, hints, exclude=frozenset({key_param} - {None}))
     unknown_secrets = set(secret_params) - set(model.model_fields)
     if unknown_secrets:
         raise ToolDefinitionError(f"tool {tool_name!r}: secret_params {sorted(unknown_secrets)} are not "
@@ -171,7 +176,7 @@ def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confi
     spec = ToolSpec(name=tool_name, description=docs.summary, parameters=parameters_schema(model),
                     permission=permission, requires_confirmation=requires_confirmation, timeout_s=timeout_s,
                     idempotent=(permission == "read") if idempotent is None else idempotent,
-                    secret_params=tuple(secret_params), cpu_heavy=cpu_heavy)
+                    secret_params=tuple(secret_params), cpu_heavy=cpu_heavy, key_param=key_param)
     made = Tool(fn, spec, hints)
     made._model = model
     return made
@@ -189,19 +194,35 @@ def tool(*, permission: Permission = "read", requires_confirmation: bool = False
 
 def tool(fn: Callable[..., Any] | None = None, /, *, permission: Permission = "read",
          requires_confirmation: bool = False, timeout_s: float | None = None, idempotent: bool | None = None,
-         name: str | None = None, secret_params: tuple[str, ...] | str = (), cpu_heavy: bool = False) -> Any:
+         name: str | None = None, secret_params: tuple[str, ...] | str = (), cpu_heavy: bool = False,
+         key_param: str | None = None) -> Any:
     """Declare a tool. Usable bare (``@tool``) or with options (``@tool(permission="write")``).
 
     ``permission``: read | write | admin. ``requires_confirmation``: the call escalates for a human's
     approval before it runs. ``idempotent`` defaults to True for read tools and False otherwise;
     non-idempotent calls go through the idempotency journal so a retry or a resume never applies them
-    twice. ``secret_params`` (parameter names; one name may be given as a str) are redacted from events and traces. ``cpu_heavy`` tools may run as Ray
-    tasks with their own CPU.
+    twice. ``secret_params`` (parameter names; one name may be given as a str) are redacted from events and
+    traces. ``cpu_heavy`` tools may run as Ray tasks with their own CPU. ``key_param`` names a parameter (hidden from the model) that receives the
+    step's idempotency key, the same on every retry and resume of the call: pass it to the outside system
+    (an ``Idempotency-Key`` header, a unique request id) and the write is exactly-once end to end, even for
+    the step in flight when its runner died.
+
+    >>> @tool(permission="write", key_param="request_id")
+    ... def charge(amount: int, request_id: str = "") -> str:
+    ...     '''Charge an amount once.
+    ...
+    ...     Args:
+    ...         amount: Cents.
+    ...     '''
+    ...     return request_id
+    >>> charge.spec.key_param, "request_id" in charge.spec.parameters["properties"]
+    ('request_id', False)
     """
     # A str is one parameter's name (tuple("token") would be five one-letter names, rejected letter by letter).
     secrets = (secret_params,) if isinstance(secret_params, str) else tuple(secret_params)
     options = {"permission": permission, "requires_confirmation": requires_confirmation, "timeout_s": timeout_s,
-               "idempotent": idempotent, "name": name, "secret_params": secrets, "cpu_heavy": cpu_heavy}
+               "idempotent": idempotent, "name": name, "secret_params": secrets, "cpu_heavy": cpu_heavy,
+               "key_param": key_param}
     if fn is not None:
         return _make_tool(fn, **options)  # type: ignore[arg-type]
     return lambda f: _make_tool(f, **options)  # type: ignore[arg-type]

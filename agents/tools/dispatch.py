@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from agents.tools.decorator import Tool
 from agents.tools.errors import (
@@ -20,11 +20,18 @@ from agents.tools.errors import (
     ToolTimeoutError,
     TransientToolError,
 )
-from agents.tools.journal import IdempotencyJournal
+from agents.tools.journal import ClaimingJournal, ClaimState, Fence, IdempotencyJournal
 from agents.tools.output import UnserializableOutputError, serialize_output, truncate_output
 from agents.tools.registry import ToolRegistry
 
-__all__ = ["ToolCallResult", "ToolDispatcher", "backoff_delay", "classify_exception"]
+__all__ = ["LeaseLostToolError", "ToolCallResult", "ToolDispatcher", "backoff_delay", "classify_exception"]
+
+_HELD_POLL_S = (0.02, 0.5)
+"""First and largest pause between claims of a key another call holds (doubling in between)."""
+
+
+class LeaseLostToolError(PermanentToolError):
+    """The step's runner no longer owns its task (another runner took it over): the side effect was not run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +143,11 @@ class ToolDispatcher:
         return self._registry
 
     async def call(self, name: str, args: Mapping[str, Any], *, idempotency_key: str | None = None,
-                   timeout_s: float | None = None, confirmed: bool = False) -> ToolCallResult:
+                   timeout_s: float | None = None, confirmed: bool = False,
+                   fence: Fence | None = None) -> ToolCallResult:
         """Run ``name`` with ``args``. Raises a ToolError subclass; transient ones only after
-        ``max_attempts`` (their ``.attempts`` says how many ran)."""
+        ``max_attempts`` (their ``.attempts`` says how many ran). With a ``fence`` and a claiming journal, a
+        non-idempotent call claims its key before running (see ``agents.tools.journal.ClaimingJournal``)."""
         started = self._clock()
         target = self._registry.get(name)
         spec = target.spec
@@ -147,8 +156,15 @@ class ToolDispatcher:
                 f"tool {name!r} ({spec.permission}) requires a human's confirmation before it runs; the task "
                 "escalates and continues after orch.respond(task_id, 'approve')", tool_name=name)
         kwargs = target.validate_arguments(args)
+        if spec.key_param is not None and idempotency_key is not None:
+            kwargs[spec.key_param] = idempotency_key
         journaled = not spec.idempotent and self._journal is not None and idempotency_key is not None
-        if journaled:
+        claiming = journaled and fence is not None and isinstance(self._journal, ClaimingJournal)
+        if claiming:
+            found = await self._claim(name, idempotency_key, fence)  # type: ignore[arg-type]
+            if found is not None:
+                return ToolCallResult(found, 0, False, self._clock() - started, True)
+        elif journaled:
             entry = await self._journal.get(idempotency_key)  # type: ignore[union-attr,arg-type]
             if entry is not None:
                 return ToolCallResult(entry.output, 0, False, self._clock() - started, True)
@@ -165,9 +181,32 @@ class ToolDispatcher:
                 output, truncated = await asyncio.to_thread(_bounded, raw, self._max_output_tokens)
         except UnserializableOutputError as exc:
             raise PermanentToolError(f"tool {name!r} {exc}", tool_name=name, attempts=attempts) from None
-        if journaled:
+        if claiming:
+            await self._journal.record(idempotency_key, fence, output)  # type: ignore[union-attr,arg-type]
+        elif journaled:
             await self._journal.put(idempotency_key, output)  # type: ignore[union-attr,arg-type]
         return ToolCallResult(output, attempts, truncated, self._clock() - started, False)
+
+    async def _claim(self, name: str, key: str, fence: Fence) -> Any:
+        """Claim ``key``: None when this call now holds it, or the recorded output of the call that ran it.
+        Waits while another live call holds it (the caller's step timeout bounds the wait)."""
+        journal: ClaimingJournal = self._journal  # type: ignore[assignment]
+        pause = _HELD_POLL_S[0]
+        while True:
+            reply = await journal.claim(key, fence)
+            match reply.state:
+                case ClaimState.CLAIMED:
+                    return None
+                case ClaimState.RECORDED:
+                    return reply.output
+                case ClaimState.LEASE_LOST:
+                    raise LeaseLostToolError(f"tool {name!r} was not run: {reply.detail}; another runner owns the "
+                                             "task now", tool_name=name)
+                case ClaimState.HELD:
+                    await self._sleep(pause)
+                    pause = min(pause * 2, _HELD_POLL_S[1])
+                case _:
+                    assert_never(reply.state)
 
     async def _run_with_retries(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> tuple[Any, int]:
         attempt = 0

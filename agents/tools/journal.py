@@ -4,13 +4,15 @@ resume that finds the key returns the recorded output instead of running the sid
 from __future__ import annotations
 
 import asyncio
+import enum
 import hashlib
 import json
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["IdempotencyJournal", "JournalEntry", "MemoryJournal", "idempotency_key"]
+__all__ = ["ClaimReply", "ClaimState", "ClaimingJournal", "Fence", "IdempotencyJournal", "JournalEntry", "MemoryJournal",
+           "idempotency_key"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,44 @@ class IdempotencyJournal(Protocol):
     async def get(self, key: str) -> Any: ...
 
     async def put(self, key: str, output: Any) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """Who runs a side effect: the task lease ``generation`` its runner holds, a ``token`` that grows when the
+    runner sends the same attempt again (its executor died), and a ``claimant`` naming this one call."""
+
+    generation: int
+    token: int
+    claimant: str
+
+
+class ClaimState(enum.Enum):
+    CLAIMED = "claimed"
+    """Run the side effect, then ``record`` its output."""
+    RECORDED = "recorded"
+    """It ran already: ``ClaimReply.output`` is its output."""
+    HELD = "held"
+    """Another call holds the claim and may still be running it: wait, then claim again."""
+    LEASE_LOST = "lease_lost"
+    """The runner no longer owns the task: run nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimReply:
+    state: ClaimState
+    output: Any = None
+    detail: str = ""
+
+
+@runtime_checkable
+class ClaimingJournal(Protocol):
+    """A journal that claims a key before the side effect (``agents.store.StoreJournal``, the Ray journal
+    actor): of two live runners only one runs it, and a stale runner (its lease moved on) runs nothing."""
+
+    async def claim(self, key: str, fence: Fence) -> ClaimReply: ...
+
+    async def record(self, key: str, fence: Fence, output: Any) -> bool: ...
 
 
 class MemoryJournal:

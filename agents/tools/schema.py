@@ -106,8 +106,9 @@ def parameter_hints(fn: Callable[..., Any], tool_name: str) -> dict[str, Any]:
 
 
 def build_parameter_model(fn: Callable[..., Any], tool_name: str, docs: Docstring,
-                          hints: dict[str, Any] | None = None) -> type[ParameterModel]:
-    """A pydantic model with one field per parameter of ``fn``; raises ToolDefinitionError for what an LLM
+                          hints: dict[str, Any] | None = None,
+                          exclude: frozenset[str] = frozenset()) -> type[ParameterModel]:
+    """A pydantic model with one field per parameter of ``fn`` (but ``exclude``: filled by the runtime); raises ToolDefinitionError for what an LLM
     cannot fill in (``*args``, ``**kwargs``, missing or unsupported annotations). ``hints`` are the
     already resolved parameter types (a Tool carries them across pickling)."""
     signature = inspect.signature(fn)
@@ -115,6 +116,8 @@ def build_parameter_model(fn: Callable[..., Any], tool_name: str, docs: Docstrin
         hints = parameter_hints(fn, tool_name)
     fields: dict[str, Any] = {}
     for name, param in signature.parameters.items():
+        if name in exclude:
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(f"tool {tool_name!r}: parameter {param}: *args/**kwargs cannot be described "
                                       "to an LLM; declare each argument with a type", tool_name=tool_name)

@@ -37,8 +37,11 @@ def test_driver_sigkill_then_resume_in_a_new_process(ray_session, tmp_path):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not line.startswith("TASK "):
             line = proc.stdout.readline()
-        assert line.startswith("TASK "), "the driver never reported step 1 done"
+        assert line.startswith("TASK "), "the driver never reported its task"
         task_id = line.split()[1]
+        while time.monotonic() < deadline and line.strip() != "FINISHED 1":
+            line = proc.stdout.readline()
+        assert line.strip() == "FINISHED 1", "the driver never reported step 1 done"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

@@ -69,7 +69,7 @@ def test_parent_directory_is_created_and_file_is_wal(store):
     assert store.path.exists() and store.path.parent.name == "dir"
     with sqlite3.connect(store.path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.schema_version == SCHEMA_VERSION == 1
+    assert store.schema_version == SCHEMA_VERSION == 2
 
 
 def test_durable_selects_full_synchronous(tmp_path):
@@ -295,19 +295,19 @@ def test_reopen_sees_everything(tmp_path):
 def test_migration_hook_runs_missing_steps_once(tmp_path):
     calls = []
 
-    def v1_to_v2(conn):
-        calls.append("v2")
+    def next_version(conn):
+        calls.append("next")
         conn.execute("ALTER TABLE tasks ADD COLUMN labels TEXT")
 
     db = tmp_path / "m.db"
-    Store(db).close()  # version 1 on disk
+    Store(db).close()  # the current version on disk
     conn = schema.open_connection(str(db), durable=False)
-    assert schema.migrate(conn, path=str(db), migrations=(*schema.MIGRATIONS, v1_to_v2)) == 2
-    assert schema.migrate(conn, path=str(db), migrations=(*schema.MIGRATIONS, v1_to_v2)) == 2
-    assert calls == ["v2"] and schema.schema_version(conn) == 2
+    assert schema.migrate(conn, path=str(db), migrations=(*schema.MIGRATIONS, next_version)) == schema.SCHEMA_VERSION + 1
+    assert schema.migrate(conn, path=str(db), migrations=(*schema.MIGRATIONS, next_version)) == schema.SCHEMA_VERSION + 1
+    assert calls == ["next"] and schema.schema_version(conn) == schema.SCHEMA_VERSION + 1
     assert "labels" in [r[1] for r in conn.execute("PRAGMA table_info(tasks)")]
     conn.close()
-    with pytest.raises(SchemaVersionError, match="schema version 2, but this tetrarch understands up to 1"):
+    with pytest.raises(SchemaVersionError, match=f"schema version {schema.SCHEMA_VERSION + 1}, but this tetrarch understands up to {schema.SCHEMA_VERSION}"):
         Store(db)
 
 
@@ -322,7 +322,7 @@ def test_a_failing_migration_leaves_the_old_version(tmp_path):
     conn = schema.open_connection(str(db), durable=False)
     with pytest.raises(RuntimeError):
         schema.migrate(conn, path=str(db), migrations=(*schema.MIGRATIONS, broken))
-    assert schema.schema_version(conn) == 1
+    assert schema.schema_version(conn) == 2
     assert "half" not in [r[1] for r in conn.execute("PRAGMA table_info(tasks)")]
     conn.close()
 

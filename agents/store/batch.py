@@ -1,0 +1,177 @@
+"""One runner's writes of one event-loop tick, committed in one fenced transaction; and the checkpoint rebuilt
+from its last full copy plus the deltas written after it.
+
+Work per completed step is O(1) in the plan's length: a step's completion appends its event, its output and
+a small delta (the changed step records, the plan steps streamed since the last write, the task's scalar
+fields), never the whole checkpoint. A full checkpoint is written at phase changes (route, reflect, replan,
+finish) and drops the deltas it covers.
+
+Example:
+    >>> state = {"phase": "execute", "steps": {"1": {"status": "pending"}}, "plan_steps": [{"step_id": 1}]}
+    >>> apply_delta(state, {"fields": {"phase": "execute"}, "steps": {"1": {"status": "completed"}},
+    ...                     "plan_from": 1, "plan_steps": [{"step_id": 2}]})["steps"]["1"]["status"]
+    'completed'
+    >>> merge_deltas({"steps": {"1": 1}, "plan_from": 0, "plan_steps": ["a"]},
+    ...              {"steps": {"2": 2}, "plan_from": 1, "plan_steps": ["b"]})
+    {'steps': {'1': 1, '2': 2}, 'plan_from': 0, 'plan_steps': ['a', 'b'], 'fields': {}}
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.store import fencing
+from agents.store.codec import decode, encode
+from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoundError
+from agents.store.records import UNFINISHED
+from agents.store.redact import Redactor
+
+__all__ = ["LeaseLostError", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state", "merge_deltas", "write_batch"]
+
+EventRow = tuple[str, int, str, float, str]
+OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
+
+
+class LeaseLostError(StoreError):
+    """A runner wrote to a task another runner has taken over since (``orch.resume``, a restarted Supervisor).
+    The stale runner stops; nothing of its write was stored."""
+
+    def __init__(self, task_id: str, generation: int, current: int) -> None:
+        super().__init__(f"task {task_id!r} is now run by lease generation {current}, not {generation}; this runner "
+                         "stopped without writing. Follow the task with orch.resume(task_id) / handle.result()")
+        self.task_id, self.generation, self.current = task_id, generation, current
+
+
+@dataclass(slots=True)
+class TaskBatch:
+    """Everything one runner wrote to one task in one tick, already encoded and redacted."""
+
+    task_id: str
+    generation: int | None
+    """The lease generation the writer holds; None writes without fencing (single-writer tools and tests)."""
+    events: list[EventRow] = field(default_factory=list)
+    outputs: list[OutputRow] = field(default_factory=list)
+    llm_calls: list[tuple[str, Any]] = field(default_factory=list)
+    """``(role, record)`` in call order (the store encodes records given as values)."""
+    checkpoint: tuple[int, Any] | None = None
+    """``(at_seq, state)``: a full checkpoint as of event ``at_seq`` (JSON text, or a value the store encodes)."""
+    delta: tuple[int, Any] | None = None
+    """``(seq, delta)``: the changes after the checkpoint, as of event ``seq`` (JSON text or a value)."""
+    status: str | None = None
+
+    def empty(self) -> bool:
+        return not (self.events or self.outputs or self.llm_calls or self.checkpoint or self.delta or self.status)
+
+
+def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
+    """Encode (and redact) in place the checkpoint, delta and LLM records a sink handed over as values."""
+    what = f"the checkpoint of task {batch.task_id!r}"
+    if batch.checkpoint is not None and not isinstance(batch.checkpoint[1], str):
+        batch.checkpoint = (batch.checkpoint[0], encode(batch.checkpoint[1], redactor, what=what))
+    if batch.delta is not None and not isinstance(batch.delta[1], str):
+        batch.delta = (batch.delta[0], encode(batch.delta[1], redactor, what=what))
+    batch.llm_calls = [(role, rec if isinstance(rec, str) else encode(
+        rec, redactor, what=f"an LLM call record of task {batch.task_id!r}")) for role, rec in batch.llm_calls]
+
+
+def write_batch(conn: sqlite3.Connection, batch: TaskBatch, now: float) -> list[str]:
+    """Write ``batch`` inside the caller's transaction; returns blob paths the batch's outputs replaced.
+    Raises ``LeaseLostError`` (the caller rolls back) when the writer's generation lost the lease."""
+    task_id = batch.task_id
+    holder = fencing.current(conn, task_id)
+    if holder is None:  # no lease row: the task may not exist at all (with one, its foreign key says it does)
+        if conn.execute("SELECT 1 FROM tasks WHERE task_id = ?", (task_id,)).fetchone() is None:
+            raise StoreTaskNotFoundError(task_id)
+    elif batch.generation is not None and holder != batch.generation:
+        raise LeaseLostError(task_id, batch.generation, holder)
+    if batch.events:
+        expected = last_seq(conn, task_id) + 1
+        for offset, row in enumerate(batch.events):
+            if row[1] != expected + offset:
+                raise EventSequenceError(task_id, expected=expected + offset, got=row[1])
+        conn.executemany("INSERT INTO events(task_id, seq, type, ts, body_json) VALUES (?, ?, ?, ?, ?)", batch.events)
+    replaced = _write_outputs(conn, batch.outputs)
+    if batch.llm_calls:
+        first = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM llm_calls WHERE task_id = ?",
+                                 (task_id,)).fetchone()[0])
+        conn.executemany("INSERT INTO llm_calls(task_id, seq, role, record_json) VALUES (?, ?, ?, ?)",
+                         [(task_id, first + i, role, text) for i, (role, text) in enumerate(batch.llm_calls)])
+    if batch.checkpoint is not None:
+        at_seq, state_json = batch.checkpoint
+        conn.execute("INSERT INTO checkpoints(task_id, version, state_json, updated_at, at_seq) VALUES (?, 1, ?, ?, ?)"
+                     " ON CONFLICT(task_id) DO UPDATE SET version = version + 1, state_json = excluded.state_json,"
+                     " updated_at = excluded.updated_at, at_seq = excluded.at_seq", (task_id, state_json, now, at_seq))
+        conn.execute("DELETE FROM checkpoint_deltas WHERE task_id = ? AND seq <= ?", (task_id, at_seq))
+    if batch.delta is not None:
+        conn.execute("INSERT OR REPLACE INTO checkpoint_deltas(task_id, seq, delta_json) VALUES (?, ?, ?)",
+                     (task_id, *batch.delta))
+        conn.execute("UPDATE checkpoints SET version = version + 1, updated_at = ? WHERE task_id = ?", (now, task_id))
+    if batch.status is not None or batch.checkpoint is not None:
+        _set_status(conn, task_id, batch.status, now)  # per-step writes (events, deltas) leave the task row alone
+    return replaced
+
+
+def _set_status(conn: sqlite3.Connection, task_id: str, status: str | None, now: float) -> None:
+    if status is None:
+        conn.execute("UPDATE tasks SET updated_at = ? WHERE task_id = ?", (now, task_id))
+    elif status in UNFINISHED:
+        # Running again (resume / respond): the previous run's result no longer describes the task.
+        conn.execute("UPDATE tasks SET status = ?, stopped_reason = NULL, result_json = NULL, wall_s = NULL,"
+                     " total_tokens = NULL, updated_at = ? WHERE task_id = ?", (status, now, task_id))
+    else:
+        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE task_id = ?", (status, now, task_id))
+
+
+def _write_outputs(conn: sqlite3.Connection, rows: list[OutputRow]) -> list[str]:
+    replaced = []
+    for row in rows:
+        old = conn.execute("SELECT blob_path FROM step_outputs WHERE task_id = ? AND plan_version = ? AND step_id = ?"
+                           " AND attempt = ?", row[:4]).fetchone()
+        if old and old[0] and old[0] != row[5]:
+            replaced.append(old[0])
+    if rows:
+        conn.executemany("INSERT OR REPLACE INTO step_outputs(task_id, plan_version, step_id, attempt, body_json,"
+                         " blob_path, size, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return replaced
+
+
+def load_state(conn: sqlite3.Connection, task_id: str) -> dict[str, Any] | None:
+    """The task's checkpoint: the last full copy with every later delta applied in order."""
+    row = conn.execute("SELECT state_json, at_seq FROM checkpoints WHERE task_id = ?", (task_id,)).fetchone()
+    if row is None:
+        return None
+    state = decode(row[0])
+    for (delta_json,) in conn.execute("SELECT delta_json FROM checkpoint_deltas WHERE task_id = ? AND seq > ?"
+                                      " ORDER BY seq", (task_id, row[1])):
+        apply_delta(state, decode(delta_json))
+    return state
+
+
+def apply_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """``state`` (a checkpoint's JSON) with ``delta`` applied in place; returns it."""
+    state.update(delta.get("fields", {}))
+    if delta.get("steps"):
+        state.setdefault("steps", {}).update(delta["steps"])
+    if "plan_from" in delta:
+        state["plan_steps"] = list(state.get("plan_steps", []))[: delta["plan_from"]] + list(delta["plan_steps"])
+    return state
+
+
+def merge_deltas(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """One delta equal to applying ``first`` and then ``then`` (coalescing the writes of one tick)."""
+    merged = {"steps": {**first.get("steps", {}), **then.get("steps", {})}}
+    if "plan_from" in then and "plan_from" in first and then["plan_from"] >= first["plan_from"]:
+        keep = first["plan_steps"][: then["plan_from"] - first["plan_from"]]
+        merged["plan_from"], merged["plan_steps"] = first["plan_from"], [*keep, *then["plan_steps"]]
+    elif "plan_from" in then:
+        merged["plan_from"], merged["plan_steps"] = then["plan_from"], list(then["plan_steps"])
+    elif "plan_from" in first:
+        merged["plan_from"], merged["plan_steps"] = first["plan_from"], list(first["plan_steps"])
+    merged["fields"] = {**first.get("fields", {}), **then.get("fields", {})}
+    return merged
+
+
+def last_seq(conn: sqlite3.Connection, task_id: str) -> int:
+    return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE task_id = ?", (task_id,)).fetchone()[0])
