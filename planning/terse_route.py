@@ -57,4 +57,5 @@ def parse_terse_route(text: str) -> RouterDecision:
 def render_terse_route(decision: RouterDecision) -> str:
     """The terse line for a decision (the simulated model, examples)."""
     rest = decision.reason if decision.route == "plan" else (decision.answer or decision.reason)
-    return f"{decision.route} {decision.confidence:g}: {' '.join(rest.split())}".rstrip(": ")
+    rest = " ".join(rest.split())
+    return f"{decision.route} {decision.confidence:g}" + (f": {rest}" if rest else "")
