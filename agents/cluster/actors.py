@@ -167,10 +167,10 @@ class SupervisorActor(SupervisorCore, _WhereAmI):
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
         self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
 
-    async def submit(self, task: str, task_id: str | None = None) -> str:
+    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
         if self._refresher is not None:
             await self._refresher.current()
-        return await super().submit(task, task_id)
+        return await super().submit(task, task_id, session_id)
 
     async def respond(self, task_id: str, text: str) -> int:
         if self._refresher is not None:
