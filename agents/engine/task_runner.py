@@ -181,7 +181,7 @@ class TaskRunner:
 
     def _cached_plan(self) -> CachedPlan | None:
         """The plan cache's plan for this task (``RuntimeConfig.plan_cache``), filled by code; None: plan."""
-        if self._memory is None:
+        if self._memory is None or self.state.history:  # a follow-up's plan depends on more than its text
             return None
         return self._memory.cached_plan(self.state.task, self._tool_schema, max_steps=self._cfg.max_steps)
 
@@ -353,7 +353,8 @@ class TaskRunner:
         st.answer, st.question, st.escalation = stop.answer, stop.question, stop.escalation
         st.finished_at = self._clock()
         st.phase = "waiting" if stop.status == "escalated" else "done"
-        if stop.reason == "accepted" and self._memory is not None and (st.cached_template is None or st.replans):
+        if (stop.reason == "accepted" and self._memory is not None and not st.history
+                and (st.cached_template is None or st.replans)):
             self._memory.remember(st.task, Plan(steps=list(st.plan_steps)))
         if stop.escalation is not None:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
