@@ -31,7 +31,9 @@ from agents.errors import (
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
+from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
+from agents.session import Session
 from agents.task_text import check_task_text
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
@@ -259,11 +261,36 @@ class Orchestrator:
     # ------------------------------------------------------------------ API
     def submit(self, task: str) -> TaskHandle:
         """Start a task; returns at once."""
+        return self._submit(task)
+
+    def _submit(self, task: str, session_id: str | None = None) -> TaskHandle:
         self._check()
         check_task_text(task, self.config.context_token_budget)
         task_id = uuid.uuid4().hex[:16]
-        _ray().get(self._supervisor.submit.remote(task, task_id))
+        ray = _ray()
+        try:
+            ray.get(self._supervisor.submit.remote(task, task_id, session_id))
+        except ray.exceptions.RayTaskError as exc:  # e.g. SessionNotFoundError: the user's own typed error
+            raise _unwrap(exc) from None
         return TaskHandle(self, task_id, 1)
+
+    def session(self, session_id: str | None = None) -> Session:
+        """A conversation: each ``s.run(text)`` / ``s.submit(text)`` is an ordinary task that also sees the
+        earlier turns (within ``RuntimeConfig.session_history_tokens``). ``session_id`` continues a session
+        kept in this store (``SessionNotFoundError`` if there is none), also from another process.
+
+        Example:
+            >>> s = orch.session()                                          # doctest: +SKIP
+            >>> s.run("Population of Paris?"); s.run("And Rome? Which is bigger?")   # doctest: +SKIP
+            >>> orch2.session(s.id).turns()[-1].answer                      # doctest: +SKIP
+        """
+        self._check()
+        store = SessionStore(self.config.store_path)
+        try:
+            info = store.create() if session_id is None else store.get(session_id)
+        finally:
+            store.close()
+        return Session(self._submit, self.config.store_path, info.session_id)
 
     def run(self, task: str, timeout: float | None = None) -> TaskResult:
         """``submit(task).result(timeout)``."""

@@ -127,6 +127,14 @@ class RuntimeConfig(BaseModel):
     """Token budget of one assembled prompt; the context layer is trimmed first."""
     stream_plan: bool = True
 
+    # --- memory (docs/memory.md) -------------------------------------------------------------------
+    session_history_tokens: int = Field(1500, ge=0)
+    """Token budget of a session's earlier turns in the router's and planner's prompts (recent turns verbatim,
+    older ones summarised, the rest counted); 0: turns do not see each other."""
+    plan_cache: bool = False
+    """Reuse the plan templates of accepted tasks: a new task of the same shape whose values fill the template
+    unambiguously gets its plan by code, without a planner call (``tetrarch cache list|clear``)."""
+
     # --- deployment ------------------------------------------------------------------------------
     local_model: str | None = None
     """The embedded model that ``Orchestrator(llm=None)`` serves (a name from ``tetrarch models list``);

@@ -111,6 +111,9 @@ class RoutedPayload(_Payload):
     route: Literal["plan", "direct", "clarify", "refuse"]
     confidence: float
     reason: str = ""
+    plan_cache: dict[str, str] | None = None
+    """A plan cache hit: ``{"template_id": ..., "mode": "filled"}`` (the plan was filled by code, no planner
+    call); None otherwise."""
 
 
 class PlanStepPayload(_Payload):

@@ -65,6 +65,8 @@ def fit_context(items: Sequence[ContextItem], available: int, encoding: str) -> 
     for item in sorted(items, key=lambda i: i.priority):
         if excess <= 0:
             break
+        if not sizes[item.name]:
+            continue  # an empty item (no history yet) has nothing to give, and must not gain a marker
         keep = max(0, sizes[item.name] - excess)
         texts[item.name] = trim_middle(item.text, keep, encoding) if keep else MARKER.format(n=sizes[item.name])
         new = count_tokens(texts[item.name], encoding)

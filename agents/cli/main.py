@@ -108,6 +108,12 @@ def _cmd_trace(args: argparse.Namespace) -> int:
     return trace_main(args.rest)
 
 
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from agents.cli.cache import main as cache_main
+
+    return cache_main(args.rest)
+
+
 def _cmd_mcp(args: argparse.Namespace) -> int:
     from agents.cli.mcp_serve import main as mcp_main
 
@@ -143,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     tasks.add_argument("--json", action="store_true")
     for name, helptext in (("models", "pull / list local model weights"), ("bench", "benchmarks vs ReAct"),
                            ("trace", "trace pages and exports of a task"),
+                           ("cache", "tetrarch cache list|clear [--store PATH]: the plan cache's templates"),
                            ("mcp", "tetrarch mcp serve [--stdio | --http HOST:PORT] [--llm ...] [--address ...]")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("rest", nargs=argparse.REMAINDER)
@@ -154,12 +161,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Sub-tools with their own parsers get their arguments untouched: argparse.REMAINDER does not
     # capture a leading "--flag" (``tetrarch bench --all`` would be rejected).
-    if argv and argv[0] in ("models", "bench", "trace", "mcp") and not {"-h", "--help"} & set(argv[:1]):
-        return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp}[argv[0]](
+    if argv and argv[0] in ("models", "bench", "trace", "mcp", "cache") and not {"-h", "--help"} & set(argv[:1]):
+        return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp,
+                "cache": _cmd_cache}[argv[0]](
             argparse.Namespace(command=argv[0], rest=argv[1:]))
     args = _parser().parse_args(argv)
     handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
-                "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp}
+                "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp,
+                "cache": _cmd_cache}
     if args.command == "serve-info":
         from agents.llm.local.commands import main as models_main
 

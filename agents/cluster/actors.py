@@ -70,8 +70,8 @@ class RouterActor(Router, _WhereAmI):
 
 
 class PlannerActor(Planner, _WhereAmI):
-    async def plan_batched(self, task_id: str, task: str, replan: ReplanContext | None = None
-                           ) -> AsyncIterator[list[PlanItem]]:
+    async def plan_batched(self, task_id: str, task: str, replan: ReplanContext | None = None,
+                           history: str = "") -> AsyncIterator[list[PlanItem]]:
         """``plan``'s items, the ones produced together in one list: the steps parsed from one chunk of the
         model's reply become one streamed Ray object instead of one each (a 1,000-step plan given in one
         reply crosses as one object, not 1,000)."""
@@ -79,7 +79,7 @@ class PlannerActor(Planner, _WhereAmI):
 
         async def produce() -> None:
             try:
-                async for item in self.plan(task_id, task, replan):
+                async for item in self.plan(task_id, task, replan, history):
                     queue.put_nowait(item)
             finally:
                 queue.put_nowait(None)
@@ -234,10 +234,10 @@ class SupervisorActor(SupervisorCore, _WhereAmI):
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
         self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
 
-    async def submit(self, task: str, task_id: str | None = None) -> str:
+    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
         if self._refresher is not None:
             await self._refresher.current()
-        return await super().submit(task, task_id)
+        return await super().submit(task, task_id, session_id)
 
     async def respond(self, task_id: str, text: str) -> int:
         if self._refresher is not None:

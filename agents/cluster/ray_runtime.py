@@ -168,14 +168,15 @@ class RayRuntime:
                 delay = min(delay * 2, 5.0)
         raise AssertionError("unreachable")
 
-    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
-        return await self._with_restarts(lambda: self._router.call("route", task_id, task), "router")
+    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
+        return await self._with_restarts(lambda: self._router.call("route", task_id, task, history), "router")
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]) -> RoleResult[Reflection]:
         return await self._with_restarts(lambda: self._reflector.call("reflect", task_id, task, plan, results),
                                          "reflector")
 
-    async def plan(self, task_id: str, task: str, replan: ReplanContext | None) -> AsyncIterator[PlanItem]:
+    async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
+                   history: str = "") -> AsyncIterator[PlanItem]:
         delay = 0.2
         for attempt in range(_ROLE_RETRIES):
             emitted = False
@@ -184,7 +185,8 @@ class RayRuntime:
             try:
                 planner = self._planner.handles[index]
                 # Items the planner produced together arrive as one object (PlannerActor.plan_batched).
-                stream = planner.plan_batched.options(num_returns="streaming").remote(task_id, task, replan)
+                stream = planner.plan_batched.options(num_returns="streaming").remote(task_id, task, replan,
+                                                                                     history)
                 async for ref in stream:
                     for item in await ref:
                         emitted = emitted or isinstance(item, StepEmitted)

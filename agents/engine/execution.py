@@ -101,7 +101,7 @@ class PlanExecution:
             # ``stream``: a plan that started before this execution (the speculative plan, buffered while the
             # router decided); otherwise the planner is asked now.
             self.started_early = stream is not None
-            plan = stream if stream is not None else runtime.plan(state.task_id, state.task, replan)
+            plan = stream if stream is not None else runtime.plan(state.task_id, state.task, replan, state.history)
             self._plan_iter = plan.__aiter__()
 
     # ------------------------------------------------------------------ the derived checkpoint

@@ -43,9 +43,10 @@ class StepHandle(Protocol):
 
 
 class Runtime(Protocol):
-    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]: ...
+    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]: ...
 
-    def plan(self, task_id: str, task: str, replan: ReplanContext | None) -> AsyncIterator[PlanItem]: ...
+    def plan(self, task_id: str, task: str, replan: ReplanContext | None,
+             history: str = "") -> AsyncIterator[PlanItem]: ...
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle: ...
 
@@ -85,11 +86,12 @@ class LocalRuntime:
         self._next = 0
         self._specs = dict(tool_specs)
 
-    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
-        return await self._router.route(task_id, task)
+    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
+        return await self._router.route(task_id, task, history)
 
-    def plan(self, task_id: str, task: str, replan: ReplanContext | None) -> AsyncIterator[PlanItem]:
-        return self._planner.plan(task_id, task, replan)
+    def plan(self, task_id: str, task: str, replan: ReplanContext | None,
+             history: str = "") -> AsyncIterator[PlanItem]:
+        return self._planner.plan(task_id, task, replan, history)
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
         index = self._next % len(self._executors)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.config import RuntimeConfig
+from agents.engine.memory_link import MemoryLink
 from agents.engine.runtime import Runtime
 from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
@@ -49,6 +50,7 @@ class SupervisorCore:
         self._reattach_lock = asyncio.Lock()
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         """Names this Supervisor in the task leases it takes."""
+        self._memory = MemoryLink(config)
 
     async def _ready(self) -> None:
         if not self._needs_reattach:
@@ -60,13 +62,15 @@ class SupervisorCore:
                 log.warning("supervisor restarted; re-attached %d unfinished task(s)", len(ids))
 
     # ------------------------------------------------------------------ commands
-    async def submit(self, task: str, task_id: str | None = None) -> str:
+    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
+        """Start a task; with ``session_id`` it is the session's next turn and sees the earlier ones."""
         await self._ready()
         if task_id is not None and self._store.get_task(task_id) is not None:
             return task_id  # a submit retried after a Supervisor restart: the task exists already
         task_id = task_id or uuid.uuid4().hex[:16]
         now = self._clock()
-        state = TaskState(task_id=task_id, task=task, submitted_at=now)
+        history = "" if session_id is None else self._memory.start_turn(session_id, task, task_id)
+        state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history)
         self._store.create_task(task_id, task, self._cfg.model_dump(mode="json"))
         sink = self._sink(task_id, self._store.acquire_lease(task_id, self._owner))
         sink.emit(TaskSubmittedPayload(task=task), state)
@@ -167,6 +171,7 @@ class SupervisorCore:
             task.cancel()
         await asyncio.gather(*self._running.values(), return_exceptions=True)
         self._store.close()
+        self._memory.close()
 
     # ------------------------------------------------------------------ internals
     def _sink(self, task_id: str, generation: int) -> StoreSink:
@@ -235,7 +240,8 @@ class SupervisorCore:
         return state.run
 
     def _start(self, state: TaskState, sink: StoreSink) -> None:
-        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=sink, clock=self._clock)
+        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=sink, clock=self._clock,
+                            memory=self._memory)
         self._runs[state.task_id] = state.run
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
@@ -261,6 +267,8 @@ class SupervisorCore:
             self._store.finish_task(state.task_id, result, generation=sink.generation)
         except Exception:  # the result still reaches the caller from memory
             log.exception("could not store the result of task %s", state.task_id)
+        if state.session_id is not None:
+            self._memory.finish_turn(result)
         self._results[state.task_id] = (state.run, result)
         self._running.pop(state.task_id, None)
         self._notify()

@@ -18,6 +18,7 @@ from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval, needs_confirmation
+from agents.engine.memory_link import CachedPlan, MemoryLink, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
@@ -67,9 +68,10 @@ class TaskRunner:
     task that fails: the failure is the result."""
 
     def __init__(self, state: TaskState, *, config: RuntimeConfig, runtime: Runtime, sink: TaskSink,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, memory: MemoryLink | None = None) -> None:
         self.state = state
         self._cfg, self._rt, self._sink, self._clock = config, runtime, sink, clock
+        self._memory = memory
         self._limits = Limits(config.dispatch_options(), Budget(config.token_budget, config.max_llm_calls),
                               FailureCaps(config.max_consecutive_errors, config.loop_window))
         self._exec: PlanExecution | None = None
@@ -147,20 +149,27 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        prefetch = self._speculate()
+        cached = self._cached_plan()
+        prefetch = None if cached is not None else self._speculate()
         try:
-            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task))
+            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history))
         except BaseException:
             await self._abandon(prefetch)
             raise
         st.phase = "plan"
-        self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason), self._snapshot())
+        hit = {"template_id": cached.template_id, "mode": "filled"} if cached and d.route == "plan" else None
+        if hit is not None:
+            st.cached_template = cached.template_id  # type: ignore[union-attr]
+        self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason, plan_cache=hit),
+                        self._snapshot())
         if d.route != "plan":
             await self._abandon(prefetch)
         match d.route:
             case "plan":
                 st.plan_version = 1
-                if prefetch is not None:
+                if cached is not None:
+                    self._exec = self._new_execution(stream=cached_plan_stream(cached.plan))
+                elif prefetch is not None:
                     self._exec = self._new_execution(stream=prefetch)
             case "direct":
                 raise _Stop("accepted", "direct_answer", answer=d.answer or d.reason)
@@ -171,12 +180,22 @@ class TaskRunner:
             case _:
                 assert_never(d.route)
 
+    def _cached_plan(self) -> CachedPlan | None:
+        """The plan cache's plan for this task (``RuntimeConfig.plan_cache``), filled by code; None: plan."""
+        if self._memory is None or self.state.history:  # a follow-up's plan depends on more than its text
+            return None
+        return self._memory.cached_plan(self.state.task, self._tool_schema, max_steps=self._cfg.max_steps)
+
+    def _tool_schema(self, name: str) -> dict[str, Any] | None:
+        spec = self._rt.tool_spec(name)
+        return None if spec is None else spec.parameters
+
     def _speculate(self) -> PlanPrefetch | None:
         """The plan, started beside the router when allowed and affordable (router + planner both fit)."""
         st = self.state
         if not self._cfg.speculative_planning or not self._limits.budget.affords(st.usage.total, calls=2):
             return None
-        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None))
+        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, st.history))
 
     async def _abandon(self, prefetch: PlanPrefetch | None) -> None:
         """Cancel a speculative plan that is not needed and book what it cost (no cap check: the task is
@@ -252,6 +271,10 @@ class TaskRunner:
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
                                             step_ids=frozenset(s.step_id for s in plan.steps)))
+        if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None:
+            # A reused plan is judged at its first reflection: anything but accept is a wrong reuse.
+            st.cache_outcome_recorded = True
+            self._memory.record_reuse(st.cached_template, isinstance(decision, Accept))
         self._sink.emit(ReflectedPayload(reflection=reflection, decision=_decision_kind(decision),
                                          reason=getattr(decision, "reason", "")), self._snapshot())
         return decision
@@ -331,6 +354,9 @@ class TaskRunner:
         st.answer, st.question, st.escalation = stop.answer, stop.question, stop.escalation
         st.finished_at = self._clock()
         st.phase = "waiting" if stop.status == "escalated" else "done"
+        if (stop.reason == "accepted" and self._memory is not None and not st.history
+                and (st.cached_template is None or st.replans)):
+            self._memory.remember(st.task, Plan(steps=list(st.plan_steps)))
         if stop.escalation is not None:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
                                              kind=stop.escalation.kind, step_id=stop.escalation.step_id))

@@ -44,6 +44,14 @@ class TaskState(BaseModel):
 
     task_id: str
     task: str
+    session_id: str | None = None
+    """The session this task is a turn of (``orch.session()``); its turn is finished with the result."""
+    history: str = ""
+    """The session's earlier turns, rendered within their token budget when the task was submitted: the router
+    and the planner see them (kept in the checkpoint, so a resumed turn sees the same history)."""
+    cached_template: str | None = None
+    """The plan cache template this task's first plan was filled from (no planner call)."""
+    cache_outcome_recorded: bool = False
     run: int = 1
     """1 for the first run; +1 each time respond()/resume() continues the task."""
     phase: Phase = "route"

@@ -64,12 +64,17 @@ class Planner:
     def _form(self) -> ReplyForm:
         return load_prompt("planner", self._options.prompts.version("planner")).reply_form
 
-    def _messages(self, task: str, replan: ReplanContext | None) -> list[dict[str, Any]]:
+    def _messages(self, task: str, replan: ReplanContext | None, history: str = "") -> list[dict[str, Any]]:
         template = load_prompt("planner", self._options.prompts.version("planner"))
         context = "" if replan is None else replan_context(replan, terse=template.reply_form == "terse")
+        # A session's earlier turns: their own trimmable context item (planner/v4 on); an older pinned
+        # template gets them ahead of its replan context instead, so follow-ups still resolve.
+        extra = {"history": history} if "history" in template.variables else {}
+        if history and not extra:
+            context = f"{history}\n\n{context}".strip()
         prompt = template.render(
             budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._catalog,
-            max_steps=str(self._options.max_steps), replan_context=context)
+            max_steps=str(self._options.max_steps), replan_context=context, **extra)
         return prompt.messages
 
     def _request(self, task_id: str, convo: list[dict[str, Any]], round_no: int, form: ReplyForm,
@@ -86,12 +91,13 @@ class Planner:
         return LLMRequest(role="planner", messages=convo, response_format="text", grammar=grammar,
                           stream=self._options.stream_plan, metadata=metadata)
 
-    async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None) -> AsyncIterator[PlanItem]:
+    async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None,
+                   history: str = "") -> AsyncIterator[PlanItem]:
         form = self._form()
         kept = kept_steps(replan) if replan is not None and form == "terse" else []
         first_new_id = next_step_id(replan) if replan is not None else 1
         schemas = self._schemas  # read with the catalog (no await between): use_tools may swap both later
-        messages = self._messages(task, replan)
+        messages = self._messages(task, replan, history)
         spend = Spend()
         convo = messages
         round_no, resends = 0, 0

@@ -32,10 +32,13 @@ class Router:
         """Route with this tool catalog from the next task on (an MCP server's tool list changed)."""
         self._tools = tools_catalog
 
-    async def route(self, task_id: str, task: str) -> RoleResult[RouterDecision]:
+    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
+        """``history``: a session's earlier turns (``agents.memory.history``), a trimmable context item; a
+        template pinned to a version without it (router/v1, v2) routes without it."""
         template = load_prompt("router", self._options.prompts.version("router"))
+        extra = {"history": history} if "history" in template.variables else {}
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task,
-                                 tools=self._tools)
+                                 tools=self._tools, **extra)
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
                                json_schema=json_schema_for(RouterDecision), metadata={"task_id": task_id},
                                form=template.reply_form)

@@ -121,7 +121,7 @@ def test_malformed_templates_are_rejected_with_the_fix(tmp_path: Path, text: str
 def test_a_budget_trims_only_the_context_variable_from_the_middle() -> None:
     template = load_prompt("planner")
     history = "FIRST-LINE " + "filler words here " * 2000 + " LAST-LINE"
-    values = {**_values(template), "replan_context": history}
+    values = {**_values(template), "replan_context": history, "history": ""}
     full = template.render(**values)
     budget = full.input_tokens // 4
     fitted = template.render(budget_tokens=budget, **values)

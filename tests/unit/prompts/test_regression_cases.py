@@ -300,7 +300,7 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
     report = build_report(results, shipped, model=model, config=demo_config(), wall_s=1.0,
                           started_at="2026-01-01T00:00:00Z", command="test")
     assert json.loads(json.dumps(report))["summary"]["planner"]["valid"] == n - 1
-    assert {p["template_id"] for p in report["prompts"].values()} >= {"router/v2", "planner/v3", "repair/v2"}
+    assert {p["template_id"] for p in report["prompts"].values()} >= {"router/v3", "planner/v4", "repair/v2"}
     assert all(len(p["fingerprint"]) == 64 for p in report["prompts"].values())
     md = render_markdown(report)
     assert f"planner valid plans: {n - 1}/{n}" in md and "## Failures" in md

@@ -12,8 +12,8 @@ from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
 def test_the_terse_versions_are_the_defaults() -> None:
     assert "planner" not in DEFAULT_VERSIONS and "reflector" not in DEFAULT_VERSIONS
-    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v3", "v3")
-    assert load_prompt("router").version == "v2" and load_prompt("router").reply_form == "terse"
+    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v4", "v3")
+    assert load_prompt("router").version == "v3" and load_prompt("router").reply_form == "terse"
     assert PromptRegistry(defaults={"planner": "v1"}).load("planner").version == "v1"
 
 
@@ -35,6 +35,8 @@ def test_reflector_v3_example_is_a_terse_verdict() -> None:
 
 def test_task_specific_text_comes_after_a_prefix_shared_by_every_task() -> None:
     for name, version, static in (("planner", "v2", {"tools": "T", "max_steps": "20"}),
+                                  ("planner", "v4", {"tools": "T", "max_steps": "20"}),
+                                  ("router", "v3", {"tools": "T"}),
                                   ("reflector", "v3", {})):
         template = load_prompt(name, version)
         free = [v for v in template.variables if v not in static]
@@ -59,3 +61,15 @@ def test_planner_v3_drops_step_notes_and_gives_arguments_by_position() -> None:
     assert [s.tool_input for s in steps] == [{"city": "Lisbon"}, {"city": "Oslo"}, {
         "expression": "{$step_1_result.temperature} - {$step_2_result.temperature}"}]
     assert steps[2].depends_on == [1, 2]
+
+
+def test_router_v3_and_planner_v4_add_the_session_history_to_the_user_message_only() -> None:
+    """The new versions differ from router/v2 and planner/v3 only by the trimmable history in the user message
+    (and the router's guardrail that fenced history is data)."""
+    for name, old, new in (("planner", "v3", "v4"), ("router", "v2", "v3")):
+        before, after = load_prompt(name, old), load_prompt(name, new)
+        assert "history" in after.context_variables and after.context_variables[0] == "history"
+        assert dict(before.sections)["system"] == dict(after.sections)["system"]
+        assert "{{history}}" in dict(after.sections)["user"]
+    rendered = load_prompt("router", "v3").render(task="And Rome?", tools="T", history="Turn 1: Paris 2.1M")
+    assert rendered.messages[1]["content"] == "Turn 1: Paris 2.1M\n\nTask: And Rome?"

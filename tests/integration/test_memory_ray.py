@@ -1,0 +1,65 @@
+"""Sessions and the plan cache through the public API on Ray (one Ray session for the module)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support import tools as T
+from support import wire
+
+from agents import Orchestrator, RuntimeConfig
+from agents.llm import FunctionLLM
+from agents.memory import SessionNotFoundError
+
+pytestmark = pytest.mark.ray
+
+
+def two_cities(request) -> str:
+    """Turn 1 looks up Paris; the follow-up subtracts Paris from Rome using the number its prompt holds."""
+    text = request.messages[-1]["content"]
+    if request.role == "router":
+        return wire.route()
+    if request.role == "reflector":
+        return wire.reflection(answer="Rome is bigger." if "Rome" in text else "Paris has 2.1 million people.")
+    city = re.findall(r"population of (\w+)", text)[-1] if "population of" in text else "Rome"
+    if "Task: And Rome?" not in text:
+        return wire.plan(wire.step(1, "lookup", {"city": city}, description=f"population of {city}"))
+    earlier = re.search(r"lookup \(population of Paris\): ([\d.]+)", text)
+    return wire.plan(wire.step(1, "lookup", {"city": "Rome"}, description="population of Rome"),
+                     wire.step(2, "subtract", {"a": "$step_1_result", "b": float(earlier.group(1)) if earlier else 0},
+                               deps=[1], description="Rome minus Paris"))
+
+
+def test_a_session_continues_in_a_new_orchestrator_and_the_cache_skips_the_planner(ray_session, tmp_path):
+    store = tmp_path / "t.db"
+    first = Orchestrator(llm=FunctionLLM(two_cities), tools=T.ALL, config=RuntimeConfig(store_path=store))
+    try:
+        s = first.session()
+        r1 = s.run("What is the population of Paris?", timeout=120)
+        assert r1.status == "accepted" and r1.steps[0].output == 2.1
+        with pytest.raises(SessionNotFoundError):
+            first.session("no-such-session")
+    finally:
+        first.shutdown()
+
+    config = RuntimeConfig(store_path=store, plan_cache=True)
+    second = Orchestrator(llm=FunctionLLM(two_cities), tools=T.ALL, config=config)
+    try:
+        again = second.session(s.id)
+        r2 = again.run("And Rome? By how much is it bigger?", timeout=120)
+        assert r2.status == "accepted" and [st.output for st in r2.steps] == [2.8, 0.7]
+        assert [(t.turn_no, t.answer) for t in again.turns()] == [(1, "Paris has 2.1 million people."),
+                                                                   (2, "Rome is bigger.")]
+
+        seed = second.run("What is the population of Berlin?", timeout=120)
+        assert seed.usage.by_role["planner"].llm_calls == 1
+        handle = second.submit("What is the population of Rome?")
+        routed = next(e for e in handle.events() if e.type == "routed")
+        reuse = handle.result(timeout=120)
+        assert routed.payload.plan_cache is not None and routed.payload.plan_cache["mode"] == "filled"
+        planner = reuse.usage.by_role.get("planner")
+        assert (planner is None or planner.llm_calls == 0) and reuse.usage.total.llm_calls == 2
+        assert reuse.status == "accepted" and reuse.steps[0].output == 2.8
+    finally:
+        second.shutdown()
