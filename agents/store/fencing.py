@@ -30,6 +30,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from agents.tools.journal import Fence  # the one definition: executors send it, the store checks it
+
 __all__ = [
     "ClaimOutcome",
     "Claimed",
@@ -43,16 +45,6 @@ __all__ = [
     "current",
     "record",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Fence:
-    """Who runs a side effect: the lease ``generation`` its runner holds, a ``token`` that grows when the same
-    runner sends the same attempt again (its executor died), and a ``claimant`` naming the one call."""
-
-    generation: int
-    token: int
-    claimant: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,10 +96,15 @@ CREATE TABLE llm_calls (
 # from the idempotency key, which need not name a task row; delete_task removes entries by task_id.
 
 
-def _v0_to_v1(conn: sqlite3.Connection) -> None:
-    for statement in _V1.split(";"):
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    # statement by statement (not executescript): executescript commits, and a migration is one transaction
+    for statement in script.split(";"):
         if statement.strip():
             conn.execute(statement)
+
+
+def _v0_to_v1(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V1)
 
 
 # v2: ownership with fencing and append-only checkpoint deltas (issue 19).
@@ -142,9 +147,7 @@ CREATE TABLE checkpoint_deltas (
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
-    for statement in _V2.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    _run_script(conn, _V2)
 
 
 MIGRATIONS: tuple[Migration, ...] = (_v0_to_v1, _v1_to_v2)
