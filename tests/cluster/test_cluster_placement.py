@@ -233,8 +233,10 @@ def test_a_version_mismatch_says_what_to_install(cluster):
         u.compute_version_info = lambda: ("0.0.1", real()[1])
         from agents import Orchestrator, RuntimeConfig
         from agents.errors import ClusterVersionMismatchError
+        from agents.llm import FunctionLLM
         try:
-            Orchestrator(llm=object(), tools=[], config=RuntimeConfig(ship_code=False), address={c.address!r})
+            Orchestrator(llm=FunctionLLM(lambda request: ""), tools=[], config=RuntimeConfig(ship_code=False),
+                         address={c.address!r})
         except ClusterVersionMismatchError as exc:
             print("MISMATCH", exc)
     """)
