@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Callable
 
-from agents.config import RuntimeConfig
+from agents.config import RuntimeConfig, for_embedded_model
 from agents.errors import (
     ClusterUnavailableError,
     ClusterVersionMismatchError,
@@ -163,6 +163,8 @@ class Orchestrator:
                               f"{type(llm).__name__} {llm!r}; for a model name use "
                               "OpenAIChat(model=..., base_url=...), or llm=None for the embedded local model")
         self.tools = self._resolve_tools(tools)
+        if llm is None:
+            self.config = for_embedded_model(self.config)
         self.llm = llm if llm is not None else self._start_embedded_llm()
         self._instance = uuid.uuid4().hex[:8]
         self._watcher = None

@@ -219,3 +219,24 @@ class RuntimeConfig(BaseModel):
                 raise ValueError(f"local_model {self.local_model!r} is not a known local model; "
                                  f"known: {', '.join(CATALOG)}")
         return self
+
+
+EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v1", "planner": "v1", "reflector": "v2"}
+"""The JSON forms, for the embedded model: its server constrains a JSON reply with the schema, and the small
+CPU models write the terse forms unreliably without a grammar for every role (measured by `make test-llm`:
+qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""
+
+
+def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
+    """``config`` as the embedded llama.cpp model needs it, keeping whatever the caller set explicitly:
+    the JSON prompt forms (``EMBEDDED_MODEL_PROMPTS`` under the caller's pins) and no speculative planning —
+    the server runs one request at a time, so a plan started beside the router only queues, and a queued
+    plan ahead of the router would hold every step back until the route arrived.
+
+        >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
+        {'router': 'v1', 'planner': 'v1', 'reflector': 'v3'}
+    """
+    update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
+    if "speculative_planning" not in config.model_fields_set:
+        update["speculative_planning"] = False
+    return config.model_copy(update=update)

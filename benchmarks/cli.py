@@ -94,6 +94,7 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
     for suite in suites:
         print(f"== suite {suite}", flush=True)
         run = run_suite(suite, llm=llm, latency=latency, quick=args.quick, limit=limit, reps=args.reps,
+                        embedded=args.llm == "local",
                         seed=args.seed, time_scale=scale, tool_scale=args.tool_scale,
                         progress=lambda s: print(s, flush=True))
         summary = write_report(run, args.out)

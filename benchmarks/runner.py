@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.config import RuntimeConfig
+from agents.config import RuntimeConfig, for_embedded_model
 from agents.llm.base import LLM
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
@@ -132,7 +132,8 @@ def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResu
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
               limit: int | None = None, reps: int = 1, seed: int = 0, time_scale: float = 1.0,
-              tool_scale: float = 1.0, systems: tuple[str, ...] = SYSTEMS, progress=print) -> SuiteRun:
+              tool_scale: float = 1.0, systems: tuple[str, ...] = SYSTEMS, embedded: bool = False,
+              progress=print) -> SuiteRun:
     """``llm=None`` → SimulatedLLM with ``latency`` scaled by ``time_scale``; ``tool_scale`` scales the tools'
     latencies on top (the sensitivity row: plan-then-execute gains more the slower the tools)."""
     import ray
@@ -152,6 +153,8 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
     config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
                            token_budget=None, max_llm_calls=200)
+    if embedded:  # the embedded model as Orchestrator(llm=None) runs it (the JSON forms, no speculation)
+        config = for_embedded_model(config)
     owns_ray = not ray.is_initialized()
     orch = Orchestrator(llm=llm, tools=tools, config=config)
     records: list[RunRecord] = []

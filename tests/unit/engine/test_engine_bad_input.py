@@ -96,3 +96,12 @@ def test_a_valid_streamed_plan_still_runs_its_writes_and_streams_its_reads():
              for e in sink.events]
     # The read step 1 started while the plan was still streaming; the write waited for the whole plan.
     assert types.index(("step_started", 1)) < types.index(("plan_step", 5)) < types.index(("step_started", 2))
+
+
+def test_the_embedded_model_gets_the_json_forms_and_no_speculation_unless_pinned():
+    from agents.config import EMBEDDED_MODEL_PROMPTS, for_embedded_model
+
+    plain = for_embedded_model(RuntimeConfig())
+    assert plain.prompt_versions == EMBEDDED_MODEL_PROMPTS and plain.speculative_planning is False
+    pinned = for_embedded_model(RuntimeConfig(prompt_versions={"planner": "v4"}, speculative_planning=True))
+    assert pinned.prompt_versions["planner"] == "v4" and pinned.speculative_planning is True
