@@ -41,6 +41,7 @@ from agents.tools import ToolSpec
 from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
+from planning.delta import same_call
 from planning.models import PlanStep
 
 __all__ = ["Limits", "PlanExecution"]
@@ -56,11 +57,6 @@ class _Running:
     request: StepRequest
     handle: StepHandle
     redispatches: int = 0
-
-
-def _same_step(a: PlanStep, b: PlanStep) -> bool:
-    return (a.tool_name, json.dumps(a.tool_input, sort_keys=True, default=str), sorted(a.depends_on)) == \
-        (b.tool_name, json.dumps(b.tool_input, sort_keys=True, default=str), sorted(b.depends_on))
 
 
 def _has_side_effects(spec: ToolSpec | None) -> bool:
@@ -221,7 +217,7 @@ class PlanExecution:
         self._st.plan_steps.append(step)
         kept = self._kept.get(sid)
         try:
-            if kept is not None and _same_step(kept[0], step) and all(
+            if kept is not None and same_call(kept[0], step) and all(
                     d in self._steps and self._sched.state(d) is SchedState.COMPLETED for d in step.depends_on):
                 self._sched.preload(sid, step.depends_on, kept[1])
                 self.values[sid] = kept[1]

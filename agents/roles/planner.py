@@ -18,6 +18,7 @@ from agents.roles.messages import (
     StepEmitted,
 )
 from agents.roles.replan import kept_steps, next_step_id, replan_context
+from planning.delta import same_call
 from planning.errors import PlanningError, PlanValidationError
 from planning.grammar import terse_plan_grammar
 from planning.models import Plan, PlanStep
@@ -219,7 +220,7 @@ class _Round:
             if self._delta:
                 return [*self._kept.values(), step]
         if self._delta and step.step_id in self._kept:
-            if _same_call(self._kept[step.step_id], step):
+            if same_call(self._kept[step.step_id], step):
                 return []
             raise PlanValidationError((PlanProblem(
                 ProblemCode.DUPLICATE_STEP_ID,
@@ -240,10 +241,6 @@ class _Round:
 def param_order(schemas: Mapping[str, dict[str, Any]]) -> dict[str, list[str]]:
     """Each tool's parameters in signature order (terse arguments may be given by position)."""
     return {name: list((schema.get("properties") or {}).keys()) for name, schema in schemas.items()}
-
-
-def _same_call(a: PlanStep, b: PlanStep) -> bool:
-    return (a.tool_name, a.tool_input, sorted(a.depends_on)) == (b.tool_name, b.tool_input, sorted(b.depends_on))
 
 
 def _abandoned(convo: list[dict[str, Any]], partial: str, error: str) -> Spend:
