@@ -74,6 +74,14 @@ def default_store_path() -> Path:
     return Path.home() / ".tetrarch" / "tetrarch.db"
 
 
+def missing_store(path: Path) -> str | None:
+    """Why a read command (tasks, resume, respond, trace, cache) cannot open ``path``, or None. Opening a
+    mistyped path would create an empty database there and report nothing, as if the store were empty."""
+    if path.is_file():
+        return None
+    return f"no store at {path}; check the --store path (run, which creates a store, has not used this one yet)"
+
+
 class RuntimeConfig(BaseModel):
     """Limits and deployment options of an ``Orchestrator``. All fields have safe defaults."""
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.config import default_store_path
+from agents.config import default_store_path, missing_store
 from agents.memory.cache_store import CachedTemplate, PlanCacheStore
 
 __all__ = ["main"]
@@ -37,8 +37,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     path = args.store or default_store_path()
-    if not path.is_file():  # opening a mistyped path would create an empty store and report an empty cache
-        print(f"tetrarch: no store at {path}; check the --store path", file=sys.stderr)
+    if problem := missing_store(path):
+        print(f"tetrarch: {problem}", file=sys.stderr)
         return 2
     cache = PlanCacheStore(path)
     try:

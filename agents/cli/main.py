@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.config import missing_store
 from agents.llm.factory import build_llm
 
 __all__ = ["main"]
@@ -21,15 +22,6 @@ def _config(args: argparse.Namespace):
     if getattr(args, "store", None):
         overrides["store_path"] = Path(args.store)
     return RuntimeConfig(**overrides)
-
-
-def _existing_store(path: Path) -> str | None:
-    """Read commands open an existing store: opening a mistyped path would create an empty database there and
-    report no tasks, as if the store were empty."""
-    if path.is_file():
-        return None
-    return (f"tetrarch: no store at {path}; check the --store path (run, which creates a store, has not used this "
-            "one yet)")
 
 
 def _follow(handle, timeout: float | None, as_json: bool) -> int:
@@ -60,8 +52,8 @@ def _cmd_continue(args: argparse.Namespace) -> int:
     from agents import Orchestrator
 
     config = _config(args)
-    if problem := _existing_store(config.store_path):
-        print(problem, file=sys.stderr)
+    if problem := missing_store(config.store_path):
+        print(f"tetrarch: {problem}", file=sys.stderr)
         return 2
     orch = Orchestrator(llm=build_llm(args.llm, args.base_url), config=config, address=args.address)
     try:
@@ -75,8 +67,8 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     from agents.store import Store
 
     cfg = _config(args)
-    if problem := _existing_store(cfg.store_path):
-        print(problem, file=sys.stderr)
+    if problem := missing_store(cfg.store_path):
+        print(f"tetrarch: {problem}", file=sys.stderr)
         return 2
     store = Store(cfg.store_path)
     rows = store.list_tasks(status=args.status, limit=args.limit)

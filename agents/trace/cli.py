@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.config import default_store_path
+from agents.config import default_store_path, missing_store
 from agents.trace.model import TaskTrace, build_trace
 
 __all__ = ["main", "load_trace"]
@@ -16,8 +16,8 @@ __all__ = ["main", "load_trace"]
 def load_trace(task_id: str, store_path: Path) -> TaskTrace:
     from agents.store import Store
 
-    if not store_path.is_file():  # opening a mistyped path would create an empty database there
-        raise SystemExit(f"no store at {store_path}; check the --store path")
+    if problem := missing_store(store_path):
+        raise SystemExit(problem)
     store = Store(store_path)
     try:
         events = store.events(task_id)
