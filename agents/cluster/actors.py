@@ -25,7 +25,7 @@ from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, p
 from agents.cluster.ray_runtime import RayRuntime
 from agents.config import ExecutorOptions, RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
-from agents.errors import ActorStartError
+from agents.errors import ActorStartError, RoleUnavailableError
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
 from agents.roles.messages import PlanItem, ReplanContext, StepOutcome, StepRequest
@@ -36,8 +36,8 @@ from agents.store import Store
 from agents.store.fencing import Fence as StoreFence
 from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
-from agents.tools.mcp import MCPServer, MCPTool, ToolCatalog, ToolRefresher
 from agents.tools.journal import ClaimReply, Fence
+from agents.tools.mcp import MCPServer, MCPTool, ToolCatalog, ToolRefresher
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -115,22 +115,28 @@ class RemoteJournal:
         self._name, self._namespace = name, namespace
         self._handle: Any = None
 
-    def _journal(self) -> Any:
-        if self._handle is None:
-            self._handle = ray.get_actor(self._name, namespace=self._namespace)
-        return self._handle
+    async def _call(self, method: str, *args: Any) -> Any:
+        try:
+            if self._handle is None:
+                self._handle = ray.get_actor(self._name, namespace=self._namespace)
+            return await getattr(self._handle, method).remote(*args)
+        except (ValueError, ray.exceptions.RayActorError) as exc:
+            # Named as what it is: raised raw, Ray's ActorDiedError would read as the *executor's* death to the
+            # Supervisor (a task error is an instance of its cause) and the step would be re-sent for nothing.
+            self._handle = None  # a restarted journal is looked up again on the next call
+            raise RoleUnavailableError("journal", f"{type(exc).__name__}: {exc}") from None
 
     async def get(self, key: str):
-        return await self._journal().get.remote(key)
+        return await self._call("get", key)
 
     async def put(self, key: str, output: Any) -> None:
-        await self._journal().put.remote(key, output)
+        await self._call("put", key, output)
 
     async def claim(self, key: str, fence: Fence) -> ClaimReply:
-        return await self._journal().claim.remote(key, fence)
+        return await self._call("claim", key, fence)
 
     async def record(self, key: str, fence: Fence, output: Any) -> bool:
-        return await self._journal().record.remote(key, fence, output)
+        return await self._call("record", key, fence, output)
 
 
 class JournalActor:

@@ -19,6 +19,7 @@ from ray.exceptions import (
     ActorUnavailableError,
     GetTimeoutError,
     RayActorError,
+    RayTaskError,
     TaskCancelledError,
 )
 
@@ -50,8 +51,9 @@ _LOST_EXECUTOR_PAUSE_S = 15.0
 
 class _RayStepHandle:
     def __init__(self, meta_ref: ray.ObjectRef, output_ref: ray.ObjectRef, on_done: Callable[[str, bool], None],
-                 executor: str, node_id: str, replace: Callable[[], None]) -> None:
+                 executor: str, node_id: str, replace: Callable[[], None], req: StepRequest) -> None:
         self._meta = meta_ref
+        self._req = req
         self._replace = replace
         self.output_ref: Any = output_ref
         self._on_done = on_done
@@ -65,6 +67,17 @@ class _RayStepHandle:
             outcome: StepOutcome = await self._meta
             node = outcome.node_id
             return outcome
+        except RayTaskError as exc:
+            # The executor is alive: something its step awaited failed (the journal actor, a dependency's
+            # object). Ray makes such an error an instance of its cause too (RayTaskError(ActorDiedError)), so
+            # without this it would read as this executor's death and the step would be re-dispatched for nothing.
+            log.warning("step %d failed inside %s (%s): %s", self._req.step.step_id, self.executor,
+                        type(exc.cause).__name__, exc.cause)
+            now = time.time()
+            return StepOutcome(step_id=self._req.step.step_id, attempt=self._req.attempt, ok=False,
+                               started_at=now, finished_at=now, error_kind="transient", executor=self.executor,
+                               error=f"step {self._req.step.step_id} failed inside {self.executor}: "
+                                     f"{type(exc.cause).__name__}: {exc.cause}")
         except _ACTOR_ERRORS as exc:
             lost = True
             raise ExecutorLost(_lost_reason(exc)) from exc
@@ -83,7 +96,9 @@ class _RayStepHandle:
 
 def _lost_reason(exc: BaseException) -> str:
     """The user's words for a lost executor; Ray's own (``RpcError … rpc_code: 14``) go to the log only."""
-    log.info("executor lost: %s", exc)
+    # A warning, not info: a lost executor costs a re-dispatch, and the log is the only place Ray's own
+    # words about why it died (OOM, node gone, a crash) are kept.
+    log.warning("executor lost (%s): %s", type(exc).__name__, exc)
     match exc:
         case ActorUnavailableError():
             return "the executor process is unreachable (its node may be down or restarting)"
@@ -228,7 +243,7 @@ class RayRuntime:
 
         meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
         return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index],
-                              lambda i=index: self._replace_executor(i))
+                              lambda i=index: self._replace_executor(i), req)
 
     def _replace_executor(self, index: int) -> None:
         """Kill a wedged executor and let Ray start it again (``max_restarts``): a process stuck in a tool never

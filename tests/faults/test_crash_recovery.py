@@ -126,3 +126,31 @@ def test_role_actor_killed_is_restarted_and_the_task_continues(ray_session, tmp_
     finally:
         orch.shutdown()
     assert result.status == "accepted", result.error
+
+
+def test_a_dead_journal_fails_the_write_without_reading_as_dead_executors(ray_session, tmp_path):
+    """An error from an actor the executor awaits is an instance of its cause in Ray (RayTaskError(ActorDiedError)):
+    it used to read as the executor's own death, so a write step whose journal was gone was re-sent to every
+    executor and ended "died 3 times" (seen once in the crash matrix on CI). The executors are alive: the step
+    fails once, saying the journal is unavailable, and the write never ran (its claim comes first)."""
+    import ray
+
+    note = f"nojournal-{os.getpid()}-{time.time_ns()}"
+    T.reset(f"note-{note}")
+    plan = wire.plan(wire.step(1, "append_note", {"note": note}))
+    orch = Orchestrator(llm=_script(plan), tools=T.ALL,
+                        config=RuntimeConfig(store_path=tmp_path / "j.db", num_executors=2))
+    try:
+        pids = ray.get([e.pid.remote() for e in orch._actors.executors])
+        ray.kill(orch._actors.journal, no_restart=True)
+        handle = orch.submit("write a note without a journal")
+        result = handle.result(timeout=120)
+        events = list(handle.events())
+        assert ray.get([e.pid.remote() for e in orch._actors.executors]) == pids
+    finally:
+        orch.shutdown()
+    step = result.steps[0]
+    assert step.status == "failed"
+    assert "journal actor is unavailable" in step.error and "died" not in step.error.split(":")[0], step.error
+    assert not [e for e in events if e.type == "step_failed" and e.payload.error_kind == "executor_died"]
+    assert T.count(f"note-{note}") == 0
