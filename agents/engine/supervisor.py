@@ -235,6 +235,12 @@ class SupervisorCore:
             for record in state.steps.values():
                 if record.status == "running":
                     record.status = "pending"
+            if state.phase == "reflect" and any(r.status == "failed" and r.error_kind == "executor_died"
+                                                for r in state.steps.values()):
+                # A dying driver's Supervisor outlives its executors for a moment (Ray kills a dead owner's actors
+                # one by one) and records their loss as the steps' failure. That says nothing about the steps:
+                # they run again (``restore`` makes every step not completed pending) instead of being judged.
+                state.phase = "execute"
         self._results.pop(state.task_id, None)
         self._start(state, self._sink(state.task_id, generation))
         return state.run

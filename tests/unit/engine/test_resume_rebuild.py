@@ -141,3 +141,34 @@ def test_the_stored_checkpoint_is_the_full_copy_plus_every_later_delta(tmp_path_
                 apply_delta(model, json.loads(json.dumps(delta)))
                 store.write_batch(TaskBatch("t", None, delta=(seq, delta)))
             assert store.load_checkpoint("t") == model
+
+
+def test_steps_a_dying_runner_recorded_as_lost_executors_run_again_on_resume(tmp_path):
+    """A killed driver's Supervisor outlives its executors for a moment and records their loss as step failures
+    ("died 3 times"), then the task's phase as reflect; the resume used to judge those failures instead of
+    running the steps (seen in the crash matrix on CI). An executor's loss says nothing about its step."""
+    plan = _plan([[], [1], [2]])
+    for crash_at in range(1, 60):  # the first commit that leaves the task in phase reflect
+        path = tmp_path / f"c{crash_at}.db"
+        RUNS.clear()
+        with CrashingStore(path, commits_before_crash=crash_at) as crashing:
+            task_id, first = asyncio.run(_run(crashing, plan))
+        with Store(path) as store:
+            state = store.load_checkpoint(task_id) or {}
+        if first is None and state.get("phase") == "reflect":
+            break
+    else:
+        raise AssertionError("no commit left the task in phase reflect")
+    assert [state["steps"][str(i)]["status"] for i in (1, 2, 3)] == ["completed"] * 3
+    # What the dying runner wrote: step 2's executors "died", step 3 skipped for it (its output is not stored).
+    state["steps"]["2"].update(status="failed", error_kind="executor_died",
+                               error="the executor running step 2 died 3 times: the executor process died")
+    state["steps"]["3"].update(status="skipped", error="skipped: step 2 did not complete")
+    with Store(path) as store:
+        store.write_batch(TaskBatch(task_id, None, checkpoint=(10_000, state)))
+        RUNS.clear()
+        _, resumed = asyncio.run(_run(store, plan, resume=task_id))
+    assert resumed is not None and resumed["status"] == "accepted"
+    assert [s["status"] for s in resumed["steps"]] == ["completed"] * 3
+    # Every write had applied before the "loss" and its journal entry says so: run again, none writes twice.
+    assert not RUNS, RUNS
