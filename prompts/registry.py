@@ -8,6 +8,7 @@ File format (see prompts/README.md)::
     # variables: task, tools, max_steps, replan_context
     # context: replan_context          (trimmable under a token budget; first listed is trimmed first)
     # reply: terse                     (optional: "json", the default, or "terse" — the form it asks for)
+    # opening: opening/v1              (optional: a shared text the system message starts with, see below)
     === system
     ... {{tools}} ...
     === user
@@ -22,6 +23,7 @@ File format (see prompts/README.md)::
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import re
@@ -48,10 +50,11 @@ ReplyForm = Literal["json", "terse"]
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _SECTIONS = ("system", "user", "guardrails")
 _VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
-DEFAULT_VERSIONS: dict[str, str] = {}
+DEFAULT_VERSIONS: dict[str, str] = {"router": "v3"}
 """The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
 default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
-role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms)."""
+role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4 is the embedded
+model's form (``agents.config.EMBEDDED_MODEL_PROMPTS``), not the default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,11 @@ class PromptTemplate:
     """What the template asks the model to write: the JSON wire object, or the terse form
     (``planning.terse`` / ``planning.terse_reflection``). The role sends a JSON schema for the one and plain
     text (with a grammar where the backend takes one) for the other; its parser reads both either way."""
+    opening: str | None = None
+    """``opening/vN``: the system message starts with that template's system text. Roles whose prompts open alike
+    let a model server reuse the opening's prefill from one call to the next, whatever the role (llama.cpp keeps
+    the last prompt's state and its prompt cache finds the longest prefix); on two CPU cores that is seconds a
+    call. Resolved by ``PromptRegistry.load``, which adds the opening's variables to this template's."""
 
     @property
     def template_id(self) -> str:
@@ -165,15 +173,33 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     reply = header.get("reply", "json")
     if reply not in ("json", "terse"):
         raise PromptFormatError(f"{name}/{version}: '# reply: {reply}' must be json or terse")
+    opening = header.get("opening") or None
+    if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
+        raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
-    if used != set(declared) or not set(context) <= set(declared):
+    # With an opening, variables only it uses are declared here too (checked when the opening is joined).
+    if (used != set(declared) if opening is None else not used <= set(declared)) or not set(context) <= set(declared):
         raise PromptFormatError(f"{name}/{version}: declared variables {sorted(declared)} but the text uses "
                                 f"{sorted(used)}; context {sorted(context)} must be declared too")
     return PromptTemplate(name=name, version=version, purpose=header.get("purpose", ""), variables=declared,
                           context_variables=context, sections=tuple(body.items()),
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
-                          reply_form="terse" if reply == "terse" else "json")
+                          reply_form="terse" if reply == "terse" else "json", opening=opening)
+
+
+def join_opening(template: PromptTemplate, opening: PromptTemplate) -> PromptTemplate:
+    """``template`` with ``opening``'s system text first; its fingerprint covers both texts."""
+    body = dict(template.sections)
+    shared = dict(opening.sections)["system"].strip()
+    own = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
+    if own | set(opening.variables) != set(template.variables):
+        raise PromptFormatError(f"{template.template_id}: declared variables {sorted(template.variables)} but the "
+                                f"text and its opening ({opening.template_id}) use "
+                                f"{sorted(own | set(opening.variables))}")
+    body["system"] = f"{shared}\n\n{body['system'].strip()}"
+    fingerprint = hashlib.sha256((template.fingerprint + opening.fingerprint).encode()).hexdigest()
+    return dataclasses.replace(template, sections=tuple(body.items()), fingerprint=fingerprint)
 
 
 def _names(value: str) -> tuple[str, ...]:
@@ -209,7 +235,11 @@ class PromptRegistry:
         key = (name, version)
         if key not in self._cache:
             text = (self.root / name / f"{version}.txt").read_text(encoding="utf-8")
-            self._cache[key] = parse_template(text, name=name, version=version)
+            template = parse_template(text, name=name, version=version)
+            if template.opening is not None:
+                opening_name, _, opening_version = template.opening.partition("/")
+                template = join_opening(template, self.load(opening_name, opening_version))
+            self._cache[key] = template
         return self._cache[key]
 
 
