@@ -71,11 +71,12 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-PROMPT_CACHE_BYTES = 2 << 30
-"""The server's prompt cache: model states kept in RAM and found by longest prompt prefix, so a role's static
-prompt (its opening, then its instructions) is prefilled once per server, not once per call. Measured on the
-1.5B model, 2 loaded cores: a router call with a ~500-token static part took 17–23 s cold and 2.5 s once cached;
-each cached state costs ~0.3 GB (the KV cache and logits), so 2 GiB holds the last ~6."""
+PROMPT_CACHE_BYTES = 0
+"""The server's own prompt cache (``--cache``: model states kept in RAM, found by longest prompt prefix) is off:
+measured with llama-cpp-python 0.3.36 and the 1.5B model, the server grew ~0.32 GB with every call and never
+stopped (1 GiB and 2 GiB caps alike: 6.7 GB after 12 calls, 12.4 GB after 26) — the cap counts only part of each
+state. Without it the server still reuses the longest common prefix with the *previous* prompt, which is why every
+role's prompt opens alike (``prompts/opening``). Pass ``prompt_cache_bytes`` to try it with RAM to spare."""
 
 
 def server_command(model_path: Path, *, port: int, host: str = "127.0.0.1", n_threads: int = 2,

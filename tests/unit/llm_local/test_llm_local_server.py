@@ -75,10 +75,9 @@ def test_server_command_is_the_documented_llama_cpp_command():
     assert cmd[0] == sys.executable and cmd[1].endswith("agents/llm/local/_launch.py")
     flags = dict(zip(cmd[2::2], cmd[3::2], strict=True))
     assert flags == {"--model": "/m/q.gguf", "--host": "127.0.0.1", "--port": "8123", "--n_threads": "2",
-                     "--n_ctx": "4096", "--model_alias": "local", "--interrupt_requests": "False",
-                     "--cache": "True", "--cache_type": "ram", "--cache_size": str(2 << 30)}
-    plain = server_command(Path("/m/q.gguf"), port=8123, prompt_cache_bytes=0)
-    assert "--cache" not in plain, "prompt_cache_bytes=0 turns the prompt cache off"
+                     "--n_ctx": "4096", "--model_alias": "local", "--interrupt_requests": "False"}
+    cached = server_command(Path("/m/q.gguf"), port=8123, prompt_cache_bytes=1 << 30)
+    assert cached[-6:] == ["--cache", "True", "--cache_type", "ram", "--cache_size", str(1 << 30)]
 
 
 def test_free_port_is_bindable_on_loopback():
