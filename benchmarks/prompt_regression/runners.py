@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.config import RuntimeConfig
+from agents.config import RuntimeConfig, for_embedded_model
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError
 from agents.roles.messages import PlanItem, StepEmitted
@@ -87,9 +87,11 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
 
 
 def demo_config(prompt_versions: Mapping[str, str] | None = None) -> RuntimeConfig:
-    """The ``RuntimeConfig`` ``make demo`` runs with (agents/demo.py), the role-relevant part: default limits,
-    ``context_token_budget``, streamed plans, latest prompts unless pinned."""
-    return RuntimeConfig(step_timeout_s=120, task_timeout_s=600, prompt_versions=dict(prompt_versions or {}))
+    """The ``RuntimeConfig`` ``make demo`` runs with (agents/cli/demo.py), the role-relevant part: default limits,
+    ``context_token_budget``, streamed plans, and the embedded model's prompt forms (``for_embedded_model``, as
+    ``Orchestrator(llm=None)`` applies them) unless pinned."""
+    return for_embedded_model(RuntimeConfig(step_timeout_s=120, task_timeout_s=600,
+                                            prompt_versions=dict(prompt_versions or {})))
 
 
 def regression_tools(workspace: Path) -> ToolRegistry:
