@@ -153,9 +153,12 @@ class Executor:
 
     async def _reason(self, req: StepRequest, inputs: Mapping[int, Any], acc: _Accumulator) -> str:
         step_text = req.step.description + (f"\nReviewer's instruction: {req.modification}" if req.modification else "")
-        prompt = load_prompt("executor", self._prompts.version("executor")).render(
+        template = load_prompt("executor", self._prompts.version("executor"))
+        # A template that opens like the other roles' prompts takes the tool list (its shared prefix).
+        extra = {"tools": self._registry.catalog_text()} if "tools" in template.variables else {}
+        prompt = template.render(
             budget_tokens=self._prompts.context_token_budget, task=req.task, step=step_text,
-            inputs=render_inputs({k: inputs[k] for k in req.step.depends_on if k in inputs}))
+            inputs=render_inputs({k: inputs[k] for k in req.step.depends_on if k in inputs}), **extra)
         request = LLMRequest(role="executor", messages=prompt.messages,
                              metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
         try:
