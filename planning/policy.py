@@ -28,6 +28,8 @@ __all__ = [
     "Replan",
     "RetryStep",
     "decide",
+    "decision_kind",
+    "decision_reason",
     "effective_route",
 ]
 
@@ -79,6 +81,9 @@ class ReflectionContext:
     replans: int
     limits: PolicyLimits = field(default_factory=PolicyLimits)
     step_ids: frozenset[int] = frozenset()
+    contradictions: tuple[str, ...] = ()
+    """What code found wrong with the proposed answer (``planning.evidence.check_answer``): an accept with any
+    is not an accept, whatever the scores say."""
 
 
 def decide(ctx: ReflectionContext) -> Decision:
@@ -86,6 +91,8 @@ def decide(ctx: ReflectionContext) -> Decision:
     r = ctx.reflection
     match r.action:
         case "accept":
+            if ctx.contradictions:
+                return _replan(ctx, "Checked by code, the answer cannot be accepted: " + " ".join(ctx.contradictions))
             shortfall = _shortfall(ctx)
             if shortfall is None:
                 return Accept(r.answer)
@@ -154,3 +161,32 @@ def effective_route(decision: RouterDecision, min_confidence: float) -> Route:
     if decision.route != "clarify" and decision.confidence < min_confidence:
         return "clarify"
     return decision.route
+
+
+def decision_reason(decision: Decision) -> str:
+    """Why the policy decided so, for the reflected event: an escalation's reason, a replan's feedback (which says
+    what code found when it overruled an accept)."""
+    match decision:
+        case Escalate(reason=reason):
+            return reason
+        case Replan(feedback=feedback):
+            return feedback
+        case Accept() | RetryStep():
+            return ""
+        case _:
+            assert_never(decision)
+
+
+def decision_kind(decision: Decision) -> Literal["accept", "retry_step", "replan", "escalate"]:
+    """The decision's name in the reflected event."""
+    match decision:
+        case Accept():
+            return "accept"
+        case RetryStep():
+            return "retry_step"
+        case Replan():
+            return "replan"
+        case Escalate():
+            return "escalate"
+        case _:
+            assert_never(decision)

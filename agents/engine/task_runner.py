@@ -37,11 +37,23 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
+from agents.roles.render import evidence_of
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
+from planning.evidence import check_answer
 from planning.models import Plan, PlanStep
-from planning.policy import Accept, Decision, Escalate, ReflectionContext, Replan, RetryStep, decide
+from planning.policy import (
+    Accept,
+    Decision,
+    Escalate,
+    ReflectionContext,
+    Replan,
+    RetryStep,
+    decide,
+    decision_kind,
+    decision_reason,
+)
 from prompts.errors import PromptBudgetError
 
 __all__ = ["TaskRunner", "build_result"]
@@ -108,7 +120,7 @@ class TaskRunner:
     async def run(self) -> TaskResult:
         try:
             await asyncio.wait_for(self._run(), timeout=self._cfg.task_timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._finish(_Stop("failed", "task_timeout", error=(
                 f"the task did not finish within task_timeout_s={self._cfg.task_timeout_s:g}s; its progress is "
                 "checkpointed: raise the timeout and call orch.resume(task_id)")))
@@ -124,7 +136,7 @@ class TaskRunner:
                 "larger RuntimeConfig.context_token_budget")))
         except (asyncio.CancelledError, LeaseLostError):
             raise  # stopped from outside, or another runner owns the task now: write nothing more
-        except Exception as exc:  # noqa: BLE001 - a task's failure must never take the Supervisor down
+        except Exception as exc:
             log.exception("task %s crashed", self.state.task_id)
             self._finish(_Stop("failed", "internal_error", error=(
                 f"internal error ({type(exc).__name__}: {exc}); the task is checkpointed and can be resumed with "
@@ -268,15 +280,19 @@ class TaskRunner:
         reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan,
                                                                            self._views(plan)))
         st.reflections.append(reflection)
+        # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
+        found = check_answer(reflection.answer, evidence_of(self._views(plan)), task=st.task) \
+            if reflection.action == "accept" else ()
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
-                                            step_ids=frozenset(s.step_id for s in plan.steps)))
+                                            step_ids=frozenset(s.step_id for s in plan.steps),
+                                            contradictions=tuple(f.text for f in found)))
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None:
             # A reused plan is judged at its first reflection: anything but accept is a wrong reuse.
             st.cache_outcome_recorded = True
             self._memory.record_reuse(st.cached_template, isinstance(decision, Accept))
-        self._sink.emit(ReflectedPayload(reflection=reflection, decision=_decision_kind(decision),
-                                         reason=getattr(decision, "reason", "")), self._snapshot())
+        self._sink.emit(ReflectedPayload(reflection=reflection, decision=decision_kind(decision),
+                                         reason=decision_reason(decision)), self._snapshot())
         return decision
 
     def _apply(self, decision: Decision) -> None:
@@ -362,20 +378,6 @@ class TaskRunner:
                                              kind=stop.escalation.kind, step_id=stop.escalation.step_id))
         self._sink.emit(TaskFinishedPayload(status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
                                             error=stop.error), self._snapshot())
-
-
-def _decision_kind(decision: Decision) -> Literal["accept", "retry_step", "replan", "escalate"]:
-    match decision:
-        case Accept():
-            return "accept"
-        case RetryStep():
-            return "retry_step"
-        case Replan():
-            return "replan"
-        case Escalate():
-            return "escalate"
-        case _:
-            assert_never(decision)
 
 
 def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:

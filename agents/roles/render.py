@@ -7,10 +7,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agents.roles.messages import StepView
+from planning.evidence import Result
 from planning.models import Plan
 from prompts import fence_untrusted
 
-__all__ = ["output_text", "render_inputs", "render_plan", "render_results"]
+__all__ = ["evidence_of", "output_text", "render_inputs", "render_plan", "render_results"]
+
+
+def evidence_of(views: Iterable[StepView]) -> list[Result]:
+    """The steps as ``planning.evidence`` checks them: outputs of completed steps, the rest as not completed."""
+    return [Result(v.step_id, v.tool_name, v.description, v.output if v.status == "completed" else None,
+                   failed=v.status != "completed") for v in views]
 
 
 def output_text(output: Any) -> str:

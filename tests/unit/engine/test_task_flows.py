@@ -232,3 +232,20 @@ def test_reasoning_steps_call_the_executor_llm_once():
     assert result.steps[1].output == "yes, 2.1 million"
     assert result.usage.by_role["executor"].llm_calls == 1
     assert result.usage.total.llm_calls == 4
+
+
+def test_an_accept_that_contradicts_the_results_is_replanned_not_answered():
+    """The demo's failure (issue 20): the plan subtracts in plan order, a "how many more" comes out negative and
+    the reviewer accepts it anyway. Code sees the sign: the accept becomes a replan saying what to fix."""
+    wrong_way = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}),
+                          wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [wrong_way, TWO_CITIES],
+                       "reflector": [wire.reflection(answer="0.7 million more people live in Paris"),
+                                     wire.reflection(answer="Rome, by 0.7 million")]})
+    result, sink = run(llm, task="How many more people live in the larger of Paris and Rome?")
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
+    reflected = [e.payload for e in sink.events if e.type == "reflected"]
+    assert [r.decision for r in reflected] == ["replan", "accept"]
+    assert "Checked by code" in reflected[0].reason and "-0.7" in reflected[0].reason
+    replanned = next(e.payload for e in sink.events if e.type == "replanned")
+    assert "larger value minus the smaller" in replanned.feedback

@@ -1,0 +1,171 @@
+"""Facts computed by code from a task's step results, checked before the reflector's verdict counts.
+
+A small model reviewing results trusts them: it accepted "650,000 more people live in Paris" when the plan had
+computed Paris − Rome = −650,000. Code can see what the model misses, so the reflector is shown the facts and
+the policy refuses an accept that contradicts them (``planning.policy.decide`` keeps the last word).
+
+    >>> task = "How many more people live in the larger of Paris and Rome?"
+    >>> wrong_way = [Result(3, "calculator", "difference", -650000.0)]
+    >>> [f.severity.value for f in check_results(task, wrong_way)]
+    ['contradiction']
+    >>> results = [Result(1, "doc_search", "Paris", "Paris had about 2.10 million people"),
+    ...            Result(2, "doc_search", "Rome", "Rome had about 2.75 million people"),
+    ...            Result(3, "calculator", "difference", 650000.0)]
+    >>> check_answer("Rome, by about 650,000 people (2.75 million vs 2.1 million).", results, task=task)
+    ()
+    >>> [f.text[:32] for f in check_answer("Rome has 900,000 more.", results, task=task)]
+    ['The answer states 900,000, which']
+
+Each rule is general (wording of a question, signs, numbers) and errs towards silence: a false contradiction
+blocks a right answer, which is worse than a fact left unsaid.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+__all__ = ["Fact", "Result", "Severity", "check_answer", "check_results", "numbers_in", "render_facts"]
+
+
+class Severity(Enum):
+    CONTRADICTION = "contradiction"
+    """The results or the answer cannot be right: an accept is turned into a replan."""
+    NOTE = "note"
+    """Shown to the reviewer only."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    severity: Severity
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One step as the checks see it: completed steps have an output, the others an error."""
+
+    step_id: int
+    tool_name: str | None
+    description: str
+    output: Any = None
+    failed: bool = False
+
+
+# "how many more", "how much larger", "by how much", "the difference between": a size, never negative. The
+# decreasing forms ("how much shorter is A than B") are left out: A − B is negative there and the answer right.
+_MAGNITUDE = re.compile(
+    r"\bhow (?:many|much) (?:more|larger|bigger|taller|longer|higher|older|greater|heavier|deeper|farther|"
+    r"further|wider)\b|\bby how (?:much|many)\b|\bdifference (?:between|in)\b",
+    re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+
+
+def numbers_in(value: Any) -> list[float]:
+    """Every number written in ``value`` (a text, or any JSON-able output), with its scale word applied:
+    "2.10 million" → 2100000.0, "2,748,109" → 2748109.0. Years and counts are numbers too."""
+    return [v for readings in _written(value) for v, _ in readings]
+
+
+def _written(value: Any) -> list[list[tuple[float, float]]]:
+    """Per number written in ``value``, its readings as (number, half a unit of its last significant digit):
+    "650,000" → [(650000, 5000)]; "2.1 million" → [(2100000, 50000), (2.1, 0.05)] — a scaled number may be the
+    2.1 of a result given "in millions", so both readings count."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    found = []
+    for match in _NUMBER.finditer(text):
+        token = match.group(0)
+        scale = 1.0
+        word = re.search(r"[a-zA-Z]+$", token)
+        if word:
+            scale = _SCALE[word.group(0).lower()]
+            token = token[: word.start()].strip()
+        digits = token.replace(",", "").lstrip("-")
+        try:
+            number = float(digits) * (-1 if token.startswith("-") else 1)
+        except ValueError:
+            continue
+        if "." in digits:
+            unit = 10.0 ** -len(digits.split(".")[1])
+        else:
+            unit = 10.0 ** (len(digits) - len(digits.rstrip("0"))) if digits.strip("0") else 1.0
+        readings = [(number * scale, unit * scale / 2)]
+        if scale != 1.0:
+            readings.append((number, unit / 2))
+        found.append(readings)
+    return found
+
+
+def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
+    """Facts from the task and the step results alone (shown to the reviewer before it decides)."""
+    facts: list[Fact] = []
+    if _MAGNITUDE.search(task):
+        computed = [r for r in results if not r.failed and r.tool_name is not None
+                    and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
+        last = computed[-1] if computed else None
+        if last is not None and last.output < 0:
+            facts.append(Fact(Severity.CONTRADICTION, (
+                f"The task asks for a difference as a size (how many/much more, by how much), but step "
+                f"{last.step_id} computed {_show(last.output)}, a negative number: the subtraction is the wrong way "
+                "round. Compute the larger value minus the smaller one.")))
+    failed = [r.step_id for r in results if r.failed]
+    if failed:
+        facts.append(Fact(Severity.NOTE, f"Steps {', '.join(map(str, failed))} did not complete: an answer must "
+                                         "not use figures they would have produced."))
+    return tuple(facts)
+
+
+def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
+    """Contradictions between a proposed answer and the results: a figure the answer states that no result
+    (nor the task, nor a sum, difference, ratio or percentage of two of them) supports, and a negative
+    magnitude. Small numbers (< 10: counts, ranks, "2 cities") are not checked."""
+    if not answer:
+        return ()
+    facts = [f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION]
+    known = [n for r in results if not r.failed for n in numbers_in(r.output)] + numbers_in(task)
+    derived = _derived(known)
+    for options in _written(answer):
+        if all(abs(v) < 10 for v, _ in options) or any(
+                _supported(v, r, known) or _supported(v, r, derived) for v, r in options):
+            continue
+        value = options[0][0]
+        facts.append(Fact(Severity.CONTRADICTION, (
+            f"The answer states {_show(value)}, which no step result supports (nor a sum, difference, ratio or "
+            "percentage of two results): use only figures from the results.")))
+    return tuple(facts)
+
+
+def render_facts(facts: Iterable[Fact]) -> str:
+    """The facts as the reflector's prompt shows them: one line each, contradictions first."""
+    ordered = sorted(facts, key=lambda f: f.severity is not Severity.CONTRADICTION)
+    return "\n".join(f"- {'CONTRADICTION' if f.severity is Severity.CONTRADICTION else 'note'}: {f.text}"
+                     for f in ordered) or "- nothing found"
+
+
+def _derived(known: Sequence[float]) -> list[float]:
+    values = list(dict.fromkeys(v for v in known if v != 0))[:40]  # bounded: 40² pairs at most
+    out = []
+    for a, b in itertools.permutations(values, 2):
+        out += [a - b, a + b, a / b, (a - b) / b * 100, a / b * 100]
+    return out
+
+
+def _supported(value: float, rounding: float, candidates: Iterable[float]) -> bool:
+    """``value`` equals a candidate up to rounding: within 1%, or within the precision the answer wrote it with
+    ("about 650,000" for 649,873; "2.1 million" for 2,102,650), in either sign."""
+    for c in candidates:
+        for v in (value, -value):
+            if math.isclose(v, c, rel_tol=0.01, abs_tol=0.01) or abs(v - c) <= rounding:
+                return True
+    return False
+
+
+def _show(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"

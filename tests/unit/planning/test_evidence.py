@@ -1,0 +1,90 @@
+"""Facts computed by code before the reflector's verdict counts (issue 20): a negative "how many more", a figure
+no result supports. Right answers of many shapes must stay acceptable — a false contradiction blocks a right
+answer (no Ray, no model)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planning.evidence import Result, Severity, check_answer, check_results, numbers_in, render_facts
+from planning.models import Reflection, Scores
+from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, decide
+
+TASK = "Find the populations of Paris and Rome and work out how many more people live in the larger of the two."
+LOOKUPS = [Result(1, "doc_search", "population of Paris", [{"text": "Paris had about 2.10 million people in 2023"}]),
+           Result(2, "doc_search", "population of Rome", [{"text": "Rome had about 2.75 million people in 2023"}])]
+
+
+def _with(value: float) -> list[Result]:
+    return [*LOOKUPS, Result(3, "calculator", "difference", value)]
+
+
+def test_a_negative_how_many_more_is_a_contradiction_and_says_how_to_fix_it():
+    facts = check_results(TASK, _with(-650000.0))
+    assert [f.severity for f in facts] == [Severity.CONTRADICTION]
+    assert "-650,000" in facts[0].text and "larger value minus the smaller" in facts[0].text
+    # The demo's accepted answer: a positive figure, but computed the wrong way round.
+    assert check_answer("About 650,000 more people live in Paris than in Rome.", _with(-650000.0), task=TASK)
+
+
+@pytest.mark.parametrize("task", [
+    "How much shorter is the Seine than the Rhine?",  # decreasing forms: A − B < 0 is the right computation
+    "What is 3 minus 5?",
+    "What was the temperature change?",
+])
+def test_a_negative_result_is_fine_where_the_task_does_not_ask_for_a_size(task):
+    assert check_results(task, [Result(1, "calculator", "x", -456.0)]) == ()
+
+
+@pytest.mark.parametrize("answer", [
+    "Rome is larger, by about 650,000 people.",
+    "Rome has 650000 more inhabitants than Paris (2.75 million vs 2.10 million).",
+    "Rome: 2,750,000 people, Paris: 2,100,000; difference 650,000.",
+    "Rome has roughly 0.65 million more people.",
+    "Rome is about 31% larger than Paris.",          # (2.75 − 2.10) / 2.10 = 30.95 %
+    "Rome has 2.75 million people in 2023.",
+    "Rome.",
+])
+def test_right_answers_of_many_shapes_stay_acceptable(answer):
+    assert check_answer(answer, _with(650000.0), task=TASK) == ()
+
+
+def test_a_figure_no_result_supports_is_a_contradiction():
+    facts = check_answer("Rome has 900,000 more people than Paris.", _with(650000.0), task=TASK)
+    assert len(facts) == 1 and "900,000" in facts[0].text
+
+
+def test_numbers_are_read_with_their_scale_and_separators():
+    assert numbers_in("2.10 million, 2,748,109 and 12.3 billion") == [2100000.0, 2.1, 2748109.0, 12.3e9, 12.3]
+    assert numbers_in({"population": 2102650, "year": 2023}) == [2102650.0, 2023.0]
+
+
+@given(st.integers(10, 10**9), st.integers(10, 10**9))
+def test_any_difference_or_sum_of_two_results_is_supported(a, b):
+    results = [Result(1, "lookup", "a", a), Result(2, "lookup", "b", b)]
+    assert check_answer(f"The difference is {abs(a - b):,} and the total {a + b:,}.", results) == () or abs(a - b) < 10
+
+
+def test_failed_steps_are_a_note_not_a_contradiction():
+    facts = check_results(TASK, [LOOKUPS[0], Result(2, "doc_search", "Rome", None, failed=True)])
+    assert [f.severity for f in facts] == [Severity.NOTE]
+    assert render_facts(facts).startswith("- note: Steps 2 did not complete")
+
+
+def _accept() -> Reflection:
+    return Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=True,
+                      action="accept", answer="650,000 more in Paris")
+
+
+def test_the_policy_turns_a_contradicted_accept_into_a_replan_with_the_fact_as_feedback():
+    decision = decide(ReflectionContext(_accept(), {}, 0, contradictions=("step 3 computed -650,000",)))
+    assert isinstance(decision, Replan) and "step 3 computed -650,000" in decision.feedback
+    assert isinstance(decide(ReflectionContext(_accept(), {}, 0)), Accept)
+
+
+def test_a_contradicted_accept_after_the_last_replan_escalates_instead_of_answering():
+    decision = decide(ReflectionContext(_accept(), {}, 2, limits=PolicyLimits(max_replans=2),
+                                        contradictions=("step 3 computed -650,000",)))
+    assert isinstance(decision, Escalate) and "-650,000" in decision.reason
