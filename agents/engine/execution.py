@@ -285,7 +285,8 @@ class PlanExecution:
                 task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
                 attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
                 modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
-                generation=self._sink.generation)
+                generation=self._sink.generation, inputs_about={d: _about(self._steps[d]) for d in step.depends_on
+                                                                if d in self._steps})
             handle = self._dispatch(request)
             self._launch(_Running(sid, attempt, request, handle))
             now = self._clock()
@@ -431,3 +432,9 @@ class PlanExecution:
         now = self._clock()
         self._record_failure(step_id, attempt, StepOutcome(step_id=step_id, attempt=attempt, ok=False, started_at=now,
                                                            finished_at=now, error_kind="permission", error=reason))
+
+
+def _about(step: PlanStep) -> str:
+    """What a step looked up, in words: its description and its text arguments ("population of Paris")."""
+    texts = [v for v in step.tool_input.values() if isinstance(v, str)] if isinstance(step.tool_input, dict) else []
+    return " ".join([step.description, *texts])

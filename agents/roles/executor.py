@@ -23,6 +23,7 @@ from agents.roles.render import render_inputs
 from agents.store.redact import REDACTED
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolArgumentError, ToolError
+from agents.tools.fit import relevant_number
 from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
@@ -124,9 +125,16 @@ class Executor:
                         "model; replan with valid arguments)")) from exc
                 if repair_round == 1:
                     raise _StepFailure("argument", f"{exc} (still invalid after one repair round)") from exc
-                if exc.fix and self._registry.get(step.tool_name).spec.permission == "read":
+                is_read = self._registry.get(step.tool_name).spec.permission == "read"
+                if exc.fix and is_read:
                     # The tool named the right value: a read retried with it costs no model call and no replan.
                     args = {**args, **exc.fix}
+                    continue
+                fitted = _numbers_for(req, inputs) if is_read else None
+                if fitted is not None:
+                    # Each earlier output (a passage) holds exactly one number about what its step looked up: that
+                    # is the number the plan meant (agents.tools.fit); no model call needed.
+                    args = resolve(compile_value(step.tool_input), fitted)
                     continue
                 args = await self._repair_arguments(req, args, str(exc), acc)
             except ToolError as exc:
@@ -191,6 +199,21 @@ class Executor:
             raise _StepFailure("llm", f"the argument-repair model call failed: {exc}") from exc
         acc.add(call.spend)
         return call.value
+
+
+def _numbers_for(req: StepRequest, inputs: Mapping[int, Any]) -> dict[int, Any] | None:
+    """The step's inputs with every non-number output replaced by its one relevant number, or None when an
+    output has none or several (or all were numbers already: nothing to fit)."""
+    fitted, changed = dict(inputs), False
+    for dep in req.step.depends_on:
+        value = inputs.get(dep)
+        if dep not in inputs or isinstance(value, (int, float)):
+            continue
+        number = relevant_number(value, req.inputs_about.get(dep, ""))
+        if number is None:
+            return None
+        fitted[dep], changed = int(number) if number.is_integer() else number, True
+    return fitted if changed else None
 
 
 class _StepFailure(Exception):

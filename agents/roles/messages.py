@@ -5,6 +5,7 @@ Plain frozen dataclasses: cheap to pickle through Ray, no behaviour.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -55,6 +56,9 @@ class StepRequest:
     """The task lease generation of the runner that sent this (0: unfenced); a write tool claims its key with it."""
     dispatch: int = 0
     """How many times this attempt was sent again after its executor died (a later send takes the claim over)."""
+    inputs_about: Mapping[int, str] = field(default_factory=dict)
+    """What each step this one depends on looked up (its description and text arguments): which number in its
+    output is the relevant one (``agents.tools.fit``)."""
 
 
 @dataclass(frozen=True, slots=True)

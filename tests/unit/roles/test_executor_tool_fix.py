@@ -61,3 +61,40 @@ def test_a_write_tool_is_never_rewritten_by_a_fix_only_by_the_repair_round():
     outcome, asked = _run("rename")
     assert outcome.ok and [r.role for r in asked] == ["executor"]
     assert CALLS == [("rename", "Dalwynbrx"), ("rename", "Dalwynbre")]
+
+
+PARIS = [{"doc_id": "paris", "title": "Paris", "text": "Paris: Population: Paris had a population of about 2.10 "
+          "million in 2023 (city proper). The wider region had about 12.3 million inhabitants."}]
+ROME = [{"doc_id": "rome", "title": "Rome", "text": "Rome: Population: Rome had a population of about 2.75 million in "
+         "2023 (comune of Rome)."}]
+
+
+def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"}'):
+    from agents.tools.builtins import calculator
+
+    asked: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        asked.append(request)
+        return model_reply
+
+    step = PlanStep(step_id=3, description="difference", tool_name="calculator",
+                    tool_input={"expression": "max({$step_1_result}, {$step_2_result}) - min({$step_1_result}, "
+                                              "{$step_2_result})"}, depends_on=[1, 2])
+    request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
+                          inputs_about=about)
+    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
+    return asyncio.run(executor.run(request, inputs)), asked
+
+
+def test_passages_with_one_relevant_number_each_reach_the_calculator_as_numbers_without_a_model_call():
+    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "population of Paris", 2: "population of Rome"})
+    assert outcome.ok and outcome.output == 650000
+    assert outcome.arguments == {"expression": "max(2100000, 2750000) - min(2100000, 2750000)"}
+    assert asked == []
+
+
+def test_a_passage_whose_number_is_not_clear_goes_to_the_model_repair_round():
+    # "Paris" alone says nothing about which figure is meant: the model repairs the call.
+    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"expression": "2.75 - 2.10"}')
+    assert len(asked) == 1 and outcome.ok and outcome.output == 0.65

@@ -1,0 +1,79 @@
+"""Fitting one step's output to the next tool's input without a model: the one relevant number in a passage.
+
+A search tool returns passages; arithmetic needs numbers. Planners (small ones especially) pass the passages
+straight on, ``calculator("{$1} - {$2}")``, and the calculator rejects the text. When each passage holds exactly
+one number *about what its step looked up* (in a sentence that names it, years left out), that number is what the
+planner meant — sound to substitute, and free. Anything less certain is left to the model's repair round.
+
+    >>> hits = [{"doc_id": "paris", "text": "Paris: Population: Paris had a population of about 2.10 million in 2023 "
+    ...          "(city proper). The wider Ile-de-France region had about 12.3 million inhabitants."}]
+    >>> relevant_number(hits, "population of Paris")
+    2100000.0
+    >>> relevant_number("Paris had 2.10 million people in 2023 and 12.3 million in its region.", "Paris") is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["relevant_number"]
+
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
+_NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?", re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or", "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results", "value", "number"])
+
+
+def _terms(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and not w.isdigit()}
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _is_year(token: str, scaled: bool) -> bool:
+    return not scaled and "," not in token and "." not in token and 1000 <= abs(int(token)) <= 2100
+
+
+def _top_text(output: Any) -> tuple[str | None, str]:
+    """(the text a number is read from, its title): a string, or the best (first) hit of a list of passages."""
+    if isinstance(output, str):
+        return output, ""
+    first = output[0] if isinstance(output, list) and output else output
+    if isinstance(first, str):
+        return first, ""
+    if isinstance(first, dict):
+        text = first.get("text") or first.get("content") or first.get("snippet")
+        title = first.get("title") or first.get("doc_id") or ""
+        return (text if isinstance(text, str) else None), (title if isinstance(title, str) else "")
+    return None, ""
+
+
+def relevant_number(output: Any, about: str) -> float | None:
+    """The one number in ``output`` that a sentence about ``about`` states (scale words applied, years left
+    out), or None when there is none or more than one. A number output is itself."""
+    if isinstance(output, (int, float)) and not isinstance(output, bool):
+        return float(output)
+    text, title = _top_text(output)
+    # The passage is about its title, so every sentence names it: relevance is the *rest* of what was looked up
+    # ("population" of "population of Paris"), or an atomic number would pass for a boiling point.
+    terms = _terms(about) - _terms(title)
+    if text is None or not terms:
+        return None
+    found: set[float] = set()
+    for sentence in _SENTENCE.split(text):
+        if not terms & _terms(sentence):
+            continue
+        for match in _NUMBER.finditer(sentence):
+            token, scale_word = match.group(1), match.group(2)
+            if _is_year(token, scale_word is not None):
+                continue
+            scale = _SCALE[scale_word.strip().lower()] if scale_word else 1.0
+            found.add(round(float(token.replace(",", "")) * scale, 6))
+    return found.pop() if len(found) == 1 else None

@@ -1,0 +1,40 @@
+"""The one relevant number in a passage (agents.tools.fit): substituted without a model only when it is
+unambiguous — a wrong number silently computed is worse than a model call (no Ray)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agents.tools.builtins import doc_search
+from agents.tools.fit import relevant_number
+
+
+def _hits(query: str):
+    return asyncio.run(doc_search.invoke({"query": query}))
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("population of Paris", 2_100_000.0),
+    ("Rome population", 2_750_000.0),
+    ("length of the Nile", 6650.0),
+    ("area of Madrid", 604.3),
+])
+def test_a_figure_the_passage_states_once_about_what_was_looked_up(query, expected):
+    assert relevant_number(_hits(query), query) == expected
+
+
+@pytest.mark.parametrize("query", [
+    "boiling point of oxygen",  # the top passage's only number is the atomic number: about oxygen, not its boiling
+    "height of Mont Blanc",     # two heights (4,806 m and 4,805.59 m): the model decides
+    "Rome",                     # nothing says which figure is meant
+])
+def test_no_number_when_it_is_not_clear(query):
+    assert relevant_number(_hits(query), query) is None
+
+
+def test_years_are_not_figures_and_numbers_pass_through():
+    assert relevant_number("In 2023 the bridge was 1,280 m long.", "length of the bridge") == 1280.0
+    assert relevant_number(42, "anything") == 42.0
+    assert relevant_number("Its length is 12 km; the old length was 14 km.", "length") is None
