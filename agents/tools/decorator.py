@@ -30,6 +30,7 @@ from agents.tools.schema import (
     parameter_hints,
     parameters_schema,
     parse_docstring,
+    return_kind,
 )
 
 __all__ = ["Permission", "Tool", "ToolSpec", "tool"]
@@ -53,6 +54,9 @@ class ToolSpec(pydantic.BaseModel):
     cpu_heavy: bool = False
     key_param: str | None = None
     """The parameter that receives the step's idempotency key (hidden from the model); None: the tool takes none."""
+    returns: str | None = None
+    """What the tool returns, for the planner: the docstring's ``Returns:`` line, else the annotation's kind
+    ("number", "text", "list", "object"); None: unknown (e.g. an MCP tool that does not say)."""
 
 
 class Tool:
@@ -176,7 +180,8 @@ def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confi
     spec = ToolSpec(name=tool_name, description=docs.summary, parameters=parameters_schema(model),
                     permission=permission, requires_confirmation=requires_confirmation, timeout_s=timeout_s,
                     idempotent=(permission == "read") if idempotent is None else idempotent,
-                    secret_params=tuple(secret_params), cpu_heavy=cpu_heavy, key_param=key_param)
+                    secret_params=tuple(secret_params), cpu_heavy=cpu_heavy, key_param=key_param,
+                    returns=docs.returns or return_kind(fn))
     made = Tool(fn, spec, hints)
     made._model = model
     return made

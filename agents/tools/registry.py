@@ -58,7 +58,7 @@ class ToolRegistry:
                  "permission": t.spec.permission} for t in self._tools.values()]
 
     def catalog_text(self) -> str:
-        """One line per tool, as prompts show them: ``name(arg: type, ...) [permission] — description``
+        """One line per tool, as prompts show them: ``name(arg: type, ...) -> returns [permission] — description``
         followed by the argument descriptions. Compact on purpose: every token of it is paid per call."""
         lines = []
         for t in self._tools.values():
@@ -66,7 +66,8 @@ class ToolRegistry:
             required = set(t.spec.parameters.get("required", []))
             sig = ", ".join(f"{n}: {_type_name(p)}" + ("" if n in required else "?") for n, p in props.items())
             flag = "" if t.spec.permission == "read" else f" [{t.spec.permission}]"
-            lines.append(f"- {t.name}({sig}){flag}: {t.spec.description}")
+            returns = f" -> {t.spec.returns}" if t.spec.returns else ""
+            lines.append(f"- {t.name}({sig}){returns}{flag}: {t.spec.description}")
             for n, p in props.items():
                 if p.get("description"):
                     lines.append(f"    {n}: {p['description']}")

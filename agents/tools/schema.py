@@ -6,8 +6,10 @@ describe is rejected at decoration time (``ToolDefinitionError``), never at call
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import re
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ import pydantic
 from agents.tools.errors import ToolDefinitionError
 from planning.parse import drop_titles, inline_refs
 
-__all__ = ["Docstring", "ParameterModel", "build_parameter_model", "parameters_schema", "parse_docstring"]
+__all__ = ["Docstring", "ParameterModel", "build_parameter_model", "parameters_schema", "parse_docstring", "return_kind"]
 
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?|Attributes)\s*:\s*$")
 _ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
@@ -28,6 +30,8 @@ _ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 class Docstring:
     summary: str
     params: Mapping[str, str]
+    returns: str = ""
+    """The ``Returns:`` section in one line ("" when absent)."""
 
 
 def parse_docstring(doc: str | None) -> Docstring:
@@ -40,6 +44,7 @@ def parse_docstring(doc: str | None) -> Docstring:
     lines = inspect.cleandoc(doc or "").splitlines()
     summary: list[str] = []
     params: dict[str, str] = {}
+    returns: list[str] = []
     section: str | None = None
     current: str | None = None
     arg_indent: int | None = None
@@ -52,6 +57,9 @@ def parse_docstring(doc: str | None) -> Docstring:
         if section is None:
             summary.append(stripped)
             continue
+        if section in ("Returns", "Return") and stripped:
+            returns.append(stripped)
+            continue
         if section not in ("Args", "Arguments", "Parameters") or not stripped:
             continue
         indent = len(line) - len(line.lstrip())
@@ -63,7 +71,7 @@ def parse_docstring(doc: str | None) -> Docstring:
         elif current is not None:
             params[current] = f"{params[current]} {stripped}".strip()
     text = " ".join(_paragraphs(summary))
-    return Docstring(summary=text.strip(), params=params)
+    return Docstring(summary=text.strip(), params=params, returns=" ".join(returns))
 
 
 def _paragraphs(lines: list[str]) -> list[str]:
@@ -174,3 +182,40 @@ def parameters_schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     schema["additionalProperties"] = False
     schema["type"] = "object"
     return schema
+
+
+def return_kind(fn: Any) -> str | None:
+    """What a tool returns, in the words the plan prompts use: "number", "text", "list", "object", "boolean"
+    (None when unannotated or anything else). A planner that sees ``doc_search(...) -> list`` and
+    ``calculator(...) -> number`` can tell where an output does not fit the next input.
+
+    >>> def f() -> int | float: ...
+    >>> return_kind(f)
+    'number'
+    """
+    try:
+        annotation = typing.get_type_hints(fn).get("return")
+    except Exception:  # noqa: BLE001 - an unresolvable annotation only costs the hint
+        return None
+    kinds = {_kind(arg) for arg in (typing.get_args(annotation) if _is_union(annotation) else (annotation,))
+             if arg is not type(None)}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _kind(annotation: Any) -> str | None:
+    base = typing.get_origin(annotation) or annotation
+    if base is bool:
+        return "boolean"
+    if base in (int, float):
+        return "number"
+    if base is str:
+        return "text"
+    if base in (list, tuple, set, frozenset, collections.abc.Sequence):
+        return "list"
+    if base in (dict, collections.abc.Mapping) or (isinstance(base, type) and issubclass(base, pydantic.BaseModel)):
+        return "object"
+    return None

@@ -197,6 +197,9 @@ def doc_search(query: str, k: int = 3) -> list[dict[str, Any]]:
         query: What to look up, e.g. "population of Paris" or "height of Mont Blanc". One entity per query
             works best.
         k: How many documents to return (1-10).
+
+    Returns:
+        passages (text with figures, best first)
     """
     corpus = search_corpus(query, k)  # validates the query and k, raising the tool's argument errors
     # The user's own documents (orch.add_documents) are searched beside the corpus when a store is configured.

@@ -192,8 +192,9 @@ def test_registry_lookup_errors_and_catalog():
         registry.get("gret")
     assert str(err.value) == "unknown tool 'gret'; available: greet, store_value. Did you mean 'greet'?"
     assert registry.schemas()["greet"]["required"] == ["name"]
-    assert registry.catalog_text().splitlines()[0] == "- greet(name: str, excited: bool?): Greet someone."
-    assert "- store_value(key: str, value: int) [write]: Store a value." in registry.catalog_text()
+    # The return kind (from the annotation) tells the planner what each tool's output can feed.
+    assert registry.catalog_text().splitlines()[0] == "- greet(name: str, excited: bool?) -> text: Greet someone."
+    assert "- store_value(key: str, value: int) -> text [write]: Store a value." in registry.catalog_text()
     assert "greet" in registry and len(registry) == 2 and [t.name for t in registry] == ["greet", "store_value"]
     with pytest.raises(ToolDefinitionError, match="two tools are named 'greet'"):
         ToolRegistry([_sample_tools.greet, _sample_tools.greet])
@@ -391,3 +392,19 @@ def test_a_closure_tool_validates_after_cloudpickle_even_with_unimported_string_
     with pytest.raises(ToolArgumentError, match="unit"):
         rebuilt.validate_arguments({"entity": "x", "unit": "mi"})
     assert asyncio.run(rebuilt.invoke({"entity": "x"})) == 1
+
+
+def test_what_a_tool_returns_comes_from_its_docstring_or_its_annotation():
+    from agents.tools.builtins import calculator, doc_search
+
+    @tool
+    def untyped(x: int):
+        """No annotation."""
+
+    @tool
+    def several(x: int) -> int | str:
+        """Two kinds."""
+
+    assert (calculator.spec.returns, doc_search.spec.returns) == ("number", "passages (text with figures, best first)")
+    assert untyped.spec.returns is None and several.spec.returns is None
+    assert "-> " not in ToolRegistry([untyped]).catalog_text()
