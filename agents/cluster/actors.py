@@ -402,7 +402,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
 
     routers = replicas_of(RouterActor, "router", llm, catalog, config.router_options())
     planners = replicas_of(PlannerActor, "planner", llm, schemas, catalog, config.planner_options())
-    reflectors = replicas_of(ReflectorActor, "reflector", llm, config.prompt_options())
+    reflectors = replicas_of(ReflectorActor, "reflector", llm, config.prompt_options(), catalog)
     factory = factory or ExecutorFactory(config, llm, tools, instance)
     executor_nodes = plan_initial_executors(config, nodes, home)
     executors = factory.start(executor_nodes)

@@ -167,6 +167,7 @@ class RayRuntime:
         catalog, schemas = registry.catalog_text(), registry.schemas()
         await asyncio.gather(*(r.use_tools.remote(catalog) for r in self._router.handles),
                              *(p.use_tools.remote(schemas, catalog) for p in self._planner.handles),
+                             *(r.use_tools.remote(catalog) for r in self._reflector.handles),
                              return_exceptions=True)
         self._specs = {t.name: t.spec for t in registry}
 

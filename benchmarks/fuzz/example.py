@@ -44,7 +44,7 @@ def build_runtime(llm: FunctionLLM, config: RuntimeConfig) -> LocalRuntime:
         Router(llm, registry.catalog_text(), config.router_options()),
         Planner(llm, registry.schemas(), registry.catalog_text(), config.planner_options()),
         [Executor(TOOLS, llm, config.executor_options(), name=f"executor-{i}", journal=journal) for i in range(2)],
-        Reflector(llm, config.prompt_options()),
+        Reflector(llm, config.prompt_options(), registry.catalog_text()),
         {t.name: t.spec for t in registry},
     )
 

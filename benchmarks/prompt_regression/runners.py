@@ -116,7 +116,7 @@ def build_roles(llm: LLM, registry: ToolRegistry, config: RuntimeConfig) -> Role
     limits = PolicyLimits(max_step_retries=config.max_step_retries, max_replans=config.max_replans,
                           accept_min_score=config.accept_min_score,
                           accept_min_correctness=config.accept_min_correctness)
-    return Roles(Router(llm, catalog, config.router_options()), Planner(llm, schemas, catalog, config.planner_options()), Reflector(llm, config.prompt_options()), limits)
+    return Roles(Router(llm, catalog, config.router_options()), Planner(llm, schemas, catalog, config.planner_options()), Reflector(llm, config.prompt_options(), catalog), limits)
 
 
 class TooManyTransportErrors(RuntimeError):

@@ -29,7 +29,7 @@ def local_runtime(llm: LLM, tools: Sequence[Tool] = ALL, config: RuntimeConfig |
         Router(llm, registry.catalog_text(), config.router_options()),
         Planner(llm, registry.schemas(), registry.catalog_text(), config.planner_options()),
         [Executor(tools, llm, config.executor_options(), name=f"executor-{i}", journal=journal) for i in range(executors)],
-        Reflector(llm, config.prompt_options()),
+        Reflector(llm, config.prompt_options(), registry.catalog_text()),
         {t.name: t.spec for t in registry},
     )
 

@@ -63,3 +63,32 @@ def test_the_shipped_embedded_router_opens_with_the_shared_text():
     opening = load_prompt("opening", "v1").render(tools=CATALOG).messages[0]["content"]
     router = load_prompt("router", "v4").render(tools=CATALOG, task="t", history="").messages[0]["content"]
     assert router.startswith(opening)
+
+
+def test_every_embedded_role_opens_alike_and_the_reviewer_sees_the_facts():
+    """The embedded model's forms (agents.config.EMBEDDED_MODEL_PROMPTS): one opening, so llama.cpp prefills the
+    tool list once for a task's router, planner, executors and reviewer."""
+    import asyncio
+
+    from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig, for_embedded_model
+    from agents.llm import FunctionLLM
+    from agents.roles.messages import StepView
+    from agents.roles.reflector import Reflector
+    from planning.models import Plan, PlanStep
+
+    opening = load_prompt("opening", "v1").render(tools=CATALOG).messages[0]["content"]
+    assert all(load_prompt(role, version).opening == "opening/v1" for role, version in EMBEDDED_MODEL_PROMPTS.items())
+    seen: list[list[dict]] = []
+
+    def model(request):
+        seen.append(request.messages)
+        return '{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": true, ' \
+               '"action": "accept", "retry_details": null, "feedback": "", "answer": "x"}'
+
+    reflector = Reflector(FunctionLLM(model), for_embedded_model(RuntimeConfig()).prompt_options(), CATALOG)
+    plan = Plan(steps=[PlanStep(step_id=1, description="difference", tool_name="lookup", tool_input={})])
+    views = [StepView(step_id=1, description="difference", tool_name="lookup", status="completed", output=-650000.0)]
+    asyncio.run(reflector.reflect("t", "How many more people live in the larger city?", plan, views))
+    system, user = (m["content"] for m in seen[0])
+    assert system.startswith(opening)
+    assert "Checked by code:\n- CONTRADICTION: " in user and "-650,000" in user

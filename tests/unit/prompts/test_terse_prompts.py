@@ -11,8 +11,10 @@ from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
 
 def test_the_terse_versions_are_the_defaults() -> None:
-    assert "planner" not in DEFAULT_VERSIONS and "reflector" not in DEFAULT_VERSIONS
+    # The newest planner and reflector (v5, v4) are the embedded model's JSON forms: pinned as not the default.
+    assert (DEFAULT_VERSIONS["planner"], DEFAULT_VERSIONS["reflector"]) == ("v4", "v3")
     assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v4", "v3")
+    assert load_prompt("planner").reply_form == load_prompt("reflector").reply_form == "terse"
     assert load_prompt("router").version == "v3" and load_prompt("router").reply_form == "terse"
     assert PromptRegistry(defaults={"planner": "v1"}).load("planner").version == "v1"
 
