@@ -21,6 +21,8 @@ class ProgressView:
     states: dict[int, str] = field(default_factory=dict)
     tools: dict[int, str] = field(default_factory=dict)
     plan_version: int = 1
+    kept: set[int] = field(default_factory=set)
+    """Steps the last replan kept (their outputs are reused, they do not run again)."""
 
     def dag_line(self) -> str:
         if not self.states:
@@ -44,7 +46,8 @@ class ProgressView:
                 s = p.step
                 if p.plan_version != self.plan_version:
                     self.plan_version, self.states, self.tools = p.plan_version, {}, {}
-                self.states[s.step_id] = "pending"
+                # A step a replan kept (same id and call) is not run again: it stays done.
+                self.states[s.step_id] = "completed" if s.step_id in self.kept else "pending"
                 self.tools[s.step_id] = s.tool_name or "reasoning"
                 call = f"{s.tool_name}({json.dumps(s.tool_input, ensure_ascii=False)})" if s.tool_name else "reasoning"
                 deps = f" ← {s.depends_on}" if s.depends_on else ""
@@ -64,7 +67,9 @@ class ProgressView:
                 return [f"{t} reflect {p.decision} (completeness {r.scores.completeness}, correctness "
                         f"{r.scores.correctness}, format {r.scores.format}) {p.reason}".rstrip()]
             case "replanned":
-                return [f"{t} replan → plan v{p.plan_version}: {p.feedback}"]
+                self.kept = set(p.kept_steps)
+                kept = f" (keeps step {', '.join(map(str, p.kept_steps))})" if p.kept_steps else ""
+                return [f"{t} replan → plan v{p.plan_version}{kept}: {p.feedback}"]
             case "escalated":
                 return [f"{t} escalated ({p.kind}): {p.question}"]
             case "task_finished":
