@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from planning.figures import relevant_number
+
 __all__ = ["Fact", "Result", "Severity", "check_answer", "check_results", "numbers_in", "render_facts"]
 
 
@@ -56,6 +58,8 @@ class Result:
     description: str
     output: Any = None
     failed: bool = False
+    about: str = ""
+    """What the step looked up (its description and text arguments): which figure in its output is the one."""
 
 
 # "how many more", "how much larger", "by how much", "the difference between": a size, never negative. The
@@ -115,6 +119,15 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
                 f"The task asks for a difference as a size (how many/much more, by how much), but step "
                 f"{last.step_id} computed {_show(last.output)}, a negative number: the subtraction is the wrong way "
                 "round. Compute the larger value minus the smaller one.")))
+    figures = [(r, number) for r in results if not r.failed and r.tool_name is not None
+               and not isinstance(r.output, (int, float)) and (number := relevant_number(r.output, r.about or
+                                                                                          r.description)) is not None]
+    for r, number in figures:
+        facts.append(Fact(Severity.NOTE, f"Step {r.step_id} ({r.description}) states {_show(number)}."))
+    if len(figures) == 2 and figures[0][1] != figures[1][1]:
+        (small, a), (large, b) = sorted(figures, key=lambda f: f[1])
+        facts.append(Fact(Severity.NOTE, f"Step {large.step_id}'s figure is the larger: {_show(b)} > {_show(a)} "
+                                         f"(step {small.step_id}); the difference is {_show(b - a)}."))
     failed = [r.step_id for r in results if r.failed]
     if failed:
         facts.append(Fact(Severity.NOTE, f"Steps {', '.join(map(str, failed))} did not complete: an answer must "

@@ -281,7 +281,7 @@ class TaskRunner:
                                                                            self._views(plan)))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
-        found = check_answer(reflection.answer, evidence_of(self._views(plan)), task=st.task) \
+        found = check_answer(reflection.answer, evidence_of(self._views(plan), plan), task=st.task) \
             if reflection.action == "accept" else ()
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),

@@ -23,10 +23,10 @@ from agents.roles.render import render_inputs
 from agents.store.redact import REDACTED
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolArgumentError, ToolError
-from agents.tools.fit import relevant_number
 from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
+from planning.figures import relevant_number
 from planning.parse import extract_json_object
 from prompts import fence_untrusted, load_prompt
 
@@ -133,7 +133,7 @@ class Executor:
                 fitted = _numbers_for(req, inputs) if is_read else None
                 if fitted is not None:
                     # Each earlier output (a passage) holds exactly one number about what its step looked up: that
-                    # is the number the plan meant (agents.tools.fit); no model call needed.
+                    # is the number the plan meant (planning.figures); no model call needed.
                     args = resolve(compile_value(step.tool_input), fitted)
                     continue
                 args = await self._repair_arguments(req, args, str(exc), acc)

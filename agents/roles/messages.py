@@ -58,7 +58,7 @@ class StepRequest:
     """How many times this attempt was sent again after its executor died (a later send takes the claim over)."""
     inputs_about: Mapping[int, str] = field(default_factory=dict)
     """What each step this one depends on looked up (its description and text arguments): which number in its
-    output is the relevant one (``agents.tools.fit``)."""
+    output is the relevant one (``planning.figures``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,15 +37,18 @@ class Reflector:
         terse = template.reply_form == "terse"
         # The terse template reads the plan as the planner wrote it and one line a result (the lean reflector);
         # the JSON one keeps the verbose rendering it was measured with.
+        # One line a result for the terse and the newer (opening) templates: on the embedded model every token of
+        # the verbose form costs ~22 ms of prefill; the JSON ones that predate it keep what they were measured with.
+        compact = terse or template.opening is not None
         extra: dict[str, str] = {}
         if "tools" in template.variables:
             extra["tools"] = self._tools
         if "checks" in template.variables:  # facts computed by code, which a small model misses (planning.evidence)
-            extra["checks"] = render_facts(check_results(task, evidence_of(results)))
+            extra["checks"] = render_facts(check_results(task, evidence_of(results, plan)))
         prompt = template.render(
             budget_tokens=self._prompts.context_token_budget, task=task,
             plan=render_terse(plan) if terse else render_plan(plan),
-            results=render_results_compact(results) if terse else render_results(results), **extra)
+            results=render_results_compact(results) if compact else render_results(results), **extra)
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=reflection_schema(), metadata={"task_id": task_id},
                                form=template.reply_form)

@@ -14,10 +14,14 @@ from prompts import fence_untrusted
 __all__ = ["evidence_of", "output_text", "render_inputs", "render_plan", "render_results"]
 
 
-def evidence_of(views: Iterable[StepView]) -> list[Result]:
-    """The steps as ``planning.evidence`` checks them: outputs of completed steps, the rest as not completed."""
+def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Result]:
+    """The steps as ``planning.evidence`` checks them: outputs of completed steps, the rest as not completed,
+    and what each looked up (its description and, from ``plan``, its text arguments)."""
+    inputs = {s.step_id: s.tool_input for s in plan.steps} if plan is not None else {}
     return [Result(v.step_id, v.tool_name, v.description, v.output if v.status == "completed" else None,
-                   failed=v.status != "completed") for v in views]
+                   failed=v.status != "completed",
+                   about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]))
+            for v in views]
 
 
 def output_text(output: Any) -> str:
