@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.llm.simulated import DEFAULT_LATENCY, LatencyModel
-from benchmarks.suite import SUITES
+from benchmarks.suite import REAL_MODEL_SUITES, SPLITS, SUITES
 
 __all__ = ["main"]
 
@@ -28,7 +28,11 @@ def llm_choice(value: str) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tetrarch bench")
-    p.add_argument("--suite", choices=SUITES, action="append", help="suite(s) to run (default with --all: all)")
+    p.add_argument("--suite", choices=SUITES + REAL_MODEL_SUITES, action="append",
+                   help="suite(s) to run (default with --all: the simulated-world ones); corpus: the shipped corpus "
+                        "and built-in tools, for accuracy on a real model")
+    p.add_argument("--split", choices=SPLITS, default="all",
+                   help="a split suite's half: dev (for prompt work) or heldout (report once per change)")
     p.add_argument("--all", action="store_true", help="every suite, then the system microbenchmarks")
     p.add_argument("--quick", action="store_true",
                    help=f"{QUICK_TASKS} tasks per suite, latencies x{QUICK_SCALE} (ratios are kept; < 3 min)")
@@ -61,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from benchmarks.runner import from_jsonable
 
         for suite in suites:
-            write_report(from_jsonable(json.loads((args.out / f"{suite}.json").read_text())), args.out)
+            stem = suite if args.split == "all" else f"{suite}-{args.split}"
+            write_report(from_jsonable(json.loads((args.out / f"{stem}.json").read_text())), args.out)
             print(f"re-rendered {args.out / suite}.md from {suite}.json")
         return 0
     scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
@@ -94,7 +99,7 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
     for suite in suites:
         print(f"== suite {suite}", flush=True)
         run = run_suite(suite, llm=llm, latency=latency, quick=args.quick, limit=limit, reps=args.reps,
-                        embedded=args.llm == "local",
+                        embedded=args.llm == "local", split=args.split,
                         seed=args.seed, time_scale=scale, tool_scale=args.tool_scale,
                         progress=lambda s: print(s, flush=True))
         summary = write_report(run, args.out)

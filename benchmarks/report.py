@@ -124,11 +124,14 @@ def _plots(run: SuiteRun, out: Path) -> list[str]:
 def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     doc = to_jsonable(run)
-    (out / f"{run.suite}.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    stem = run.suite if run.split == "all" else f"{run.suite}-{run.split}"
+    (out / f"{stem}.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
     summary = run.summary()
     plots = _plots(run, out)
-    md = [f"# Benchmark: suite `{run.suite}`", "",
-          f"Generated {doc['generated_at']} by `tetrarch bench --suite {run.suite}{' --quick' if run.quick else ''}`"
+    split = "" if run.split == "all" else f" --split {run.split}"
+    md = [f"# Benchmark: suite `{run.suite}`{'' if not split else f' ({run.split} half)'}", "",
+          f"Generated {doc['generated_at']} by `tetrarch bench --suite {run.suite}{split}"
+          f"{' --quick' if run.quick else ''}`"
           f" — LLM: {run.llm}; latency model: {run.latency_model}; tool latency scale: {run.time_scale:g}.",
           "All systems ran in one process, interleaved task by task, on the same tools and LLM.", "",
           *_table(summary), "",
@@ -141,5 +144,5 @@ def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
     if targets:
         md += ["Targets:", *targets, ""]
     md += [f"![{p}]({p})" for p in plots]
-    (out / f"{run.suite}.md").write_text("\n".join(md) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(md) + "\n")
     return summary

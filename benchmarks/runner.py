@@ -20,7 +20,7 @@ from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
 from agents.results import TaskResult
 from benchmarks.makespan import TimedStep, emission_bound
-from benchmarks.suite import BenchTask, answer_matches, load_suite
+from benchmarks.suite import BenchTask, load_suite, suite_tools_kind, task_correct
 from benchmarks.world import World, make_tools
 from dag.graph import critical_path
 
@@ -62,6 +62,8 @@ class SuiteRun:
     records: list[RunRecord]
     generated_at: str | None = None
     """When the records were measured (kept when a report is re-rendered from its JSON)."""
+    split: str = "all"
+    """Which half of a split suite ran (dev, heldout) or all of it."""
 
     def summary(self) -> dict[str, Any]:
         systems: dict[str, Any] = {}
@@ -85,7 +87,7 @@ class SuiteRun:
                     [r.emission_span_s / r.emission_bound_s for r in rs if r.emission_span_s and r.emission_bound_s]),
             }
         return {"suite": self.suite, "latency_model": self.latency_model, "llm": self.llm, "quick": self.quick,
-                "time_scale": self.time_scale, "systems": systems}
+                "time_scale": self.time_scale, "split": self.split, "systems": systems}
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -126,21 +128,21 @@ def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResu
     u = result.usage.total
     return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
                      u.llm_calls, u.input_tokens, u.output_tokens,
-                     answer_matches(result.answer, task.answer_number) if llm_kind != "sim" else None,
+                     task_correct(task, result.answer) if llm_kind != "sim" else None,
                      len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}))
 
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
               limit: int | None = None, reps: int = 1, seed: int = 0, time_scale: float = 1.0,
               tool_scale: float = 1.0, systems: tuple[str, ...] = SYSTEMS, embedded: bool = False,
-              progress=print) -> SuiteRun:
+              split: str = "all", progress=print) -> SuiteRun:
     """``llm=None`` → SimulatedLLM with ``latency`` scaled by ``time_scale``; ``tool_scale`` scales the tools'
     latencies on top (the sensitivity row: plan-then-execute gains more the slower the tools)."""
     import ray
 
     from agents import Orchestrator
 
-    tasks = load_suite(suite, limit)
+    tasks = load_suite(suite, limit, split)
     llm_kind = "sim" if llm is None else getattr(llm, "model", "real")
     if llm is None:
         scaled = LatencyModel(latency.ttft_s * time_scale, latency.decode_tokens_per_s / time_scale,
@@ -149,7 +151,12 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
         latency_desc = scaled.describe()
     else:
         latency_desc = f"real model ({llm_kind})"
-    tools = make_tools(World.load(), seed=seed, time_scale=time_scale * tool_scale)
+    if suite_tools_kind(suite) == "builtin":  # the shipped corpus: doc_search and calculator, at their real speed
+        from agents.tools.builtins import calculator, doc_search
+
+        tools = [calculator, doc_search]
+    else:
+        tools = make_tools(World.load(), seed=seed, time_scale=time_scale * tool_scale)
     store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
     config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
                            token_budget=None, max_llm_calls=200)
@@ -172,7 +179,7 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
         orch.shutdown()
         if owns_ray:
             ray.shutdown()
-    return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records)
+    return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records, split=split)
 
 
 def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig,
@@ -202,4 +209,4 @@ def to_jsonable(run: SuiteRun) -> dict[str, Any]:
 def from_jsonable(doc: dict[str, Any]) -> SuiteRun:
     """The SuiteRun a results JSON was written from (to re-render its report without re-measuring)."""
     return SuiteRun(doc["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"],
-                    [RunRecord(**r) for r in doc["runs"]], doc.get("generated_at"))
+                    [RunRecord(**r) for r in doc["runs"]], doc.get("generated_at"), doc.get("split", "all"))

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import json
-import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from agents.llm.simulated import GoldTask
+from planning.evidence import numbers_in
 
-__all__ = ["SUITES", "SUITE_DIR", "BenchTask", "load_suite", "answer_matches"]
+__all__ = ["REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "BenchTask", "answer_matches", "load_suite",
+           "suite_tools_kind", "task_correct", "text_matches"]
 
 SUITE_DIR = Path(__file__).parent / "suites"
 SUITES = ("parallel", "chain", "mixed", "repair")
+"""The simulated-world suites (``make bench``)."""
+REAL_MODEL_SUITES = ("corpus",)
+"""Suites over the shipped corpus and built-in tools (doc_search, calculator), with gold answers read from the
+corpus (``benchmarks/suites/generate_corpus.py``): accuracy on a real model. Split into dev and held-out halves."""
+SPLITS = ("all", "dev", "heldout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,39 +27,85 @@ class BenchTask:
     id: str
     gold: GoldTask
     answer_number: float | None
+    answer_text: str | None = None
+    """For a comparison: the entity the answer must name first (before ``wrong_text``)."""
+    wrong_text: str | None = None
+    kind: str = ""
+    split: str = ""
 
     @property
     def text(self) -> str:
         return self.gold.task
 
 
-def load_suite(name: str, limit: int | None = None) -> list[BenchTask]:
+def load_suite(name: str, limit: int | None = None, split: str = "all") -> list[BenchTask]:
+    """The suite's tasks (``split``: dev, heldout or all), at most ``limit`` of them taken round-robin over the
+    task kinds, so a short run still covers every kind."""
     path = SUITE_DIR / f"{name}.json"
     if not path.exists():
-        raise FileNotFoundError(f"no suite {name!r}; available: {', '.join(SUITES)}")
+        raise FileNotFoundError(f"no suite {name!r}; available: {', '.join(SUITES + REAL_MODEL_SUITES)}")
+    if split not in SPLITS:
+        raise ValueError(f"no split {split!r}; use one of {', '.join(SPLITS)}")
     doc = json.loads(path.read_text())
     tasks = []
-    for raw in doc["tasks"][:limit]:
+    for raw in doc["tasks"]:
+        if split != "all" and raw.get("split") != split:
+            continue
         fields = {k: raw[k] for k in ("task", "plan", "first_plan", "replan_feedback", "answer", "react_turns")
                   if k in raw}
-        tasks.append(BenchTask(raw["id"], GoldTask(**fields), raw.get("answer_number")))
-    return tasks
+        tasks.append(BenchTask(raw["id"], GoldTask(**fields), raw.get("answer_number"), raw.get("answer_text"),
+                               raw.get("wrong_text"), raw.get("kind", ""), raw.get("split", "")))
+    return _round_robin(tasks)[:limit]
 
 
-_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
+def suite_tools_kind(name: str) -> str:
+    """``world`` (the simulated knowledge base) or ``builtin`` (doc_search and calculator over the corpus)."""
+    return json.loads((SUITE_DIR / f"{name}.json").read_text()).get("tools", "world")
+
+
+def _round_robin(tasks: list[BenchTask]) -> list[BenchTask]:
+    kinds: dict[str, list[BenchTask]] = {}
+    for t in tasks:
+        kinds.setdefault(t.kind, []).append(t)
+    if len(kinds) <= 1:
+        return tasks
+    out: list[BenchTask] = []
+    for i in range(max(len(v) for v in kinds.values())):
+        out += [v[i] for v in kinds.values() if i < len(v)]
+    return out
 
 
 def answer_matches(answer: str | None, expected: float | None, rel_tol: float = 0.01) -> bool | None:
-    """True when some number in the answer is within rel_tol of the gold number (None: nothing to check)."""
+    """True when some number in the answer is within rel_tol of the gold number (None: nothing to check).
+    A number with a scale word counts either way ("0.65 million" matches 650000 and 0.65)."""
     if expected is None:
         return None
     if not answer:
         return False
-    for token in _NUMBER.findall(answer):
-        try:
-            value = float(token.replace(",", ""))
-        except ValueError:
-            continue
+    for value in numbers_in(answer):
         if abs(value - expected) <= max(rel_tol * abs(expected), 0.01):
             return True
     return False
+
+
+def text_matches(answer: str | None, right: str | None, wrong: str | None) -> bool | None:
+    """A comparison's answer is right when it names ``right`` and names it before ``wrong`` (case and accents
+    ignored): "Rome, with 2.75 million" is right, "Paris has fewer people than Rome" is counted wrong (a
+    documented false negative: answers lead with the one asked for)."""
+    if right is None:
+        return None
+    text = _fold(answer or "")
+    at_right = text.find(_fold(right))
+    at_wrong = text.find(_fold(wrong)) if wrong else -1
+    return at_right >= 0 and (at_wrong < 0 or at_right < at_wrong)
+
+
+def task_correct(task: BenchTask, answer: str | None) -> bool | None:
+    """The task's verdict: its number and/or its named entity must be right (None: the task has no gold)."""
+    verdicts = [v for v in (answer_matches(answer, task.answer_number),
+                            text_matches(answer, task.answer_text, task.wrong_text)) if v is not None]
+    return all(verdicts) if verdicts else None
+
+
+def _fold(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
