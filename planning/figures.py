@@ -21,7 +21,8 @@ from typing import Any
 __all__ = ["relevant_number"]
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
-_NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?"
+                     r"(\s*(?:km²|km2|km|m|kg|°C|K|%|people|inhabitants|residents)(?!\w))?", re.IGNORECASE)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or", "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results", "value", "number"])
@@ -66,14 +67,17 @@ def relevant_number(output: Any, about: str) -> float | None:
     terms = _terms(about) - _terms(title)
     if text is None or not terms:
         return None
-    found: set[float] = set()
+    found: dict[float, bool] = {}  # value → written with a unit or scale ("828 m" beside "163 floors")
     for sentence in _SENTENCE.split(text):
         if not terms & _terms(sentence):
             continue
         for match in _NUMBER.finditer(sentence):
-            token, scale_word = match.group(1), match.group(2)
+            token, scale_word, unit = match.group(1), match.group(2), match.group(3)
             if _is_year(token, scale_word is not None):
                 continue
             scale = _SCALE[scale_word.strip().lower()] if scale_word else 1.0
-            found.add(round(float(token.replace(",", "")) * scale, 6))
-    return found.pop() if len(found) == 1 else None
+            value = round(float(token.replace(",", "")) * scale, 6)
+            found[value] = found.get(value, False) or bool(scale_word or unit)
+    if len(found) > 1:  # a measured figure beats a bare count; two measured figures stay ambiguous
+        found = {v: m for v, m in found.items() if m}
+    return next(iter(found)) if len(found) == 1 else None
