@@ -15,7 +15,7 @@ from agents.config import RuntimeConfig
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.tools.builtins import calculator, doc_search
 from benchmarks.suite import SUITE_DIR, load_suite, task_correct, text_matches
-from benchmarks.suites.generate_corpus import build, load_entities
+from benchmarks.suites.generate_corpus import build
 
 KINDS = {"lookup", "comparison", "arithmetic", "multihop"}
 
