@@ -156,8 +156,25 @@ class TaskRunner:
             if st.phase in ("plan", "execute"):
                 await self._plan_and_execute()
                 st.phase = "reflect"
+                if self._replan_rejected_arguments():
+                    continue
             decision = await self._reflect()
             self._apply(decision)
+
+    def _replan_rejected_arguments(self) -> bool:
+        """Fail fast: a call whose arguments the tool still rejected after the repair round goes back to the
+        planner with the tool's words, once a task and without a reflector call — a retry of the same call fails
+        the same way (issue 20 saw three identical retries and 313 s before loop detection stopped the task)."""
+        st = self.state
+        rejected = [(sid, rec.error) for sid, rec in sorted(st.steps.items())
+                    if rec.status == "failed" and rec.error_kind == "argument"]
+        if not rejected or st.argument_replans >= 1 or \
+                st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
+            return False
+        st.argument_replans += 1
+        self._start_replan("The tools rejected these calls' arguments, even after a repair: " + "; ".join(
+            f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
+        return True
 
     async def _route(self) -> None:
         st = self.state

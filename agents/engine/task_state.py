@@ -66,6 +66,9 @@ class TaskState(BaseModel):
     modifications: dict[int, str] = Field(default_factory=dict)
     confirmed: list[int] = Field(default_factory=list)
     replans: int = 0
+    argument_replans: int = 0
+    """Replans started straight from a tool's rejection of its arguments (after the executor's repair round),
+    without a reflector call: one per task, then the reflector judges."""
     extra_replans: int = 0
     """Replans granted by a human's answer to an escalation, on top of max_replans."""
 

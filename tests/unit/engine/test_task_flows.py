@@ -249,3 +249,28 @@ def test_an_accept_that_contradicts_the_results_is_replanned_not_answered():
     assert "Checked by code" in reflected[0].reason and "-0.7" in reflected[0].reason
     replanned = next(e.payload for e in sink.events if e.type == "replanned")
     assert "larger value minus the smaller" in replanned.feedback
+
+
+def test_arguments_still_invalid_after_repair_go_back_to_the_planner_once_without_a_reflector_call():
+    """Fail fast (issue 20): not three identical retries judged by the reflector, but one replan carrying the
+    tool's error; a second rejection is then the reflector's to judge."""
+    # The text only exists at run time (a reference inside a template), so plan validation cannot catch it.
+    bad = wire.plan(wire.step(1, "lookup", {"city": "Paris"}),
+                    wire.step(2, "subtract", {"a": "about {$step_1_result} million", "b": 1.0}, deps=[1]))
+    good = wire.plan(wire.step(1, "lookup", {"city": "Paris"}),
+                     wire.step(2, "subtract", {"a": "$step_1_result", "b": 1.0}, deps=[1]))
+    calls: list[str] = []
+
+    def script(request):
+        calls.append(request.role)
+        if request.role == "executor":
+            return '{"a": "still not a number", "b": 1.0}'  # the repair round fails too
+        return {"router": wire.route(), "reflector": wire.reflection(answer="1.1"),
+                "planner": bad if calls.count("planner") == 1 else good}[request.role]
+
+    result, sink = run(FunctionLLM(script), task="What is 2.1 minus 1?")
+    assert result.status == "accepted" and result.steps[-1].output == 1.1
+    assert calls == ["router", "planner", "executor", "planner", "reflector"]
+    replanned = next(e.payload for e in sink.events if e.type == "replanned")
+    assert replanned.feedback.startswith("The tools rejected these calls' arguments") and "step 2:" in replanned.feedback
+    assert result.replans == 1
