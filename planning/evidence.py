@@ -142,6 +142,7 @@ def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "
     if not answer:
         return ()
     facts = [f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION]
+    facts += _wrong_winner(answer, results, task)
     known = [n for r in results if not r.failed for n in numbers_in(r.output)] + numbers_in(task)
     derived = _derived(known)
     for options in _written(answer):
@@ -153,6 +154,37 @@ def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "
             f"The answer states {_show(value)}, which no step result supports (nor a sum, difference, ratio or "
             "percentage of two results): use only figures from the results.")))
     return tuple(facts)
+
+
+_WHICH = re.compile(r"\b(?:which|who|what)\b.*\b(?:more|larger|bigger|longer|taller|higher|greater|heavier|older|"
+                    r"deeper|wider|most|largest|biggest|longest|tallest|highest|greatest)\b|\bthe (?:larger|bigger|"
+                    r"longer|taller|higher|greater) (?:one|of)\b", re.IGNORECASE | re.DOTALL)
+
+
+def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
+    """"Which is longer, the Nile or the Rhine?" answered "The Rhine is longer" while the Nile's figure is the
+    larger: the answer names the smaller first. Each of the two figures' steps is told apart by the words of
+    what it looked up that the other's lack ("nile" / "rhine"); silent when that is unclear."""
+    if not _WHICH.search(task):
+        return []
+    figures = [(r, n) for r in results if not r.failed and r.tool_name is not None
+               and not isinstance(r.output, (int, float))
+               and (n := relevant_number(r.output, r.about or r.description)) is not None]
+    if len(figures) != 2 or figures[0][1] == figures[1][1]:
+        return []
+    (small, a), (large, b) = sorted(figures, key=lambda f: f[1])
+    words = [set(re.findall(r"[a-z]+", (r.about or r.description).lower())) for r in (small, large)]
+    own_small, own_large = words[0] - words[1], words[1] - words[0]
+    text = answer.lower()
+    first = {w: m.start() for w in own_small | own_large if (m := re.search(rf"\b{re.escape(w)}\b", text))}
+    if not first or not own_small or not own_large:
+        return []
+    leader = min(first, key=first.__getitem__)
+    if leader not in own_small:
+        return []
+    return [Fact(Severity.CONTRADICTION, (
+        f"The answer names {leader!r} first, but step {large.step_id}'s figure ({_show(b)}) is larger than step "
+        f"{small.step_id}'s ({_show(a)}): the larger is what step {large.step_id} looked up."))]
 
 
 def render_facts(facts: Iterable[Fact]) -> str:

@@ -98,3 +98,26 @@ def test_a_contradicted_accept_after_the_last_replan_escalates_instead_of_answer
     decision = decide(ReflectionContext(_accept(), {}, 2, limits=PolicyLimits(max_replans=2),
                                         contradictions=("step 3 computed -650,000",)))
     assert isinstance(decision, Escalate) and "-650,000" in decision.reason
+
+
+RIVERS = [Result(1, "doc_search", "length of the Nile", [{"title": "Nile", "text": "Nile: Length: about 6,650 km."}],
+                 about="length of the Nile"),
+          Result(2, "doc_search", "length of the Rhine", [{"title": "Rhine", "text": "Rhine: Length: about 1,230 km."}],
+                 about="length of the Rhine")]
+
+
+@pytest.mark.parametrize(("answer", "wrong"), [
+    ("The Rhine is longer with a length of approximately 1,230 km.", True),  # seen on the embedded model
+    ("The Nile (6,650 km) is longer than the Rhine (1,230 km).", False),
+    ("Nile.", False),
+    ("The longer river is the one in Africa.", False),  # names neither: silent
+])
+def test_a_comparison_that_names_the_smaller_first_is_a_contradiction(answer, wrong):
+    facts = check_answer(answer, RIVERS, task="Which river is longer, the Nile or the Rhine?")
+    assert bool(facts) is wrong
+    if wrong:
+        assert "'rhine' first" in facts[0].text and "6,650" in facts[0].text
+
+
+def test_no_comparison_check_where_the_task_asks_for_none():
+    assert check_answer("The Rhine is 1,230 km long.", RIVERS, task="How long are the Nile and the Rhine?") == ()
