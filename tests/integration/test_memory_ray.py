@@ -21,7 +21,10 @@ def two_cities(request) -> str:
     if request.role == "router":
         return wire.route()
     if request.role == "reflector":
-        return wire.reflection(answer="Rome is bigger." if "Rome" in text else "Paris has 2.1 million people.")
+        # Each answer states only what its own results show (code refuses an accept whose figure no result holds).
+        if "Rome" in text:
+            return wire.reflection(answer="Rome is bigger.")
+        return wire.reflection(answer="Paris has 2.1 million people." if "Paris" in text else "Looked it up.")
     city = re.findall(r"population of (\w+)", text)[-1] if "population of" in text else "Rome"
     if "Task: And Rome?" not in text:
         return wire.plan(wire.step(1, "lookup", {"city": city}, description=f"population of {city}"))
