@@ -24,6 +24,7 @@ _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
 _NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?"
                      r"(\s*(?:km²|km2|km|m|kg|°C|K|%|people|inhabitants|residents)(?!\w))?", re.IGNORECASE)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SHORT_TEXT = 300
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or", "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results", "value", "number"])
 
@@ -45,7 +46,9 @@ def _is_year(token: str, scaled: bool) -> bool:
 def _top_text(output: Any) -> tuple[str | None, str]:
     """(the text a number is read from, its title): a string, or the best (first) hit of a list of passages."""
     if isinstance(output, str):
-        return output, ""
+        # A short answer (a reasoning step's) is read; a long free text (a fetched page) is the model's to read:
+        # which of its sentences is "about" the step is no longer clear.
+        return (output, "") if len(output) <= _SHORT_TEXT else (None, "")
     first = output[0] if isinstance(output, list) and output else output
     if isinstance(first, str):
         return first, ""
