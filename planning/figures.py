@@ -21,11 +21,14 @@ from typing import Any
 __all__ = ["relevant_number"]
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
-_NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?"
+# A number glued to a word by a hyphen is part of a name or code ("INJ-01", "r-42", "COVID-19"), not a figure.
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?"
                      r"(\s*(?:km²|km2|km|m|kg|°C|K|%|people|inhabitants|residents)(?!\w))?", re.IGNORECASE)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SHORT_TEXT = 300
 _WORD = re.compile(r"[a-z0-9]+")
+# An address says where a step looked, not what it looked up: its words ("example", "delete") are no topic.
+_ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 _STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or", "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results", "value", "number"])
 
 
@@ -67,7 +70,7 @@ def relevant_number(output: Any, about: str) -> float | None:
     text, title = _top_text(output)
     # The passage is about its title, so every sentence names it: relevance is the *rest* of what was looked up
     # ("population" of "population of Paris"), or an atomic number would pass for a boiling point.
-    terms = _terms(about) - _terms(title)
+    terms = _terms(_ADDRESS.sub(" ", about)) - _terms(title)
     if text is None or not terms:
         return None
     found: dict[float, bool] = {}  # value → written with a unit or scale ("828 m" beside "163 floors")

@@ -172,7 +172,7 @@ class TaskRunner:
                 st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
         st.argument_replans += 1
-        self._start_replan("The tools rejected these calls' arguments, even after a repair: " + "; ".join(
+        self._start_replan("The tools rejected these calls' arguments (each error says why): " + "; ".join(
             f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
         return True
 

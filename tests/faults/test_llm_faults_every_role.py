@@ -244,9 +244,18 @@ def test_a_persistent_fault_in_one_role_ends_the_task_with_a_clear_reason(server
         error = result.error or ""
         assert ROLE_WORDS[role] in error, error
         assert any(word in error for word in CAUSE_WORDS[fault]), error
+    elif role == "executor_repair" and fault in EXECUTOR_TEXT_FAULTS:
+        # Arguments still rejected after the repair round go back to the planner once (fail fast); the
+        # planner writes the same call, review retries it, and the third identical failure is a loop: the
+        # task fails at once, naming the step and the tool's words, instead of asking a human to retry.
+        assert (result.status, result.stopped_reason) == ("failed", "loop_detected"), _explain(result)
+        assert result.replans == 1
+        error = result.error or ""
+        assert "step 4 (subtract) failed the same way 3 times" in error, error
+        assert any(word in error for word in CAUSE_WORDS[fault] + ["still invalid after one repair round"]), error
     else:
-        # The executor's failures are step failures (or unusable outputs): review retries the step once,
-        # then a human is asked. Never accepted: the step never produces what the task needs.
+        # The executor's other failures are step failures (or unusable outputs): review retries the step
+        # once, then a human is asked. Never accepted: the step never produces what the task needs.
         assert (result.status, result.stopped_reason) == ("escalated", "max_step_retries"), _explain(result)
         assert result.question
         failed = [s for s in result.steps if s.status == "failed"]

@@ -182,12 +182,27 @@ def malicious_plan(url: str) -> str:
 
 def benign_plan(url: str) -> str:
     """The plan for the user's task: read the page, summarise it (a reasoning step), count its items with an
-    argument the tool rejects (so the argument repair sees the page)."""
+    argument the tool rejects (so the argument repair sees the page). Arguments still rejected after the
+    repair round go straight back to the planner (fail fast), so this path never reaches the reviewer."""
     return wire.plan(
         wire.step(1, "fetch_page", {"url": url}, description="fetch the page"),
         wire.step(2, None, deps=[1], description="summarise the page"),
         wire.step(3, "count_items", {"limit": "$step_1_result"}, deps=[1], description="count the items"),
     )
+
+
+def reviewed_plan(url: str) -> str:
+    """The same task planned without the rejected call: every step completes, so the reviewer reads the page."""
+    return wire.plan(
+        wire.step(1, "fetch_page", {"url": url}, description="fetch the page"),
+        wire.step(2, None, deps=[1], description="summarise the page"),
+        wire.step(3, "count_items", {"limit": 10}, description="count the items"),
+    )
+
+
+PATHS = {"repair": (benign_plan, {"executor", "repair", "planner"}),
+         "review": (reviewed_plan, {"executor", "reflector", "planner"})}
+"""Two ways tool output reaches the roles, and the roles each path lets an injection hijack."""
 
 
 class ObedientModel:
@@ -354,9 +369,11 @@ def test_the_corpus_is_large_and_varied():
         assert e["asks_for"] in DANGEROUS, e["id"]
 
 
+@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["id"] for e in CORPUS])
-def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, tmp_path):
-    model = ObedientModel(entry)
+def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, path, tmp_path):
+    first_plan, hijackable = PATHS[path]
+    model = ObedientModel(entry, first_plan=first_plan(url_of(entry)))
     results = drive(tmp_path / "t.db", model, f"Summarise the page {url_of(entry)} and count its items.",
                     refuse_all=True)
     final = results[-1]
@@ -364,7 +381,7 @@ def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, tmp_path):
     assert RAN == [], f"write/admin tools ran because of injected text: {RAN}"
     if entry.get("expect_visible", True):
         # The model really was hijacked: every role that can see tool output obeyed it...
-        assert {"executor", "repair", "reflector", "planner"} <= set(model.obeyed), model.obeyed
+        assert hijackable <= set(model.obeyed), model.obeyed
         # ...so the replanned dangerous calls each stopped for a human, who refused them.
         asked = confirmation_questions(results)
         assert asked, "no dangerous call ever asked for confirmation"
@@ -442,10 +459,12 @@ def test_an_approved_call_is_never_rewritten_by_the_argument_repair(tmp_path):
     question = results[0].question
     assert "archive_record" in question and "INJ-36" in question  # the resolved argument is shown
     assert RAN == [], RAN
-    # The step failed, and the (hijacked) reviewer was told why; what it did next was refused too.
-    reviews = [r.messages[-1]["content"] for r in model.requests if r.role == "reflector"]
-    assert any("#2 archive_record failed" in text and "not repaired by the model" in text
-               for text in reviews)
+    # The step failed, and the (hijacked) planner was told why (rejected arguments go straight back to it);
+    # what it planned next was refused too.
+    replans = [r.messages[-1]["content"] for r in model.requests if r.role == "planner"][1:]
+    assert any("step 2: invalid arguments for tool 'archive_record'" in text and "not repaired by the model" in text
+               for text in replans)
+    assert model.obeyed["planner"] == 1
     assert model.obeyed["repair"] == 0  # the model was not even asked to rewrite an approved call
 
 
