@@ -68,7 +68,8 @@ _MAGNITUDE = re.compile(
     r"\bhow (?:many|much) (?:more|larger|bigger|taller|longer|higher|older|greater|heavier|deeper|farther|"
     r"further|wider)\b|\bby how (?:much|many)\b|\bdifference (?:between|in)\b",
     re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
+# Digits glued to a word by a hyphen name something ("reflector-8812ab", "INJ-01"): they state no figure.
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
 _SCALE = {"thousand": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
 
 

@@ -160,7 +160,8 @@ def test_a_node_joining_mid_run_gets_executors_and_runs_steps(cluster, tmp_path)
         if joined is not None:
             c.remove_node(joined)
     assert [(g.node_id, g.started, g.pool_size) for g in growth] == [(joined.node_id, 1, 3)]
-    assert result.status == "accepted", result.error
+    assert result.status == "accepted", (result.stopped_reason, result.question, result.error,
+                                         [(s.step_id, s.status, s.error) for s in result.steps])
     # Six 1-second steps over three executors: the least-loaded choice sends two to the newcomer.
     assert list(nodes.values()).count(joined.node_id) == 2
 

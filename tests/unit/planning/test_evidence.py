@@ -61,6 +61,12 @@ def test_numbers_are_read_with_their_scale_and_separators():
     assert numbers_in({"population": 2102650, "year": 2023}) == [2102650.0, 2023.0]
 
 
+def test_names_and_codes_state_no_figure():
+    # An answer naming an actor, a ticket or a record ("reflector-8812ab", "INJ-2044") cites no figure.
+    assert numbers_in("served by reflector-8812ab for ticket INJ-2044") == []
+    assert check_answer("Done by reflector-8812ab.", [Result(1, "pause", "wait", "s2")]) == ()
+
+
 @given(st.integers(10, 10**9), st.integers(10, 10**9))
 def test_any_difference_or_sum_of_two_results_is_supported(a, b):
     results = [Result(1, "lookup", "a", a), Result(2, "lookup", "b", b)]
