@@ -204,7 +204,9 @@ def render_for_planner(template: PlanTemplate, task: str) -> str:
     """The template as a plan with named slots, and the new task's likely values for them: the planner's
     starting point when code cannot fill the template."""
     names = [_SLOT_NAME.format(kind=s.kind, n=i + 1) for i, s in enumerate(template.slots)]
-    lines = [(f"A plan that was accepted for a task of the same shape ({template.example_task!r}), with its "
+    # The shape, not the earlier task itself: its values would invite copying them (and, for a model that
+    # finds its task by its text, name the wrong one).
+    lines = [(f"A plan that was accepted for a task of the same shape ({template.key!r}), with its "
               "task-specific values written as slots:")]
     for s in template.steps:
         lines.append(f"  step {s.step_id}: {render_node(s.description, names)} | tool {s.tool_name} | input "
