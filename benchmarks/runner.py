@@ -55,6 +55,10 @@ class RunRecord:
     """The plan-cache benchmark's half the task belongs to (warmup, heldout); "" elsewhere."""
     plan_cache: str | None = None
     """How the plan cache served the task (the ``routed`` event's ``plan_cache.mode``: filled, adapt), or None."""
+    tokens_by_role: dict[str, int] | None = None
+    """Input + output tokens per role (router, planner, executor, reflector)."""
+    plan_emitted_s: float | None = None
+    """Submit → the last step of the final plan emitted (tetrarch only)."""
 
 
 @dataclass
@@ -132,10 +136,13 @@ def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskR
                 if s.step_id in durations}
         cp = critical_path(deps, durations)[0] if deps else None
     u = result.usage.total
+    by_role = {role: x.input_tokens + x.output_tokens for role, x in result.usage.by_role.items()}
+    plan_emitted = max(emitted.values()) - result.timings.submitted_at if emitted else None
     return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
                      u.llm_calls, u.input_tokens, u.output_tokens,
                      task_correct(task, result.answer) if llm_kind != "sim" else None,
-                     len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}))
+                     len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}),
+                     tokens_by_role=by_role, plan_emitted_s=plan_emitted)
 
 
 def bench_llm(tasks: list[BenchTask], llm: LLM | None, latency: LatencyModel,

@@ -15,44 +15,33 @@ shapes the warm-up never saw: reuse should not happen, and must not hurt).
 from __future__ import annotations
 
 import argparse
-import statistics
+import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from agents.llm.simulated import DEFAULT_LATENCY, LatencyModel
+from benchmarks.memory.plan_cache_report import (
+    CACHE_SYSTEMS,
+    PHASES,
+    STEM,
+    CacheBench,
+    CacheSystem,
+    from_jsonable,
+    headline,
+    write_plan_cache_report,
+)
 from benchmarks.runner import RunRecord, bench_config, bench_llm, bench_tools, record_run, run_tetrarch
 from benchmarks.suite import PLAN_CACHE_SUITES, BenchTask, final_output_correct, load_suite
 
-__all__ = ["CACHE_SYSTEMS", "CacheBench", "PHASES", "lookup_times_ms", "main", "run_plan_cache", "select", "summarize",
-           "summary"]
+__all__ = ["lookup_times_ms", "main", "run_plan_cache", "select"]
 
-CacheSystem = Literal["no_cache", "plan_cache"]
-CACHE_SYSTEMS: tuple[CacheSystem, ...] = ("no_cache", "plan_cache")
-PHASES = ("warmup", "heldout")
 QUICK_PER_KIND = 1
 QUICK_SCALE = 0.25
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-
-
-@dataclass
-class CacheBench:
-    """One suite's measured runs (``records``: every task under both systems) and what the cache held."""
-
-    suite: str
-    latency_model: str
-    llm: str
-    quick: bool
-    time_scale: float
-    records: list[RunRecord]
-    templates: int = 0
-    """Templates in the cache after the run."""
-    lookup_ms: list[float] = field(default_factory=list)
-    """``PlanCacheStore.lookup`` of each held-out task against the final cache, in ms (the cache's own overhead)."""
-    generated_at: str | None = None
 
 
 def select(suite: str, split: str, per_kind: int | None) -> list[BenchTask]:
@@ -153,44 +142,6 @@ def run_plan_cache(suites: Sequence[str] = PLAN_CACHE_SUITES, *, per_kind: int |
     return out
 
 
-def _median(values: Sequence[float]) -> float | None:
-    return round(statistics.median(values), 4) if values else None
-
-
-def summarize(records: Sequence[RunRecord], phase: str, system: str) -> dict[str, Any] | None:
-    """One half under one system: counts, hit rate, medians and totals, accuracy on the computed outputs."""
-    rs = [r for r in records if r.phase == phase and r.system == system]
-    if not rs:
-        return None
-    hits = [r for r in rs if r.plan_cache == "filled"]
-    judged = [r.correct for r in rs if r.correct is not None]
-    return {
-        "tasks": len(rs), "completed": sum(r.status == "accepted" for r in rs),
-        "hits": len(hits), "hit_rate": round(len(hits) / len(rs), 4),
-        "adapted": sum(r.plan_cache == "adapt" for r in rs),
-        "false_hits": sum(r.correct is False for r in hits),
-        "median_wall_s": _median([r.wall_s for r in rs]),
-        "mean_wall_s": round(statistics.fmean(r.wall_s for r in rs), 4),
-        "median_first_dispatch_s": _median([r.first_dispatch_s for r in rs if r.first_dispatch_s is not None]),
-        "median_llm_calls": _median([r.llm_calls for r in rs]),
-        "total_llm_calls": sum(r.llm_calls for r in rs),
-        "median_input_tokens": _median([r.input_tokens for r in rs]),
-        "median_output_tokens": _median([r.output_tokens for r in rs]),
-        "median_tokens": _median([r.input_tokens + r.output_tokens for r in rs]),
-        "total_input_tokens": sum(r.input_tokens for r in rs),
-        "total_output_tokens": sum(r.output_tokens for r in rs),
-        "total_tokens": sum(r.input_tokens + r.output_tokens for r in rs),
-        "accuracy": round(sum(judged) / len(judged), 4) if judged else None,
-    }
-
-
-def summary(bench: CacheBench) -> dict[str, Any]:
-    return {"suite": bench.suite, "templates": bench.templates,
-            "median_lookup_ms": _median(bench.lookup_ms), "max_lookup_ms": round(max(bench.lookup_ms), 3)
-            if bench.lookup_ms else None,
-            "phases": {phase: {s: summarize(bench.records, phase, s) for s in CACHE_SYSTEMS} for phase in PHASES}}
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.memory.plan_cache", description=__doc__.split("\n\n")[0])
     p.add_argument("--suite", choices=PLAN_CACHE_SUITES, action="append", help="default: both")
@@ -200,13 +151,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--time-scale", type=float, help="multiply every latency (LLM and tools) by this")
     p.add_argument("--seed", type=int, default=0, help="the tools' latency seed")
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--rerender", action="store_true",
+                   help="rewrite plan-cache.md and .png from the plan-cache.json in --out; measures nothing")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from benchmarks.memory.plan_cache_report import headline, write_plan_cache_report
-
     args = _parser().parse_args(argv)
+    if args.rerender:
+        doc = write_plan_cache_report(from_jsonable(json.loads((args.out / f"{STEM}.json").read_text())), args.out)
+        print("\n".join(headline(doc)))
+        return 0
     scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
     per_kind = args.per_kind if args.per_kind is not None else (QUICK_PER_KIND if args.quick else None)
     t0 = time.monotonic()

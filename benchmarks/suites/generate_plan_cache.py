@@ -6,9 +6,11 @@ drawn afresh, so a held-out task reuses a warm-up task's *shape*, never its valu
 
 - plan-cache: eight task kinds (parallel total/range over 3 and 4 cities, the two chain kinds, mixed over 2 and 3
   countries), the same kinds in both halves: reuse should happen.
-- plan-cache-shapes: the warm-up half has three kinds, the held-out half four *other* kinds built from the same
-  words (5 cities instead of 3, a density chain instead of a founding chain, 4 countries instead of 2): reuse
-  should not happen, and the cache must not hurt.
+- plan-cache-shapes: the warm-up half has three kinds, the held-out half one task of each of twelve *other* kinds
+  built from the same words (2, 4, 5 or 6 cities instead of 3, a range instead of a total, a density chain
+  instead of a founding chain, 3 or 4 countries instead of 2): reuse should not happen, and the cache must not
+  hurt. One task a kind, because the cache also learns from held-out tasks as they are accepted: a second task of
+  a kind would rightly reuse the first.
 
 Tasks are made by the generators of the main suites (``benchmarks/suites/generate.py``) over the same world, so
 gold plans, gold answers and tools are those of ``make bench``; a task's kind is read from what was generated.
@@ -29,17 +31,11 @@ __all__ = ["KINDS", "SUITE_KINDS", "build_plan_cache_suites", "task_kind"]
 OUT = Path(__file__).parent
 
 KINDS: dict[str, Callable[[random.Random, dict[str, Any]], dict[str, Any]]] = {
-    "parallel-total-3": lambda rng, ents: parallel_task(rng, ents, 3),
-    "parallel-total-4": lambda rng, ents: parallel_task(rng, ents, 4),
-    "parallel-total-5": lambda rng, ents: parallel_task(rng, ents, 5),
-    "parallel-range-3": lambda rng, ents: parallel_task(rng, ents, 3),
-    "parallel-range-4": lambda rng, ents: parallel_task(rng, ents, 4),
-    "parallel-range-5": lambda rng, ents: parallel_task(rng, ents, 5),
+    **{f"parallel-{op}-{k}": (lambda k: lambda rng, ents: parallel_task(rng, ents, k))(k)
+       for op in ("total", "range") for k in (2, 3, 4, 5, 6)},
     "chain-founded": chain_task,
     "chain-density": chain_task,
-    "mixed-2": mixed_task,
-    "mixed-3": mixed_task,
-    "mixed-4": mixed_task,
+    **{f"mixed-{n}": mixed_task for n in (2, 3, 4)},
 }
 """Each kind's maker; a maker may draw another kind (the main generators pick a variant at random), so a draw is
 kept only when ``task_kind`` says it is the kind wanted."""
@@ -48,7 +44,9 @@ SUITE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], int, int]] = {
     "plan-cache": (("parallel-total-3", "parallel-total-4", "parallel-range-3", "parallel-range-4",
                     "chain-founded", "chain-density", "mixed-2", "mixed-3"),) * 2 + (3, 3),
     "plan-cache-shapes": (("parallel-total-3", "chain-founded", "mixed-2"),
-                          ("parallel-total-5", "parallel-range-5", "chain-density", "mixed-4"), 4, 3),
+                          ("parallel-total-2", "parallel-total-4", "parallel-total-5", "parallel-total-6",
+                           "parallel-range-2", "parallel-range-3", "parallel-range-4", "parallel-range-5",
+                           "parallel-range-6", "chain-density", "mixed-3", "mixed-4"), 4, 1),
 }
 """Per suite: warm-up kinds, held-out kinds, tasks per warm-up kind, tasks per held-out kind."""
 
