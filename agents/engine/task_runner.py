@@ -395,7 +395,8 @@ class TaskRunner:
         write/admin call — a replan was written after the planner read tool output, and a filled plan runs as a
         first plan, without the confirmation ``confirm_replanned_writes`` asks for such a call."""
         st = self.state
-        if st.history or (st.cache_mode == "filled" and not st.replans):
+        filled = st.cached_template is not None and st.cache_mode != "adapt"  # None: a checkpoint from before adapt
+        if st.history or (filled and not st.replans):
             return False
         if st.replans and self._cfg.confirm_replanned_writes:
             specs = [self._rt.tool_spec(s.tool_name) for s in st.plan_steps if s.tool_name is not None]
