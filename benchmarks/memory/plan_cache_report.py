@@ -100,8 +100,8 @@ def _cut(with_cache: float | None, without: float | None) -> float | None:
     return None if not with_cache or not without else 1 - with_cache / without
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.0%}"
+def _pct(x: float | None, digits: int = 0) -> str:
+    return "n/a" if x is None else f"{x:.{digits}%}"
 
 
 def target_lines(suite_summary: dict[str, Any]) -> list[str]:
@@ -116,13 +116,13 @@ def target_lines(suite_summary: dict[str, Any]) -> list[str]:
     lines = [f"- false hits (a filled plan whose computed answer is wrong): {cache['false_hits']} of "
              f"{cache['hits']} hits — {'met' if cache['false_hits'] == 0 else '**MISSED**'}"]
     if suite_summary["suite"] == "plan-cache":
-        lines.append(f"- fewer tokens (input + output, whole held-out half): {_pct(tokens)} (target ≥ "
+        lines.append(f"- fewer tokens (input + output, whole held-out half): {_pct(tokens, 1)} (target ≥ "
                      f"{TOKEN_CUT:.0%}) — " + _verdict(tokens is not None and tokens >= TOKEN_CUT, tokens, TOKEN_CUT))
         if tokens is not None and tokens < TOKEN_CUT and base.get("median_planner_share") is not None:
             lines.append(f"  - why: without the cache the planner's call was {base['median_planner_share']:.0%} of "
                          "a task's tokens (median); a filled plan saves that call and nothing else — the router's "
                          "and the reviewer's calls are the same with and without the cache.")
-        lines.append(f"- lower median wall time: {_pct(wall)} (target ≥ {WALL_CUT:.0%}) — "
+        lines.append(f"- lower median wall time: {_pct(wall, 1)} (target ≥ {WALL_CUT:.0%}) — "
                      + _verdict(wall is not None and wall >= WALL_CUT, wall, WALL_CUT))
         if wall is not None and wall < WALL_CUT:
             lines.append(_wall_why(base, cache))
@@ -160,7 +160,7 @@ def _wall_why(base: dict[str, Any], cache: dict[str, Any]) -> str:
 def _verdict(met: bool, value: float | None, goal: float) -> str:
     if met:
         return "met"
-    short = "" if value is None else f" by {(goal - value) * 100:.0f} points"
+    short = "" if value is None else f" by {(goal - value) * 100:.1f} percentage points"
     return f"**MISSED**{short}"
 
 

@@ -79,11 +79,11 @@ def _bench(suite: str, cached_tokens: int, cached_wall: float, mode: str | None,
 
 def test_targets_are_judged_from_the_records():
     met = target_lines(summary(_bench("plan-cache", 800, 2.0, "filled")))
-    assert any("fewer tokens" in x and "47%" in x and x.endswith("met") for x in met)
-    assert any("median wall time: 33%" in x and x.endswith("met") for x in met)
+    assert any("fewer tokens" in x and "46.7%" in x and x.endswith("met") for x in met)
+    assert any("median wall time: 33.3%" in x and x.endswith("met") for x in met)
     missed = target_lines(summary(_bench("plan-cache", 1000, 2.7, "filled", wrong=1)))
-    assert any("fewer tokens" in x and "MISSED** by 7 points" in x for x in missed)
-    assert any("median wall time: 10%" in x and "MISSED** by 15 points" in x for x in missed)
+    assert any("fewer tokens" in x and "MISSED** by 6.7 percentage points" in x for x in missed)
+    assert any("median wall time: 10.0%" in x and "MISSED** by 15.0 percentage points" in x for x in missed)
     assert any("false hits" in x and "1 of 4" in x and "MISSED" in x for x in missed)
     assert any("accuracy: 75%" in x and "MISSED" in x for x in missed)
     assert sum(x.startswith("  - why:") for x in missed) == 2 and not any("why:" in x for x in met)
