@@ -22,7 +22,7 @@ from agents.llm.base import Spend
 from agents.memory.cache_store import PlanCacheStore
 from agents.memory.errors import MemoryLayerError
 from agents.memory.history import compact_evidence
-from agents.memory.plan_cache import Adapt, Filled
+from agents.memory.plan_cache import Adapt
 from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
 from agents.roles.messages import PlanCompleted, PlanItem, StepEmitted

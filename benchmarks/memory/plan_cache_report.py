@@ -204,8 +204,9 @@ def headline(doc: dict[str, Any]) -> list[str]:
         base, cache = held["no_cache"], held["plan_cache"]
         if not base or not cache:
             continue
+        fewer = _pct(_cut(cache["total_tokens"], base["total_tokens"]), 1)
         lines.append(f"{s['suite']} held-out: hit rate {cache['hit_rate']:.0%}, tokens "
-                     f"{cache['total_tokens']} vs {base['total_tokens']} ({_pct(_cut(cache['total_tokens'], base['total_tokens']))} fewer), "
+                     f"{cache['total_tokens']} vs {base['total_tokens']} ({fewer} fewer), "
                      f"median wall {cache['median_wall_s']:.2f}s vs {base['median_wall_s']:.2f}s "
                      f"({_pct(_cut(cache['median_wall_s'], base['median_wall_s']))} lower), accuracy "
                      f"{_pct(cache['accuracy'])} vs {_pct(base['accuracy'])}")
