@@ -40,7 +40,7 @@ test-llm: $(STAMP)
 	@$(PY) -m agents.llm.local models pull qwen2.5-coder-0.5b
 	@$(PY) -m pytest -m llm
 
-# Every suite, then the system microbenchmarks: about 40 min for the full run, 4.5 min with --quick
+# Every suite, then the plan-cache benchmark (8 min) and the system microbenchmarks: about 48 min for the full run, 6 min with --quick
 # (`tetrarch bench --quick`, the parallel suite alone, takes 45 s).
 bench: $(STAMP)
 	@$(PY) -m agents.cli bench --all

@@ -51,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--decode-tps", type=float, default=DEFAULT_LATENCY.decode_tokens_per_s)
     p.add_argument("--prefill-tps", type=float, default=DEFAULT_LATENCY.prefill_tokens_per_s)
     p.add_argument("--no-system", action="store_true", help="skip the system microbenchmarks with --all")
+    p.add_argument("--plan-cache", action="store_true",
+                   help="the plan-cache benchmark instead (python -m benchmarks.memory.plan_cache: with and without "
+                        "RuntimeConfig(plan_cache=True), warm-up then held-out tasks; honours --quick and --out)")
+    p.add_argument("--no-plan-cache", action="store_true", help="skip the plan-cache benchmark with --all")
     p.add_argument("--rerender", action="store_true",
                    help="rewrite the reports (md, plots) from the JSON already in --out; measures nothing")
     return p
@@ -60,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from benchmarks.report import write_report
 
+    if args.plan_cache:
+        return _plan_cache(args)
     suites = args.suite or (list(SUITES) if args.all else ["parallel"])
     if args.rerender:
         from benchmarks.runner import from_jsonable
@@ -105,12 +111,24 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
         summary = write_report(run, args.out)
         print(json.dumps(summary["systems"], indent=1))
         print("\n".join(ratio_lines(summary)))
+    if args.all and not args.no_plan_cache and args.llm == "sim":
+        _plan_cache(args)
     if args.all and not args.no_system:
         from benchmarks.system.run import main as system_main
 
         system_main(["--out", str(args.out)] + (["--quick"] if args.quick else []))
     print(f"bench finished in {time.monotonic() - t0:.0f}s; results in {args.out}")
     return 0
+
+
+def _plan_cache(args: argparse.Namespace) -> int:
+    """The plan-cache benchmark (simulated LLM only: it measures what the cache saves, not a model)."""
+    if args.llm != "sim":
+        raise SystemExit("--plan-cache runs on the simulated LLM only (--llm sim)")
+    from benchmarks.memory.plan_cache import main as plan_cache_main
+
+    return plan_cache_main(["--out", str(args.out), "--seed", str(args.seed)] + (["--quick"] if args.quick else [])
+                           + ([] if args.time_scale is None else ["--time-scale", str(args.time_scale)]))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ from benchmarks.suite import BenchTask, load_suite, suite_tools_kind, task_corre
 from benchmarks.world import World, make_tools
 from dag.graph import critical_path
 
-__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "run_suite"]
+__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "record_run", "run_suite",
+           "run_tetrarch"]
 
 SYSTEMS = ("tetrarch", "react", "react_parallel")
 
@@ -50,6 +51,14 @@ class RunRecord:
     """First plan step emitted → last step finished (tetrarch only)."""
     emission_bound_s: float | None = None
     """The best that span could be given when each step was emitted (``benchmarks.makespan``)."""
+    phase: str = ""
+    """The plan-cache benchmark's half the task belongs to (warmup, heldout); "" elsewhere."""
+    plan_cache: str | None = None
+    """How the plan cache served the task (the ``routed`` event's ``plan_cache.mode``: filled, adapt), or None."""
+    tokens_by_role: dict[str, int] | None = None
+    """Input + output tokens per role (router, planner, executor, reflector)."""
+    plan_emitted_s: float | None = None
+    """Submit → the last step of the final plan emitted (tetrarch only)."""
 
 
 @dataclass
@@ -115,8 +124,9 @@ def _emission(result: TaskResult, emitted: dict[int, float]) -> tuple[float | No
     return span, emission_bound(timed, start=start)
 
 
-def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str,
-            emitted: dict[int, float] | None = None) -> RunRecord:
+def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str,
+               emitted: dict[int, float] | None = None) -> RunRecord:
+    """One run's measurements (accuracy only on a real model: the simulated one writes the gold answer)."""
     timed = [s for s in result.steps if s.started_at is not None and s.finished_at is not None]
     makespan = cp = None
     if timed and result.plan is not None:
@@ -126,10 +136,42 @@ def _record(suite: str, task: BenchTask, system: str, rep: int, result: TaskResu
                 if s.step_id in durations}
         cp = critical_path(deps, durations)[0] if deps else None
     u = result.usage.total
+    by_role = {role: x.input_tokens + x.output_tokens for role, x in result.usage.by_role.items()}
+    plan_emitted = max(emitted.values()) - result.timings.submitted_at if emitted else None
     return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
                      u.llm_calls, u.input_tokens, u.output_tokens,
                      task_correct(task, result.answer) if llm_kind != "sim" else None,
-                     len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}))
+                     len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}),
+                     tokens_by_role=by_role, plan_emitted_s=plan_emitted)
+
+
+def bench_llm(tasks: list[BenchTask], llm: LLM | None, latency: LatencyModel,
+              time_scale: float) -> tuple[LLM, str, str]:
+    """(the LLM, its kind for the report, the latency description): ``llm=None`` → SimulatedLLM playing the
+    tasks' gold behaviour with ``latency`` scaled by ``time_scale``."""
+    if llm is not None:
+        kind = getattr(llm, "model", "real")
+        return llm, kind, f"real model ({kind})"
+    scaled = LatencyModel(latency.ttft_s * time_scale, latency.decode_tokens_per_s / time_scale,
+                          latency.prefill_tokens_per_s / time_scale)
+    return SimulatedLLM([t.gold for t in tasks], scaled), "sim", scaled.describe()
+
+
+def bench_tools(suite: str, *, seed: int, scale: float) -> list:
+    """The suite's tools: the world's (seeded latencies, scaled) or the shipped corpus's built-ins."""
+    if suite_tools_kind(suite) == "builtin":  # the shipped corpus: doc_search and calculator, at their real speed
+        from agents.tools.builtins import calculator, doc_search
+
+        return [calculator, doc_search]
+    return make_tools(World.load(), seed=seed, time_scale=scale)
+
+
+def bench_config(store: Path, *, embedded: bool = False, **overrides: Any) -> RuntimeConfig:
+    """The benchmark's runtime configuration (generous caps: a benchmark measures, it does not stop)."""
+    config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
+                           token_budget=None, max_llm_calls=200, **overrides)
+    # The embedded model as Orchestrator(llm=None) runs it (the JSON forms, no speculation).
+    return for_embedded_model(config) if embedded else config
 
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
@@ -143,25 +185,10 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     from agents import Orchestrator
 
     tasks = load_suite(suite, limit, split)
-    llm_kind = "sim" if llm is None else getattr(llm, "model", "real")
-    if llm is None:
-        scaled = LatencyModel(latency.ttft_s * time_scale, latency.decode_tokens_per_s / time_scale,
-                              latency.prefill_tokens_per_s / time_scale)
-        llm = SimulatedLLM([t.gold for t in tasks], scaled)
-        latency_desc = scaled.describe()
-    else:
-        latency_desc = f"real model ({llm_kind})"
-    if suite_tools_kind(suite) == "builtin":  # the shipped corpus: doc_search and calculator, at their real speed
-        from agents.tools.builtins import calculator, doc_search
-
-        tools = [calculator, doc_search]
-    else:
-        tools = make_tools(World.load(), seed=seed, time_scale=time_scale * tool_scale)
+    llm, llm_kind, latency_desc = bench_llm(tasks, llm, latency, time_scale)
+    tools = bench_tools(suite, seed=seed, scale=time_scale * tool_scale)
     store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
-    config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
-                           token_budget=None, max_llm_calls=200)
-    if embedded:  # the embedded model as Orchestrator(llm=None) runs it (the JSON forms, no speculation)
-        config = for_embedded_model(config)
+    config = bench_config(store, embedded=embedded)
     owns_ray = not ray.is_initialized()
     orch = Orchestrator(llm=llm, tools=tools, config=config)
     records: list[RunRecord] = []
@@ -171,7 +198,7 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
                 order = systems[i % len(systems):] + systems[:i % len(systems)]
                 for system in order:
                     result, emitted = _run_one(system, orch, llm, tools, config, task)
-                    records.append(_record(suite, task, system, rep, result, llm_kind, emitted))
+                    records.append(record_run(suite, task, system, rep, result, llm_kind, emitted))
                     r = records[-1]
                     progress(f"  {suite} {task.id} {system:15} {r.status:9} wall {r.wall_s:6.2f}s  "
                              f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
@@ -182,18 +209,28 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records, split=split)
 
 
+def run_tetrarch(orch: Any, task: BenchTask) -> tuple[TaskResult, dict[int, float], str | None]:
+    """One task on an Orchestrator: the result, when each step of its final plan was emitted (from the event
+    log), and how the plan cache served it (the ``routed`` event's ``plan_cache.mode``, None: not at all)."""
+    handle = orch.submit(task.text)
+    result = handle.result(timeout=900)
+    emitted: dict[int, float] = {}
+    cache_mode = None
+    for event in handle.events():
+        if event.type == "routed" and event.payload.plan_cache:
+            cache_mode = event.payload.plan_cache.get("mode")
+        elif event.type == "replanned":
+            emitted = {}
+        elif event.type == "plan_step":
+            emitted[event.payload.step.step_id] = event.ts
+    return result, emitted, cache_mode
+
+
 def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig,
              task: BenchTask) -> tuple[TaskResult, dict[int, float]]:
     """The result, and for tetrarch when each step of its final plan was emitted (from the event log)."""
     if system == "tetrarch":
-        handle = orch.submit(task.text)
-        result = handle.result(timeout=900)
-        emitted: dict[int, float] = {}
-        for event in handle.events():
-            if event.type == "replanned":
-                emitted = {}
-            elif event.type == "plan_step":
-                emitted[event.payload.step.step_id] = event.ts
+        result, emitted, _ = run_tetrarch(orch, task)
         return result, emitted
     agent = ReActAgent(llm, tools, config, parallel=system == "react_parallel")
     return asyncio.run(agent.run(task.text)), {}

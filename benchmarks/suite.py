@@ -10,8 +10,8 @@ from pathlib import Path
 from agents.llm.simulated import GoldTask
 from planning.evidence import numbers_in
 
-__all__ = ["REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "BenchTask", "answer_matches", "load_suite",
-           "suite_tools_kind", "task_correct", "text_matches"]
+__all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "BenchTask", "answer_matches",
+           "final_output_correct", "load_suite", "suite_tools_kind", "task_correct", "text_matches"]
 
 SUITE_DIR = Path(__file__).parent / "suites"
 SUITES = ("parallel", "chain", "mixed", "repair")
@@ -19,7 +19,10 @@ SUITES = ("parallel", "chain", "mixed", "repair")
 REAL_MODEL_SUITES = ("corpus",)
 """Suites over the shipped corpus and built-in tools (doc_search, calculator), with gold answers read from the
 corpus (``benchmarks/suites/generate_corpus.py``): accuracy on a real model. Split into dev and held-out halves."""
-SPLITS = ("all", "dev", "heldout")
+PLAN_CACHE_SUITES = ("plan-cache", "plan-cache-shapes")
+"""The plan-cache benchmark's suites (``benchmarks/suites/generate_plan_cache.py``): a warm-up half the cache learns
+from and a held-out half of other tasks it is measured on (``python -m benchmarks.memory.plan_cache``)."""
+SPLITS = ("all", "dev", "heldout", "warmup")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +46,8 @@ def load_suite(name: str, limit: int | None = None, split: str = "all") -> list[
     task kinds, so a short run still covers every kind."""
     path = SUITE_DIR / f"{name}.json"
     if not path.exists():
-        raise FileNotFoundError(f"no suite {name!r}; available: {', '.join(SUITES + REAL_MODEL_SUITES)}")
+        raise FileNotFoundError(
+            f"no suite {name!r}; available: {', '.join(SUITES + REAL_MODEL_SUITES + PLAN_CACHE_SUITES)}")
     if split not in SPLITS:
         raise ValueError(f"no split {split!r}; use one of {', '.join(SPLITS)}")
     doc = json.loads(path.read_text())
@@ -105,6 +109,16 @@ def task_correct(task: BenchTask, answer: str | None) -> bool | None:
     verdicts = [v for v in (answer_matches(answer, task.answer_number),
                             text_matches(answer, task.answer_text, task.wrong_text)) if v is not None]
     return all(verdicts) if verdicts else None
+
+
+def final_output_correct(task: BenchTask, status: str, outputs: list[object]) -> bool | None:
+    """The verdict on what the plan computed, not on what a model wrote about it: an accepted task whose final
+    steps' outputs (``outputs``: the steps no other step uses) include the gold number. With the simulated LLM
+    this is the only honest check (its answer is the gold text whatever the steps returned): a plan filled with a
+    wrong value computes a wrong number and is counted wrong. None: the task has no gold number."""
+    if task.answer_number is None:
+        return None
+    return status == "accepted" and any(answer_matches(str(o), task.answer_number) for o in outputs)
 
 
 def _fold(text: str) -> str:

@@ -22,7 +22,7 @@ from agents.llm.base import Spend
 from agents.memory.cache_store import PlanCacheStore
 from agents.memory.errors import MemoryLayerError
 from agents.memory.history import compact_evidence
-from agents.memory.plan_cache import Filled
+from agents.memory.plan_cache import Adapt
 from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
 from agents.roles.messages import PlanCompleted, PlanItem, StepEmitted
@@ -30,7 +30,7 @@ from planning.errors import PlanningError
 from planning.models import Plan
 from planning.validate import validate_plan
 
-__all__ = ["CachedPlan", "MemoryLink", "cached_plan_stream"]
+__all__ = ["CachedPlan", "MemoryLink", "PlanHint", "cached_plan_stream", "hint_block"]
 
 log = logging.getLogger("tetrarch.memory")
 
@@ -43,6 +43,26 @@ class CachedPlan:
 
     template_id: str
     plan: Plan
+
+
+@dataclass(frozen=True, slots=True)
+class PlanHint:
+    """A cached template the planner adapts (``Adapt``: the task has its shape, code cannot fill it): ``text`` is
+    the marked block the planner's user message gets (``hint_block``). The planner call happens and is charged."""
+
+    template_id: str
+    text: str
+
+
+_HINT_OPEN, _HINT_CLOSE = "<plan-hint>", "</plan-hint>"
+
+
+def hint_block(guidance: str) -> str:
+    """The template guidance as the planner reads it: marked as a hint from memory (neither the task nor tool
+    output), inside tags nothing in it can close (it holds the task's own words)."""
+    body = guidance.replace(_HINT_OPEN, "<plan hint>").replace(_HINT_CLOSE, "</plan hint>")
+    return (f"Hint from the plan cache (a plan of an earlier accepted task of the same shape; use it if it fits, "
+            f"the task below decides):\n{_HINT_OPEN}\n{body}\n{_HINT_CLOSE}")
 
 
 async def cached_plan_stream(plan: Plan) -> AsyncIterator[PlanItem]:
@@ -94,9 +114,10 @@ class MemoryLink:
 
     # ------------------------------------------------------------------ plan cache
     def cached_plan(self, task: str, tool_schema: Callable[[str], Mapping[str, Any] | None], *,
-                    max_steps: int) -> CachedPlan | None:
-        """A plan for ``task`` filled by code from a cached template, validated as the planner's plan would be
-        against the tools available now; None (plan as usual) on no match, an ambiguous one, or a stale tool."""
+                    max_steps: int) -> CachedPlan | PlanHint | None:
+        """What the plan cache offers ``task``: a plan filled by code (validated, as the planner's plan would be,
+        against the tools available now), a template for the planner to adapt, or None (plan as usual: no match,
+        or a template that calls a tool gone since)."""
         if not self._cfg.plan_cache:
             return None
         try:
@@ -104,8 +125,10 @@ class MemoryLink:
         except _MEMORY_ERRORS:
             log.exception("plan cache lookup failed; planning as usual")
             return None
-        if hit is None or not isinstance(hit.reuse, Filled):
+        if hit is None:
             return None
+        if isinstance(hit.reuse, Adapt):
+            return self._hint(hit.template_id, hit.reuse, tool_schema)
         plan = hit.reuse.plan
         schemas = {s.tool_name: tool_schema(s.tool_name) for s in plan.steps if s.tool_name is not None}
         if any(schema is None for schema in schemas.values()):
@@ -118,8 +141,19 @@ class MemoryLink:
             return None
         return CachedPlan(hit.template_id, plan)
 
+    def _hint(self, template_id: str, reuse: Adapt,
+              tool_schema: Callable[[str], Mapping[str, Any] | None]) -> PlanHint | None:
+        try:
+            tools = self.cache.get(template_id).template.tools
+        except _MEMORY_ERRORS:  # TemplateNotFoundError: evicted or cleared since the lookup
+            return None
+        if any(tool_schema(name) is None for name in tools):
+            return None  # a hint naming a tool that is gone would mislead the planner
+        return PlanHint(template_id, hint_block(reuse.guidance))
+
     def record_reuse(self, template_id: str, accepted: bool) -> None:
-        """The reflector's first verdict on a reused plan: a rejection counts against the template."""
+        """The reflector's first verdict on a reused plan (filled, or adapted by the planner from the template): a
+        rejection counts against the template."""
         if not self._cfg.plan_cache:
             return
         try:

@@ -18,7 +18,7 @@ from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval, needs_confirmation
-from agents.engine.memory_link import CachedPlan, MemoryLink, cached_plan_stream
+from agents.engine.memory_link import CachedPlan, MemoryLink, PlanHint, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
@@ -178,17 +178,20 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        cached = self._cached_plan()
-        prefetch = None if cached is not None else self._speculate()
+        reuse = self._cached_plan()
+        cached = reuse if isinstance(reuse, CachedPlan) else None
+        hint = reuse.text if isinstance(reuse, PlanHint) else ""
+        prefetch = None if cached is not None else self._speculate(hint)
         try:
             d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history))
         except BaseException:
             await self._abandon(prefetch)
             raise
         st.phase = "plan"
-        hit = {"template_id": cached.template_id, "mode": "filled"} if cached and d.route == "plan" else None
-        if hit is not None:
-            st.cached_template = cached.template_id  # type: ignore[union-attr]
+        hit = None
+        if reuse is not None and d.route == "plan":
+            st.cached_template, st.cache_mode = reuse.template_id, "filled" if cached is not None else "adapt"
+            hit = {"template_id": reuse.template_id, "mode": st.cache_mode}
         self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason, plan_cache=hit),
                         self._snapshot())
         if d.route != "plan":
@@ -200,6 +203,8 @@ class TaskRunner:
                     self._exec = self._new_execution(stream=cached_plan_stream(cached.plan))
                 elif prefetch is not None:
                     self._exec = self._new_execution(stream=prefetch)
+                elif hint:  # not speculated: the planner starts now, with the template to adapt
+                    self._exec = self._new_execution(stream=self._rt.plan(st.task_id, st.task, None, hint))
             case "direct":
                 raise _Stop("accepted", "direct_answer", answer=d.answer or d.reason)
             case "clarify":
@@ -209,8 +214,9 @@ class TaskRunner:
             case _:
                 assert_never(d.route)
 
-    def _cached_plan(self) -> CachedPlan | None:
-        """The plan cache's plan for this task (``RuntimeConfig.plan_cache``), filled by code; None: plan."""
+    def _cached_plan(self) -> CachedPlan | PlanHint | None:
+        """What the plan cache (``RuntimeConfig.plan_cache``) offers this task: a plan filled by code, a template
+        for the planner to adapt, or None (plan as usual)."""
         if self._memory is None or self.state.history:  # a follow-up's plan depends on more than its text
             return None
         return self._memory.cached_plan(self.state.task, self._tool_schema, max_steps=self._cfg.max_steps)
@@ -219,12 +225,14 @@ class TaskRunner:
         spec = self._rt.tool_spec(name)
         return None if spec is None else spec.parameters
 
-    def _speculate(self) -> PlanPrefetch | None:
-        """The plan, started beside the router when allowed and affordable (router + planner both fit)."""
+    def _speculate(self, hint: str = "") -> PlanPrefetch | None:
+        """The plan, started beside the router when allowed and affordable (router + planner both fit).
+        ``hint``: a cached template to adapt. It rides in the planner's ``history`` context item, which is
+        otherwise a session's earlier turns: never both, since a follow-up does not use the cache."""
         st = self.state
         if not self._cfg.speculative_planning or not self._limits.budget.affords(st.usage.total, calls=2):
             return None
-        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, st.history))
+        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history))
 
     async def _abandon(self, prefetch: PlanPrefetch | None) -> None:
         """Cancel a speculative plan that is not needed and book what it cost (no cap check: the task is
@@ -381,14 +389,27 @@ class TaskRunner:
                  for v in (outputs[i] for i in sinks)]
         return "\n".join(parts) if parts else None
 
+    def _learnable(self) -> bool:
+        """Whether an accepted task's plan may become a template: not a session follow-up (its plan depends on
+        more than its text), not a plan filled from the cache unchanged, and not a replanned plan with a
+        write/admin call — a replan was written after the planner read tool output, and a filled plan runs as a
+        first plan, without the confirmation ``confirm_replanned_writes`` asks for such a call."""
+        st = self.state
+        filled = st.cached_template is not None and st.cache_mode != "adapt"  # None: a checkpoint from before adapt
+        if st.history or (filled and not st.replans):
+            return False
+        if st.replans and self._cfg.confirm_replanned_writes:
+            specs = [self._rt.tool_spec(s.tool_name) for s in st.plan_steps if s.tool_name is not None]
+            return all(spec is not None and spec.permission == "read" for spec in specs)
+        return True
+
     def _finish(self, stop: _Stop) -> None:
         st = self.state
         st.status, st.stopped_reason, st.error = stop.status, stop.reason, stop.error
         st.answer, st.question, st.escalation = stop.answer, stop.question, stop.escalation
         st.finished_at = self._clock()
         st.phase = "waiting" if stop.status == "escalated" else "done"
-        if (stop.reason == "accepted" and self._memory is not None and not st.history
-                and (st.cached_template is None or st.replans)):
+        if stop.reason == "accepted" and self._memory is not None and self._learnable():
             self._memory.remember(st.task, Plan(steps=list(st.plan_steps)))
         if stop.escalation is not None:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,

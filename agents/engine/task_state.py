@@ -50,7 +50,9 @@ class TaskState(BaseModel):
     """The session's earlier turns, rendered within their token budget when the task was submitted: the router
     and the planner see them (kept in the checkpoint, so a resumed turn sees the same history)."""
     cached_template: str | None = None
-    """The plan cache template this task's first plan was filled from (no planner call)."""
+    """The plan cache template this task's first plan came from (``cache_mode``)."""
+    cache_mode: Literal["filled", "adapt"] | None = None
+    """How the template was reused: ``filled`` by code (no planner call) or given to the planner to ``adapt``."""
     cache_outcome_recorded: bool = False
     run: int = 1
     """1 for the first run; +1 each time respond()/resume() continues the task."""

@@ -204,8 +204,8 @@ def render_for_planner(template: PlanTemplate, task: str) -> str:
     """The template as a plan with named slots, and the new task's likely values for them: the planner's
     starting point when code cannot fill the template."""
     names = [_SLOT_NAME.format(kind=s.kind, n=i + 1) for i, s in enumerate(template.slots)]
-    lines = [(f"A plan that was accepted for a task of the same shape ({template.example_task!r}), with its "
-              "task-specific values written as slots:")]
+    lines = [(f"A plan that was accepted for a task of the same shape ({_slotted_task(template, names)!r}), with "
+              "its task-specific values written as slots:")]
     for s in template.steps:
         lines.append(f"  step {s.step_id}: {render_node(s.description, names)} | tool {s.tool_name} | input "
                      f"{render_node(s.tool_input, names)} | depends on {list(s.depends_on)}")
@@ -215,6 +215,21 @@ def render_for_planner(template: PlanTemplate, task: str) -> str:
         lines.append("In the new task the slots are probably: " + ", ".join(dict.fromkeys(hints)) + ".")
     lines.append("Adapt this plan to the new task (keep what fits, change what differs) and write the whole plan.")
     return "\n".join(lines)
+
+
+def _slotted_task(template: PlanTemplate, names: list[str]) -> str:
+    """The template's example task with each slot's value replaced by the slot's name: the shape in words, without
+    the earlier values (they would invite copying; a model that finds its task by its text would find the wrong
+    one). Constants stay: a matching task repeats them."""
+    task, literals = template.example_task, extract_literals(template.example_task)
+    if len(literals) != len(template.positions):  # pragma: no cover - a template's positions come from its task
+        return template.key
+    out, last = [], 0
+    for lit, position in zip(literals, template.positions):
+        if isinstance(position, int):
+            out += [task[last:lit.start], names[position]]
+            last = lit.end
+    return "".join(out) + task[last:]
 
 
 def template_to_json(template: PlanTemplate) -> str:

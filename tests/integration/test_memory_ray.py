@@ -66,3 +66,33 @@ def test_a_session_continues_in_a_new_orchestrator_and_the_cache_skips_the_plann
         assert reuse.status == "accepted" and reuse.steps[0].output == 2.8
     finally:
         second.shutdown()
+
+
+def lowercase_notes(request) -> str:
+    """Paris's plan notes its step in lower case (code cannot rewrite it: Paris's template is not fillable); a plan
+    written from a plan-cache hint says so in its note, so the driver can see what the planner actor was shown."""
+    text = request.messages[-1]["content"]
+    if request.role == "router":
+        return wire.route()
+    city = re.findall(r"Task: What is the population of (\w+)", text)[-1]
+    if request.role == "reflector":
+        return wire.reflection(answer=f"{city}: see the result.")
+    hinted = "<plan-hint>" in text and "<<name_1>> = 'Madrid'" in text
+    note = "look up paris" if city == "Paris" else f"population of {city}" + (" (adapted)" if hinted else "")
+    return wire.plan(wire.step(1, "lookup", {"city": city}, description=note))
+
+
+def test_an_unfillable_template_reaches_the_planner_actor_as_a_hint(ray_session, tmp_path):
+    config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
+    orch = Orchestrator(llm=FunctionLLM(lowercase_notes), tools=T.ALL, config=config)
+    try:
+        seed = orch.run("What is the population of Paris?", timeout=120)
+        assert seed.status == "accepted"
+        handle = orch.submit("What is the population of Madrid?")
+        routed = next(e for e in handle.events() if e.type == "routed")
+        adapted = handle.result(timeout=120)
+    finally:
+        orch.shutdown()
+    assert routed.payload.plan_cache is not None and routed.payload.plan_cache["mode"] == "adapt"
+    assert adapted.status == "accepted" and adapted.usage.by_role["planner"].llm_calls == 1
+    assert [(s.description, s.output) for s in adapted.steps] == [("population of Madrid (adapted)", 3.3)]

@@ -54,7 +54,8 @@ def test_ambiguous_tasks_get_an_adapt_hit(cache):
         {"step_id": 1, "description": "Paris", "tool_name": "lookup", "tool_input": {"city": "Paris"}}]})
     cache.put("Compare Paris with Paris", doubled)
     hit = cache.lookup("Compare Oslo with Lima")
-    assert isinstance(hit.reuse, Adapt) and "Compare Paris with Paris" in hit.reuse.guidance
+    assert isinstance(hit.reuse, Adapt) and "'Compare <<name_1>> with <<name_1>>'" in hit.reuse.guidance
+    assert "Paris" not in hit.reuse.guidance  # the earlier task's values are not offered to copy
 
 
 def test_wrong_reuses_are_recorded_and_bad_templates_evicted(cache):
