@@ -8,7 +8,7 @@ from typing import Any
 
 from benchmarks.runner import SYSTEMS, SuiteRun, to_jsonable
 
-__all__ = ["ratio_lines", "target_lines", "write_report"]
+__all__ = ["ratio_lines", "role_lines", "target_lines", "write_report"]
 
 TARGETS: dict[str, tuple[float, float, float]] = {
     "parallel": (3.0, 1.8, 3.0), "mixed": (4.0, 2.5, 6.0), "chain": (1.8, 1.8, 1.8), "repair": (1.6, 1.3, 2.0)}
@@ -87,6 +87,24 @@ def _table(summary: dict[str, Any]) -> list[str]:
     return rows
 
 
+_ROLES = ("router", "planner", "executor", "reflector")
+
+
+def role_lines(summary: dict[str, Any]) -> list[str]:
+    """Where tetrarch's tokens go: the median calls and tokens of each role (empty for results measured before
+    the runs recorded them)."""
+    t = summary["systems"].get("tetrarch") or {}
+    roles = t.get("by_role") or {}
+    if not roles:
+        return []
+    rows = ["| tetrarch role | median LLM calls | median input tokens | median output tokens |", "|---|---|---|---|"]
+    for role in sorted(roles, key=lambda r: _ROLES.index(r) if r in _ROLES else len(_ROLES)):
+        x = roles[role]
+        rows.append(f"| {role} | {x['llm_calls']:g} | {x['input_tokens']:g} | {x['output_tokens']:g} |")
+    return ["Where tetrarch's tokens go (medians per role over the same runs; they need not add up to the "
+            "median total):", "", *rows]
+
+
 def _plots(run: SuiteRun, out: Path) -> list[str]:
     import matplotlib
 
@@ -140,6 +158,9 @@ def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
           "emitted → last finished, over the best possible span given when the streaming plan emitted each step "
           "(`benchmarks/makespan.py`): 1.00 means dispatch added nothing.", "",
           "Ratios (medians):", *ratio_lines(summary), ""]
+    roles = role_lines(summary)
+    if roles:
+        md += [*roles, ""]
     targets = target_lines(summary)
     if targets:
         md += ["Targets:", *targets, ""]

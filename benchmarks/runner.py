@@ -51,14 +51,20 @@ class RunRecord:
     """First plan step emitted → last step finished (tetrarch only)."""
     emission_bound_s: float | None = None
     """The best that span could be given when each step was emitted (``benchmarks.makespan``)."""
+    by_role: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Role → ``llm_calls``, ``input_tokens``, ``output_tokens`` of this run (tetrarch: router, planner, executor,
+    reflector; the ReAct baselines: react). Where the tokens go, per role (empty in results measured before)."""
     phase: str = ""
     """The plan-cache benchmark's half the task belongs to (warmup, heldout); "" elsewhere."""
     plan_cache: str | None = None
     """How the plan cache served the task (the ``routed`` event's ``plan_cache.mode``: filled, adapt), or None."""
-    tokens_by_role: dict[str, int] | None = None
-    """Input + output tokens per role (router, planner, executor, reflector)."""
     plan_emitted_s: float | None = None
     """Submit → the last step of the final plan emitted (tetrarch only)."""
+
+    def role_tokens(self, role: str) -> int:
+        """Input + output tokens of one role in this run (0 when it made no call)."""
+        usage = self.by_role.get(role, {})
+        return usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
 
 
 @dataclass
@@ -94,9 +100,17 @@ class SuiteRun:
                     [r.makespan_s / r.critical_path_s for r in rs if r.makespan_s and r.critical_path_s]),
                 "median_span_over_emission_bound": _median(
                     [r.emission_span_s / r.emission_bound_s for r in rs if r.emission_span_s and r.emission_bound_s]),
+                "by_role": _by_role(rs),
             }
         return {"suite": self.suite, "latency_model": self.latency_model, "llm": self.llm, "quick": self.quick,
                 "time_scale": self.time_scale, "split": self.split, "systems": systems}
+
+
+def _by_role(records: list[RunRecord]) -> dict[str, dict[str, float]]:
+    """Per role, the median calls and tokens over the runs (a run where the role made no call counts as 0)."""
+    roles = sorted({role for r in records for role in r.by_role})
+    return {role: {key: statistics.median(r.by_role.get(role, {}).get(key, 0) for r in records)
+                   for key in ("llm_calls", "input_tokens", "output_tokens")} for role in roles}
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -136,13 +150,14 @@ def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskR
                 if s.step_id in durations}
         cp = critical_path(deps, durations)[0] if deps else None
     u = result.usage.total
-    by_role = {role: x.input_tokens + x.output_tokens for role, x in result.usage.by_role.items()}
+    by_role = {role: {"llm_calls": x.llm_calls, "input_tokens": x.input_tokens, "output_tokens": x.output_tokens}
+               for role, x in result.usage.by_role.items()}
     plan_emitted = max(emitted.values()) - result.timings.submitted_at if emitted else None
     return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
                      u.llm_calls, u.input_tokens, u.output_tokens,
                      task_correct(task, result.answer) if llm_kind != "sim" else None,
                      len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}),
-                     tokens_by_role=by_role, plan_emitted_s=plan_emitted)
+                     by_role=by_role, plan_emitted_s=plan_emitted)
 
 
 def bench_llm(tasks: list[BenchTask], llm: LLM | None, latency: LatencyModel,

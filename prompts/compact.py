@@ -10,12 +10,20 @@ output are folded so data cannot start a fake line, and the whole block is one u
     #1 lookup ok → {"city": "Rome"}
     #2 lookup failed: no entity 'Rmoe'
     </untrusted-data>
+
+With ``calls`` (step id → the arguments as the plan wrote them) each line also says what the step was asked, so a
+reader needs no separate plan (the lean reflector, reflector/v5)::
+
+    >>> print(render_results_compact([StepLine(1, "lookup", "completed", 2.8)], calls={1: '("Rome", "pop")'}))
+    <untrusted-data source="step results">
+    #1 lookup ok ("Rome", "pop") → 2.8
+    </untrusted-data>
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -60,12 +68,17 @@ def _one_line(value: Any, max_chars: int | None) -> str:
     return text
 
 
-def render_results_compact(results: Iterable[StepResult], *, max_chars: int | None = None) -> str:
+def render_results_compact(results: Iterable[StepResult], *, max_chars: int | None = None,
+                           calls: Mapping[int, str] | None = None) -> str:
     """One line a step inside one fence; ``max_chars`` caps each output or error (None: no cap — tool
-    outputs are already capped by ``max_tool_output_tokens``)."""
+    outputs are already capped by ``max_tool_output_tokens``). ``calls``: step id → its arguments, written after
+    the status (``#1 lookup ok ("Rome") → 2.8``), inside the fence like everything else on the line (they may
+    quote earlier data). The tool name and status come first either way, so a line reads alike with or without."""
     lines = []
     for r in results:
-        head = f"#{r.step_id} {r.tool_name or 'think'} {_STATUS.get(r.status, r.status)}"
+        call = (calls or {}).get(r.step_id)
+        args = f" {_one_line(call, max_chars)}" if call else ""
+        head = f"#{r.step_id} {r.tool_name or 'think'} {_STATUS.get(r.status, r.status)}{args}"
         if r.status == "completed":
             lines.append(f"{head} → {_one_line(r.output, max_chars)}")
         elif r.error:

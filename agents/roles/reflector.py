@@ -11,12 +11,13 @@ from agents.config import PromptOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
-from agents.roles.render import evidence_of, render_plan, render_results
+from agents.roles.render import evidence_of, render_checks, render_plan, render_results, step_calls
+from agents.tools.registry import catalog_params
 from planning.evidence import check_results, render_facts
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
 from planning.terse import render_terse
-from prompts import load_prompt
+from prompts import PromptTemplate, load_prompt
 from prompts.compact import render_results_compact
 
 __all__ = ["Reflector"]
@@ -27,29 +28,42 @@ class Reflector:
         self._llm = llm
         self._prompts = prompts
         self._tools = tools_catalog
-        """Only a template that opens like the other roles' prompts shows it (the shared prefix)."""
+        """Shown only by a template that opens like the other roles' prompts (the shared prefix); otherwise read
+        for each tool's parameter order, to write a step's arguments by position as the planner does."""
 
     def use_tools(self, tools_catalog: str) -> None:
         self._tools = tools_catalog
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView]) -> RoleResult[Reflection]:
         template = load_prompt("reflector", self._prompts.version("reflector"))
-        terse = template.reply_form == "terse"
-        # The terse template reads the plan as the planner wrote it and one line a result (the lean reflector);
-        # the JSON one keeps the verbose rendering it was measured with.
-        # One line a result for the terse and the newer (opening) templates: on the embedded model every token of
-        # the verbose form costs ~22 ms of prefill; the JSON ones that predate it keep what they were measured with.
-        compact = terse or template.opening is not None
-        extra: dict[str, str] = {}
-        if "tools" in template.variables:
-            extra["tools"] = self._tools
-        if "checks" in template.variables:  # facts computed by code, which a small model misses (planning.evidence)
-            extra["checks"] = render_facts(check_results(task, evidence_of(results, plan)))
-        prompt = template.render(
-            budget_tokens=self._prompts.context_token_budget, task=task,
-            plan=render_terse(plan) if terse else render_plan(plan),
-            results=render_results_compact(results) if compact else render_results(results), **extra)
+        prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
+                                 **self._variables(template, task, plan, results))
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=reflection_schema(), metadata={"task_id": task_id},
                                form=template.reply_form)
         return RoleResult(call.value, call.spend)
+
+    def _variables(self, template: PromptTemplate, task: str, plan: Plan,
+                   results: Sequence[StepView]) -> dict[str, str]:
+        """What the template declares, besides the task. ``steps`` (reflector/v5, the lean reviewer): one line a
+        step with its call and its result, all fenced, instead of the plan and the results apart; its
+        ``code_checks`` are left out when code found nothing. ``plan`` and
+        ``results``: the terse template reads the plan as the planner wrote it and one line a result; so do the
+        newer (opening) JSON templates (on the embedded model every token of the verbose form costs ~22 ms of
+        prefill); the JSON ones that predate them keep the verbose rendering they were measured with."""
+        wants = set(template.variables)
+        terse = template.reply_form == "terse"
+        compact = terse or template.opening is not None
+        out: dict[str, str] = {}
+        if "tools" in wants:
+            out["tools"] = self._tools
+        if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (planning.evidence)
+            facts = check_results(task, evidence_of(results, plan))
+            out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})
+        if "steps" in wants:
+            out["steps"] = render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools)))
+        if "plan" in wants:
+            out["plan"] = render_terse(plan) if terse else render_plan(plan)
+        if "results" in wants:
+            out["results"] = render_results_compact(results) if compact else render_results(results)
+        return out

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.roles.messages import StepView
-from planning.evidence import Result
+from planning.evidence import Fact, Result, render_facts
 from planning.models import Plan
+from planning.terse import TerseEncodingError, render_terse_step
 from prompts import fence_untrusted
 
-__all__ = ["evidence_of", "output_text", "render_inputs", "render_plan", "render_results"]
+__all__ = ["evidence_of", "output_text", "render_checks", "render_inputs", "render_plan", "render_results",
+           "step_calls"]
 
 
 def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Result]:
@@ -22,6 +24,12 @@ def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Res
                    failed=v.status != "completed",
                    about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]))
             for v in views]
+
+
+def render_checks(facts: Sequence[Fact]) -> str:
+    """The facts code checked (``planning.evidence``) under their heading, or nothing when there are none: the
+    lean reviewer (reflector/v5) is not told "nothing found", which costs tokens and reads like a verification."""
+    return f"Checked by code:\n{render_facts(facts)}" if facts else ""
 
 
 def output_text(output: Any) -> str:
@@ -37,6 +45,29 @@ def render_plan(plan: Plan) -> str:
         deps = f" after {s.depends_on}" if s.depends_on else ""
         lines.append(f"{s.step_id}. {s.description} — {call}{deps}")
     return "\n".join(lines)
+
+
+def step_calls(plan: Plan, params: Mapping[str, Sequence[str]] | None = None) -> dict[int, str]:
+    """Step id → its arguments as the terse plan writes them (``("Rome", "population")``, ``$N`` for step N's
+    output; by position where ``params`` gives the tool's parameter order), for one line a step that holds both
+    the call and its result (``prompts.compact.render_results_compact(..., calls=...)``).
+
+    >>> from planning.models import PlanStep
+    >>> plan = Plan(steps=[PlanStep(step_id=1, description="x", tool_name="lookup", tool_input={"city": "Rome"}),
+    ...                    PlanStep(step_id=2, description="y", tool_name="double",
+    ...                             tool_input={"n": "$step_1_result"}, depends_on=[1])])
+    >>> step_calls(plan, {"lookup": ["city"]})
+    {1: '("Rome")  # x', 2: '(n=$1)  # y'}
+    """
+    calls = {}
+    for step in plan.steps:
+        name = step.tool_name or "think"
+        try:
+            line = render_terse_step(step, params)
+            calls[step.step_id] = line.removeprefix(f"{step.step_id}. {name}")
+        except TerseEncodingError:  # a tool name the terse form cannot write: the arguments as JSON
+            calls[step.step_id] = f"({json.dumps(step.tool_input, ensure_ascii=False, default=str)})"
+    return calls
 
 
 def render_results(results: Iterable[StepView]) -> str:

@@ -6,6 +6,7 @@ from agents.config import RouterOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
+from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
 from planning.parse import json_schema_for, parse_router_decision
 from planning.policy import effective_route
@@ -34,11 +35,17 @@ class Router:
 
     async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
         """``history``: a session's earlier turns (``agents.memory.history``), a trimmable context item; a
-        template pinned to a version without it (router/v1, v2) routes without it."""
+        template pinned to a version without it (router/v1, v2) routes without it. A template that declares
+        ``tool_purposes`` (router/v5) sees what each tool is for and no argument schemas: choosing a route needs
+        no arguments; one that declares ``tools`` sees the whole catalog."""
         template = load_prompt("router", self._options.prompts.version("router"))
-        extra = {"history": history} if "history" in template.variables else {}
-        prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task,
-                                 tools=self._tools, **extra)
+        wants = set(template.variables)
+        extra = {"history": history} if "history" in wants else {}
+        if "tools" in wants:
+            extra["tools"] = self._tools
+        if "tool_purposes" in wants:
+            extra["tool_purposes"] = catalog_summary(self._tools)
+        prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **extra)
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
                                json_schema=json_schema_for(RouterDecision), metadata={"task_id": task_id},
                                form=template.reply_form)

@@ -11,7 +11,7 @@ from typing import Any
 from agents.tools.decorator import Tool, tool
 from agents.tools.errors import ToolDefinitionError, UnknownToolError
 
-__all__ = ["ToolRegistry"]
+__all__ = ["ToolRegistry", "catalog_params", "catalog_summary"]
 
 
 class ToolRegistry:
@@ -73,6 +73,10 @@ class ToolRegistry:
                     lines.append(f"    {n}: {p['description']}")
         return "\n".join(lines)
 
+    def catalog_summary(self) -> str:
+        """What the tools are for, one line each, without argument schemas (``catalog_summary``)."""
+        return catalog_summary(self.catalog_text())
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
@@ -81,6 +85,88 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+
+def catalog_summary(catalog_text: str) -> str:
+    """The tool list of ``ToolRegistry.catalog_text`` cut to what a role that chooses no arguments needs (the
+    router): each tool's name and purpose, ``- name -> returns [permission]: description``, without the argument
+    signature, the argument descriptions and a closing ", e.g. <example call>" (examples show how to write the
+    arguments). Roles receive the catalog as text (also when an MCP server's tool list changes), so the summary is
+    derived from it; a line that does not read as a tool line is kept as is.
+
+    >>> print(catalog_summary('- calc(expr: str, mode: "a"|"b(c)") -> number: Evaluate it, e.g. "(1 + 2) * 3".\\n'
+    ...                       '    expr: The expression.\\n- rm(path: str) [admin]: Delete a file.'))
+    - calc -> number: Evaluate it.
+    - rm [admin]: Delete a file.
+    """
+    lines = []
+    for line in catalog_text.splitlines():
+        if line.startswith(_ARG_INDENT):
+            continue  # an argument's description
+        head = _tool_head(line)
+        if head is not None:
+            rest = line[head[2]:]
+            example = rest.find(_EXAMPLE)
+            line = f"- {head[0]}{rest if example < 0 else rest[:example] + '.'}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def catalog_params(catalog_text: str) -> dict[str, list[str]]:
+    """Each tool's parameters in signature order, read from ``catalog_text`` (to show a plan's calls with
+    arguments by position, as the planner writes them)."""
+    params: dict[str, list[str]] = {}
+    for line in catalog_text.splitlines():
+        head = _tool_head(line)
+        if head is not None:
+            params[head[0]] = [p.split(":", 1)[0].strip() for p in _split_top(head[1]) if p.strip()]
+    return params
+
+
+_ARG_INDENT = "    "
+_EXAMPLE = ", e.g. "
+
+
+def _tool_head(line: str) -> tuple[str, str, int] | None:
+    """(name, signature, index after its closing parenthesis) of a catalog tool line ``- name(sig)…``, or None.
+    The signature may hold JSON strings (enum values) with brackets in them, so it is scanned, not matched."""
+    if not line.startswith("- ") or "(" not in line:
+        return None
+    name = line[2:line.index("(")]
+    if not name or any(c.isspace() for c in name):
+        return None
+    depth, quoted, escaped = 0, False, False
+    for i in range(line.index("("), len(line)):
+        c = line[i]
+        if quoted:
+            escaped, quoted = (not escaped and c == "\\"), quoted and (escaped or c != '"')
+        elif c == '"':
+            quoted = True
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return name, line[line.index("(") + 1:i], i + 1
+    return None
+
+
+def _split_top(signature: str) -> list[str]:
+    """``signature`` split at the commas outside brackets and JSON strings."""
+    parts, depth, quoted, escaped, start = [], 0, False, False, 0
+    for i, c in enumerate(signature):
+        if quoted:
+            escaped, quoted = (not escaped and c == "\\"), quoted and (escaped or c != '"')
+        elif c == '"':
+            quoted = True
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(signature[start:i])
+            start = i + 1
+    return [*parts, signature[start:]]
 
 
 def _type_name(prop: dict[str, Any]) -> str:

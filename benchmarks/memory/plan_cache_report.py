@@ -68,9 +68,9 @@ def summarize(records: Sequence[RunRecord], phase: str, system: str) -> dict[str
         "total_tokens": sum(r.input_tokens + r.output_tokens for r in rs),
         "accuracy": round(sum(judged) / len(judged), 4) if judged else None,
         "median_plan_emitted_s": _median([r.plan_emitted_s for r in rs if r.plan_emitted_s is not None]),
-        "median_tokens_by_role": {role: _median([(r.tokens_by_role or {}).get(role, 0) for r in rs])
+        "median_tokens_by_role": {role: _median([r.role_tokens(role) for r in rs])
                                   for role in ("router", "planner", "executor", "reflector")},
-        "median_planner_share": _median([(r.tokens_by_role or {}).get("planner", 0) / (r.input_tokens + r.output_tokens)
+        "median_planner_share": _median([r.role_tokens("planner") / (r.input_tokens + r.output_tokens)
                                          for r in rs if r.input_tokens + r.output_tokens]),
     }
 

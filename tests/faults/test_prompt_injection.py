@@ -38,6 +38,7 @@ from agents.llm import FunctionLLM, LLMRequest
 from agents.results import TaskResult
 from agents.roles.messages import ReplanContext, StepView
 from agents.roles.planner import Planner
+from agents.roles.reflector import Reflector
 from agents.roles.render import output_text, render_results
 from agents.store import Store
 from planning.models import Plan, PlanStep
@@ -548,6 +549,35 @@ def test_reflector_and_executor_prompts_fence_every_output():
                       output=entry["output"]),
              StepView(step_id=2, description="count", tool_name="count_items", status="failed",
                       error=f"tool said: {entry['output']}")]
-    prompt = load_prompt("reflector").render(budget_tokens=6000, task="t", plan="1. fetch", results=render_results(views))
+    prompt = load_prompt("reflector", "v3").render(budget_tokens=6000, task="t", plan="1. fetch",
+                                                   results=render_results(views))
     assert assert_marker_fenced(LLMRequest(role="reflector", messages=prompt.messages), entry["marker"]) == 2
     assert "<untrusted-data>" in prompt.messages[0]["content"]  # the guardrail explains the fence
+
+
+@pytest.mark.parametrize("version", [None, "v3", "v4"])
+def test_the_reflector_role_fences_every_output_and_argument_it_shows(version):
+    """The prompt the Reflector role sends: outputs and errors that carry injected text are inside one fence each
+    time. The lean default (reflector/v5) shows each step's call beside its result, inside the same fence, so an
+    argument that quotes injected text is fenced too (v3 and v4 show the plan outside the fence, as measured)."""
+    entry = BY_ID["fence-close"]
+    quoted = f"count in {entry['output']}" if version is None else "count in the page"
+    plan = Plan(steps=[PlanStep(step_id=1, description="fetch", tool_name="fetch_page",
+                                tool_input={"url": "https://example.com"}),
+                       PlanStep(step_id=2, description="count", tool_name="count_items", tool_input={"text": quoted})])
+    views = [StepView(step_id=1, description="fetch", tool_name="fetch_page", status="completed",
+                      output=entry["output"]),
+             StepView(step_id=2, description="count", tool_name="count_items", status="failed",
+                      error=f"tool said: {entry['output']}")]
+    seen: list[LLMRequest] = []
+
+    def reply(request: LLMRequest) -> str:
+        seen.append(request)
+        return wire.reflection() if version == "v4" else "replan 2 2 4: count again"
+
+    options = RuntimeConfig(prompt_versions={"reflector": version} if version else {}).prompt_options()
+    asyncio.run(Reflector(FunctionLLM(reply), options, "- fetch_page(url: str): Fetch.\n- count_items(text: str): "
+                          "Count.").reflect("t1", "Count the items", plan, views))
+    marked = assert_marker_fenced(seen[0], entry["marker"])
+    assert marked == (3 if version is None else 2)  # v5 also shows step 2's argument, fenced
+    assert "<untrusted-data>" in seen[0].messages[0]["content"]

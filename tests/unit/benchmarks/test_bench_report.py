@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from benchmarks.report import ratio_lines, target_lines, write_report
+from benchmarks.report import ratio_lines, role_lines, target_lines, write_report
 from benchmarks.runner import RunRecord, SuiteRun
 
 
@@ -53,3 +53,20 @@ def test_targets_are_not_judged_when_tetrarch_did_not_complete_its_tasks():
     run.records[0].status = "failed"
     assert target_lines(run.summary()) == [
         "- not judged: tetrarch completed 2 of 3 tasks (see the runs in the JSON for why)"]
+
+
+def test_the_report_says_where_tetrarchs_tokens_go_per_role(tmp_path):
+    run = suite_run()
+    for i, r in enumerate(x for x in run.records if x.system == "tetrarch"):
+        r.by_role = {"reflector": {"llm_calls": 1, "input_tokens": 300 + i, "output_tokens": 20},
+                     "router": {"llm_calls": 1, "input_tokens": 200, "output_tokens": 8},
+                     **({"executor": {"llm_calls": 1, "input_tokens": 90, "output_tokens": 5}} if i == 0 else {})}
+    summary = run.summary()
+    roles = summary["systems"]["tetrarch"]["by_role"]
+    assert roles["reflector"]["input_tokens"] == 301 and roles["executor"]["input_tokens"] == 0  # absent = 0 calls
+    lines = role_lines(summary)
+    assert [x.split(" |")[0] for x in lines[-3:]] == ["| router", "| executor", "| reflector"]  # in pipeline order
+    assert "| reflector | 1 | 301 | 20 |" in lines
+    write_report(run, tmp_path)
+    assert "| router | 1 | 200 | 8 |" in (tmp_path / "parallel.md").read_text()
+    assert role_lines(suite_run().summary()) == []  # results recorded before per-role usage: no table

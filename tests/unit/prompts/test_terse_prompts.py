@@ -11,11 +11,12 @@ from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
 
 def test_the_terse_versions_are_the_defaults() -> None:
-    # The newest planner and reflector (v5, v4) are the embedded model's JSON forms: pinned as not the default.
-    assert (DEFAULT_VERSIONS["planner"], DEFAULT_VERSIONS["reflector"]) == ("v4", "v3")
-    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v4", "v3")
+    # planner/v5 and reflector/v4 are the embedded model's JSON forms: pinned as not the default. The hosted
+    # defaults are the terse forms; router/v5 and reflector/v5 the lean ones (test_lean_prompts.py).
+    assert (DEFAULT_VERSIONS["planner"], DEFAULT_VERSIONS["reflector"]) == ("v4", "v5")
+    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v4", "v5")
     assert load_prompt("planner").reply_form == load_prompt("reflector").reply_form == "terse"
-    assert load_prompt("router").version == "v3" and load_prompt("router").reply_form == "terse"
+    assert load_prompt("router").version == "v5" and load_prompt("router").reply_form == "terse"
     assert PromptRegistry(defaults={"planner": "v1"}).load("planner").version == "v1"
 
 
