@@ -141,6 +141,9 @@ def _find_cycle(deps: Iterable[tuple[int, Iterable[int]]]) -> list[int] | None:
 
 def _undeclared(sid: int, ref: int, existing: Collection[int]) -> str:
     # "add 9 to depends_on" for a step 9 that does not exist sent the model after a dependency it cannot have.
+    if ref == sid:  # "add 1 to depends_on" would make the step wait for itself (seen: a follow-up's "that result")
+        return (f"step {sid} uses its own result ($step_{sid}_result), which does not exist before it runs; write the "
+                "value itself (a figure from the task or an earlier turn), or refer to the step that computes it.")
     if ref in existing:
         return f"step {sid} uses $step_{ref}_result but does not list {ref} in depends_on; add {ref} to depends_on."
     return (f"step {sid} uses $step_{ref}_result, but the plan has no step {ref}; refer only to steps of the plan "

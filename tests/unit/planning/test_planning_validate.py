@@ -39,6 +39,9 @@ def problems(steps, max_steps=10, completed=()):
      "step 1 uses unknown tool 'serach'; use one of: calc, search; or null for a reasoning step."),
     ([step(1), step(2, "search", {"query": "about {$step_1_result}"})], {}, ProblemCode.UNDECLARED_REFERENCE,
      "step 2 uses $step_1_result but does not list 1 in depends_on; add 1 to depends_on."),
+    ([step(1, "calc", {"expression": "$step_1_result * 3"})], {}, ProblemCode.UNDECLARED_REFERENCE,
+     "step 1 uses its own result ($step_1_result), which does not exist before it runs; write the value itself "
+     "(a figure from the task or an earlier turn), or refer to the step that computes it."),
     ([step(1, "search", {"query": "x", "q": "x"})], {}, ProblemCode.INVALID_ARGUMENTS,
      "step 1 (search): unknown argument 'q' (expected: query, k)."),
     ([step(1, "search", {"k": 2})], {}, ProblemCode.INVALID_ARGUMENTS,
