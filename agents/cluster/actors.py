@@ -2,17 +2,14 @@
 which also applies every fault-tolerance and placement option.
 
 Each actor builds its state in ``__init__`` from picklable arguments, so a restarted actor is whole again.
-Only the executor and the Supervisor have classes of their own here, because only they do Ray work.
+Only the executor (``agents.cluster.executor_actor``) and the Supervisor have classes of their own, because only
+they do Ray work.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
-import os
-import pickle
-import socket
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,14 +18,14 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from agents.cluster.executor_actor import ExecutorActor, WhereAmI
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.cluster.ray_runtime import RayRuntime
-from agents.config import ExecutorOptions, RuntimeConfig
+from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
-from agents.errors import ActorStartError, RoleUnavailableError
+from agents.errors import ActorStartError
 from agents.llm.base import LLM
-from agents.roles.executor import Executor
-from agents.roles.messages import PlanItem, ReplanContext, StepOutcome, StepRequest
+from agents.roles.messages import PlanItem, ReplanContext
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
@@ -37,7 +34,7 @@ from agents.store.fencing import Fence as StoreFence
 from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
 from agents.tools.journal import ClaimReply, Fence
-from agents.tools.mcp import MCPServer, MCPTool, ToolCatalog, ToolRefresher
+from agents.tools.mcp import MCPServer, ToolCatalog, ToolRefresher
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -45,31 +42,13 @@ __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kil
 log = logging.getLogger("tetrarch.actors")
 
 
-def _node_id() -> str:
-    try:
-        return ray.get_runtime_context().get_node_id()
-    except Exception:  # noqa: BLE001 - outside Ray (tests of the shells)
-        return socket.gethostname()
-
-
-class _WhereAmI:
-    """Mixed into every actor class: Ray-level introspection the role classes must not know about."""
-
-    def ping(self) -> str:
-        """The node this actor runs on (start-up checks and placement tests)."""
-        return _node_id()
-
-    def pid(self) -> int:
-        return os.getpid()
-
-
 # The role classes are Ray actors as they are: no shell forwards their methods. (The planner's ``plan`` is an
 # async generator; called with num_returns="streaming", each item reaches the Supervisor when it is yielded.)
-class RouterActor(Router, _WhereAmI):
+class RouterActor(Router, WhereAmI):
     pass
 
 
-class PlannerActor(Planner, _WhereAmI):
+class PlannerActor(Planner, WhereAmI):
     async def plan_batched(self, task_id: str, task: str, replan: ReplanContext | None = None,
                            history: str = "") -> AsyncIterator[list[PlanItem]]:
         """``plan``'s items, the ones produced together in one list: the steps parsed from one chunk of the
@@ -100,43 +79,8 @@ class PlannerActor(Planner, _WhereAmI):
             producer.cancel()
 
 
-class ReflectorActor(Reflector, _WhereAmI):
+class ReflectorActor(Reflector, WhereAmI):
     pass
-
-
-class RemoteJournal:
-    """IdempotencyJournal backed by the JournalActor (durable, shared by every executor).
-
-    It holds the journal's *name*, not its handle: an actor handle in a constructor argument cannot be
-    reconstructed by lineage, so a restarted executor could fail to start (ray-project/ray#53727).
-    """
-
-    def __init__(self, name: str, namespace: str) -> None:
-        self._name, self._namespace = name, namespace
-        self._handle: Any = None
-
-    async def _call(self, method: str, *args: Any) -> Any:
-        try:
-            if self._handle is None:
-                self._handle = ray.get_actor(self._name, namespace=self._namespace)
-            return await getattr(self._handle, method).remote(*args)
-        except (ValueError, ray.exceptions.RayActorError) as exc:
-            # Named as what it is: raised raw, Ray's ActorDiedError would read as the *executor's* death to the
-            # Supervisor (a task error is an instance of its cause) and the step would be re-sent for nothing.
-            self._handle = None  # a restarted journal is looked up again on the next call
-            raise RoleUnavailableError("journal", f"{type(exc).__name__}: {exc}") from None
-
-    async def get(self, key: str):
-        return await self._call("get", key)
-
-    async def put(self, key: str, output: Any) -> None:
-        await self._call("put", key, output)
-
-    async def claim(self, key: str, fence: Fence) -> ClaimReply:
-        return await self._call("claim", key, fence)
-
-    async def record(self, key: str, fence: Fence, output: Any) -> bool:
-        return await self._call("record", key, fence, output)
 
 
 class JournalActor:
@@ -162,63 +106,7 @@ class JournalActor:
         return self._store.journal_record(key, StoreFence(fence.generation, fence.token, fence.claimant), output)
 
 
-class ExecutorActor(_WhereAmI):
-    """Runs steps. Not a bare ``Executor``: it awaits the outputs of dependencies (ObjectRefs) and returns the
-    step's outcome and output as two objects, so the Supervisor awaits only the small outcome and hands the
-    output's reference to dependents without fetching it."""
-
-    def __init__(self, tools: Sequence[Tool], llm: LLM, options: ExecutorOptions, name: str,
-                 journal_name: str | None, namespace: str, supervisor_name: str | None = None) -> None:
-        journal = RemoteJournal(journal_name, namespace) if journal_name else None
-        self._role = Executor(tools, llm, options, name=name, journal=journal, node_id=_node_id())
-        if supervisor_name and any(isinstance(t, MCPTool) for t in tools):
-            from agents.tools.mcp.connection import on_tools_changed
-
-            on_tools_changed(_Forward(supervisor_name, namespace))
-
-    def use_tools(self, tools: Sequence[Tool]) -> None:
-        self._role.use_tools(tools)
-
-    async def run(self, req: StepRequest, inputs: dict[int, Any]) -> tuple[StepOutcome, Any]:
-        resolved = {}
-        for dep, value in inputs.items():
-            resolved[dep] = await value if isinstance(value, ray.ObjectRef) else value
-        outcome = await self._role.run(req, resolved)
-        if outcome.ok and _small(outcome.output):
-            # Inline: the Supervisor has the value with the outcome (one await, no second object to fetch).
-            return outcome, None
-        return dataclasses.replace(outcome.without_output(), output_inline=False), outcome.output
-
-
-
-_INLINE_OUTPUT_BYTES = 64 * 1024
-"""Outputs up to this size travel inside the step's outcome; larger ones stay in the object store."""
-
-
-def _small(value: Any) -> bool:
-    if value is None or isinstance(value, (bool, int, float)):
-        return True
-    if isinstance(value, (str, bytes)):
-        return len(value) <= _INLINE_OUTPUT_BYTES
-    try:
-        return len(pickle.dumps(value, protocol=5)) <= _INLINE_OUTPUT_BYTES
-    except Exception:  # noqa: BLE001 - Ray's serializer may still manage; keep it out of line
-        return False
-
-
-class _Forward:
-    """Tells the Supervisor that an executor's MCP session saw a server's tool list change."""
-
-    def __init__(self, name: str, namespace: str) -> None:
-        self._name, self._namespace, self._handle = name, namespace, None
-
-    def __call__(self, server_key: str) -> None:
-        if self._handle is None:
-            self._handle = ray.get_actor(self._name, namespace=self._namespace)
-        self._handle.tools_changed.remote(server_key)
-
-
-class SupervisorActor(SupervisorCore, _WhereAmI):
+class SupervisorActor(SupervisorCore, WhereAmI):
     """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks.
     Before a task starts (or continues) it re-lists the MCP servers whose tool lists changed."""
 
@@ -337,6 +225,10 @@ def cluster_nodes() -> list[NodeView]:
     return nodes_from_ray(ray.nodes())
 
 
+_CONTROL_CALLS = 16
+"""Concurrent calls an executor takes beyond its step limit: control calls are never queued behind steps."""
+
+
 class ExecutorFactory:
     """Starts executors (at start-up and when nodes join) with consecutive numbers, so the Supervisor's
     pool index, the actor name and the name in events agree."""
@@ -354,10 +246,13 @@ class ExecutorFactory:
             self.count += 1
             handles.append(ray.remote(ExecutorActor).options(**_options(
                 self._config, "executor", f"executor-{self._instance}-{i}",
-                max_concurrency=self._config.executor_max_concurrency,
+                # The actor limits its running steps itself (a batch is one call but many steps); the calls
+                # beyond that limit are control calls (cancel_steps, use_tools, ping), never queued behind steps.
+                max_concurrency=self._config.executor_max_concurrency + _CONTROL_CALLS,
                 **_on(node_id, self._config, "executor"),
             )).remote(self._tools, self._llm, self._config.executor_options(), f"executor-{i}",
-                      f"journal-{self._instance}", self._config.namespace, f"supervisor-{self._instance}"))
+                      f"journal-{self._instance}", self._config.namespace, f"supervisor-{self._instance}",
+                      self._config.executor_max_concurrency))
         self.started.extend(handles)
         return handles
 

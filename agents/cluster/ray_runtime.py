@@ -10,20 +10,16 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import ray
-from ray.exceptions import (
-    ActorDiedError,
-    ActorUnavailableError,
-    GetTimeoutError,
-    RayActorError,
-    RayTaskError,
-    TaskCancelledError,
-)
+from ray.exceptions import GetTimeoutError, RayTaskError, TaskCancelledError
 
+from agents.cluster.executor_actor import BatchItem
 from agents.cluster.placement import LeastLoaded
+from agents.cluster.step_batches import ACTOR_ERRORS, BatchedStepHandle, failed_inside, lost_reason, read_batch
 from agents.engine.runtime import ExecutorLost, StepHandle
 from agents.errors import RoleUnavailableError
 from agents.roles.messages import (
@@ -44,7 +40,7 @@ __all__ = ["RayRuntime"]
 log = logging.getLogger("tetrarch.ray")
 T = TypeVar("T")
 
-_ACTOR_ERRORS = (RayActorError, ActorDiedError, ActorUnavailableError)
+_ACTOR_ERRORS = ACTOR_ERRORS
 _ROLE_RETRIES = 8
 _LOST_EXECUTOR_PAUSE_S = 15.0
 
@@ -68,19 +64,10 @@ class _RayStepHandle:
             node = outcome.node_id
             return outcome
         except RayTaskError as exc:
-            # The executor is alive: something its step awaited failed (the journal actor, a dependency's
-            # object). Ray makes such an error an instance of its cause too (RayTaskError(ActorDiedError)), so
-            # without this it would read as this executor's death and the step would be re-dispatched for nothing.
-            log.warning("step %d failed inside %s (%s): %s", self._req.step.step_id, self.executor,
-                        type(exc.cause).__name__, exc.cause)
-            now = time.time()
-            return StepOutcome(step_id=self._req.step.step_id, attempt=self._req.attempt, ok=False,
-                               started_at=now, finished_at=now, error_kind="transient", executor=self.executor,
-                               error=f"step {self._req.step.step_id} failed inside {self.executor}: "
-                                     f"{type(exc.cause).__name__}: {exc.cause}")
+            return failed_inside(self._req, self.executor, exc)  # alive: not this executor's death
         except _ACTOR_ERRORS as exc:
             lost = True
-            raise ExecutorLost(_lost_reason(exc)) from exc
+            raise ExecutorLost(lost_reason(exc)) from exc
         finally:
             self._on_done(node, lost)
 
@@ -92,20 +79,6 @@ class _RayStepHandle:
 
     def replace_executor(self) -> None:
         self._replace()
-
-
-def _lost_reason(exc: BaseException) -> str:
-    """The user's words for a lost executor; Ray's own (``RpcError … rpc_code: 14``) go to the log only."""
-    # A warning, not info: a lost executor costs a re-dispatch, and the log is the only place Ray's own
-    # words about why it died (OOM, node gone, a crash) are kept.
-    log.warning("executor lost (%s): %s", type(exc).__name__, exc)
-    match exc:
-        case ActorUnavailableError():
-            return "the executor process is unreachable (its node may be down or restarting)"
-        case ActorDiedError() if "ray.kill" in str(exc):
-            return "the executor process was stopped (it stopped answering and was replaced)"
-        case _:
-            return "the executor process died (it crashed, ran out of memory, or its node went away)"
 
 
 class _Replicas:
@@ -135,6 +108,8 @@ class RayRuntime:
         self._balance = LeastLoaded(len(self._executors))
         self._nodes = [""] * len(self._executors)
         self._lost_until: dict[int, float] = {}
+        self._cancels: dict[int, list[str]] = {}
+        self._readers: set[asyncio.Future[None]] = set()
         self._specs = dict(tool_specs)
         self._tools: list[Any] | None = None
         """The tool list pushed by ``use_tools`` (None: the start-up list every actor was built with)."""
@@ -227,24 +202,70 @@ class RayRuntime:
                 self._planner.balance.release(index)
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
+        return self._send_one(self._pick(), req, inputs)
+
+    def dispatch_many(self, items: Sequence[tuple[StepRequest, Mapping[int, Any]]]) -> list[StepHandle]:
+        """Steps that became ready together: one call per executor (``ExecutorActor.run_batch``) carries all the
+        steps it gets; an executor that gets one step gets a plain call."""
+        groups: dict[int, list[int]] = {}
+        for pos in range(len(items)):
+            groups.setdefault(self._pick(), []).append(pos)
+        handles: list[Any] = [None] * len(items)
+        for index, positions in groups.items():
+            if len(positions) == 1:
+                handles[positions[0]] = self._send_one(index, *items[positions[0]])
+                continue
+            batch_id = uuid.uuid4().hex[:12]
+            batch: list[BatchItem] = []
+            for n, pos in enumerate(positions):
+                req, inputs = items[pos]
+                key = f"{batch_id}:{n}"
+                handles[pos] = BatchedStepHandle(req, key, f"executor-{index}", self._nodes[index],
+                                                 self._on_step_done(index), lambda k, i=index: self._cancel(i, k),
+                                                 lambda i=index: self._replace_executor(i))
+                batch.append((key, req, dict(inputs)))
+            stream = self._executors[index].run_batch.options(num_returns="streaming").remote(batch)
+            reader = asyncio.ensure_future(read_batch(stream, [handles[pos] for pos in positions]))
+            self._readers.add(reader)  # read_batch answers every handle itself, whatever happens
+            reader.add_done_callback(self._readers.discard)
+        return handles
+
+    def _pick(self) -> int:
         # An executor that just died is restarting (its node may be gone): re-sending the lost step to it
         # would lose the step again, so it gets no steps for a while unless no other executor is left.
         now = time.monotonic()
-        self._lost_until = {i: t for i, t in self._lost_until.items() if t > now}
-        index = self._balance.acquire(avoid=set(self._lost_until))
+        if self._lost_until:
+            self._lost_until = {i: t for i, t in self._lost_until.items() if t > now}
+        return self._balance.acquire(avoid=set(self._lost_until))
 
-        def done(node_id: str, lost: bool, i: int = index) -> None:
-            self._balance.release(i)
+    def _on_step_done(self, index: int) -> Callable[[str, bool], None]:
+        def done(node_id: str, lost: bool) -> None:
+            self._balance.release(index)
             if node_id:
-                self._nodes[i] = node_id
+                self._nodes[index] = node_id
             if lost:
-                self._lost_until[i] = time.monotonic() + _LOST_EXECUTOR_PAUSE_S
+                self._lost_until[index] = time.monotonic() + _LOST_EXECUTOR_PAUSE_S
                 if self._tools is not None:  # Ray restarts it from its constructor: the start-up tools
-                    self._executors[i].use_tools.remote(self._tools)
+                    self._executors[index].use_tools.remote(self._tools)
 
+        return done
+
+    def _send_one(self, index: int, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
         meta_ref, output_ref = self._executors[index].run.options(num_returns=2).remote(req, dict(inputs))
-        return _RayStepHandle(meta_ref, output_ref, done, f"executor-{index}", self._nodes[index],
-                              lambda i=index: self._replace_executor(i), req)
+        return _RayStepHandle(meta_ref, output_ref, self._on_step_done(index), f"executor-{index}",
+                              self._nodes[index], lambda i=index: self._replace_executor(i), req)
+
+    def _cancel(self, index: int, key: str) -> None:
+        """Cancel one step of a batch; the cancellations of one tick go to each executor as one call."""
+        if not self._cancels:
+            asyncio.get_running_loop().call_soon(self._send_cancels)
+        self._cancels.setdefault(index, []).append(key)
+
+    def _send_cancels(self) -> None:
+        cancels, self._cancels = self._cancels, {}
+        for index, keys in cancels.items():
+            with contextlib.suppress(Exception):  # a lost executor's steps are gone anyway
+                self._executors[index].cancel_steps.remote(keys)
 
     def _replace_executor(self, index: int) -> None:
         """Kill a wedged executor and let Ray start it again (``max_restarts``): a process stuck in a tool never

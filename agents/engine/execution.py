@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any, assert_never
 
 from agents.engine.gates import needs_confirmation
+from agents.engine.plan_feed import PlanFeed, StreamEnded
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
 from agents.engine.sink import TaskSink, record_spend
+from agents.engine.step_run import Running, about, await_outcome, preview
 from agents.engine.step_records import StepFacts, checkpoint_delta, derive_record, derive_records, restore
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
@@ -47,25 +47,10 @@ from planning.models import PlanStep
 __all__ = ["Limits", "PlanExecution"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
-_PREVIEW_CHARS = 200
-
-
-@dataclass(slots=True)
-class _Running:
-    step_id: int
-    attempt: int
-    request: StepRequest
-    handle: StepHandle
-    redispatches: int = 0
 
 
 def _has_side_effects(spec: ToolSpec | None) -> bool:
     return spec is not None and not spec.idempotent
-
-
-def _preview(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= _PREVIEW_CHARS else text[:_PREVIEW_CHARS] + "…"
 
 
 class PlanExecution:
@@ -79,12 +64,12 @@ class PlanExecution:
         self._facts: dict[int, StepFacts] = {}
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
-        self._running: dict[asyncio.Future[Any], _Running] = {}
+        self._running: dict[asyncio.Future[Any], Running] = {}
         self._finished: list[asyncio.Future[Any]] = []
         self._wake = asyncio.Event()
         self._plan_written = len(state.plan_steps)  # the stored state's plan steps: a delta carries those after
         self._plan_iter: AsyncIterator[PlanItem] | None = None
-        self._plan_next: asyncio.Future[PlanItem] | None = None
+        self._feed: PlanFeed[PlanItem] | None = None
         self._plan_broken = False
         self._stopped: Stopped | None = None
         self.awaiting_confirmation: set[int] = set()
@@ -132,22 +117,22 @@ class PlanExecution:
     async def run(self) -> ExecutionResult:
         """Until every step is terminal, the only work left waits for a human, or a cap stops the task."""
         try:
-            if self._plan_iter is not None and self._plan_next is None:
-                self._next_plan_item()
+            if self._plan_iter is not None and self._feed is None:
+                self._feed = PlanFeed(self._plan_iter, self._wake.set, is_last=_is_last)
             while self._stopped is None:
                 self._dispatch_ready()
-                if (not self._running and self._plan_next is None) or self._stopped is not None:
+                if (not self._running and self._feed is None) or self._stopped is not None:
                     break
                 # Woken by the done-callbacks of what finished, not asyncio.wait over every running step:
                 # that re-registered a callback on each of them per wake-up, O(steps in flight) each time.
-                while not self._finished:
+                while not self._finished and not (self._feed is not None and self._feed.pending):
                     self._wake.clear()
                     await self._wake.wait()
+                if self._feed is not None and self._feed.pending:
+                    self._take_plan_items(self._feed)
                 done, self._finished = self._finished, []
                 for fut in done:
-                    if fut is self._plan_next:
-                        self._on_plan_item(fut)
-                    elif fut in self._running:  # not dropped meanwhile by a restart or a retry
+                    if fut in self._running:  # not dropped meanwhile by a restart or a retry
                         self._on_step_done(fut)
         except BudgetExceeded as exc:
             self._stopped = Stopped(exc.cap, str(exc))
@@ -166,10 +151,10 @@ class PlanExecution:
             run.handle.cancel()
             fut.cancel()
         self._running.clear()
-        if self._plan_next is not None:
-            self._plan_next.cancel()
-            self._plan_next = None
-        if self._plan_iter is not None and hasattr(self._plan_iter, "aclose"):
+        if self._feed is not None:
+            feed, self._feed = self._feed, None
+            await feed.close()
+        elif self._plan_iter is not None and hasattr(self._plan_iter, "aclose"):
             try:
                 await self._plan_iter.aclose()  # type: ignore[attr-defined]
             except Exception:  # noqa: BLE001 - closing a broken stream must not mask the real error
@@ -180,13 +165,20 @@ class PlanExecution:
         self._limits.budget.check(self._st.usage.total)
 
     # ------------------------------------------------------------------ plan stream
-    def _on_plan_item(self, fut: asyncio.Future[PlanItem]) -> None:
-        self._plan_next = None
+    def _take_plan_items(self, feed: PlanFeed[PlanItem]) -> None:
+        """Every plan item that arrived since the last wake-up, in order (their steps are dispatched together)."""
         try:
-            item = fut.result()
-        except StopAsyncIteration:
-            self._stopped = Stopped("invalid_llm_output", "the planner stopped without finishing its plan")
-            return
+            items = feed.take()
+        except StreamEnded:
+            items, self._stopped = [], Stopped("invalid_llm_output", "the planner stopped without finishing its plan")
+        for item in items:
+            if self._stopped is not None:
+                break
+            self._on_plan_item(item)
+        if feed.done and self._feed is feed:
+            self._feed = None
+
+    def _on_plan_item(self, item: PlanItem) -> None:
         match item:
             case PlanCallStarted():
                 pass  # its cost matters only to a speculative plan that is abandoned (engine/prefetch.py)
@@ -199,15 +191,12 @@ class PlanExecution:
                 self._sched.seal()
                 self._st.plan_complete = True
                 self._charge("planner", spend)
-                return
             case PlanFailed(error=error, reason=reason, spend=spend):
                 self._plan_iter = None
                 self._stopped = Stopped(reason, error)
                 self._charge("planner", spend)
-                return
             case _:
                 assert_never(item)
-        self._next_plan_item()
 
     def _add_step(self, step: PlanStep) -> None:
         sid = step.step_id
@@ -257,88 +246,74 @@ class PlanExecution:
 
     # ------------------------------------------------------------------ dispatch
     def _dispatch_ready(self) -> None:
+        """Start every ready step; the ones that became ready together are sent together (one call per executor
+        on Ray), and each still has its own handle, timeout and outcome."""
         if self._plan_broken:
             return
-        confirm_writes = self._limits.dispatch.confirm_replanned_writes
-        for sid in self._sched.ready():
-            step = self._steps[sid]
-            if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
-                # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
-                # replaced: its writes wait until the whole plan is validated, its reads run at once.
-                continue
-            if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
-                    and sid not in self._st.confirmed:
-                if sid in self._st.modifications:
-                    # A human approves the exact call; a model does not get to rewrite it afterwards.
-                    self.fail_unconfirmed(sid, (
-                        f"the reviewer's change ({self._st.modifications[sid]!r}) was not applied: tool "
-                        f"{step.tool_name!r} needs a human's confirmation, and a model never rewrites such a call "
-                        "after the plan; replan with the exact call instead"))
-                    continue
-                self.awaiting_confirmation.add(sid)
-                continue
-            # Any step may call the LLM (a reasoning step, the reviewer's change, an argument repair); and at a
-            # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
-            self._limits.budget.check(self._st.usage.total, before_call=True)
-            attempt = self._sched.start(sid)
-            request = StepRequest(
-                task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
-                attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
-                modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
-                generation=self._sink.generation, inputs_about={d: _about(self._steps[d]) for d in step.depends_on
-                                                                if d in self._steps})
-            handle = self._dispatch(request)
-            self._launch(_Running(sid, attempt, request, handle))
-            now = self._clock()
-            if self._st.first_dispatch_at is None:
-                self._st.first_dispatch_at = now
+        started = [(sid, self._start(sid)) for sid in self._sched.ready() if self._may_start(sid)]
+        if not started:
+            return
+        handles = self._rt.dispatch_many([(request, self._inputs(request)) for _, request in started])
+        now = self._clock()
+        if self._st.first_dispatch_at is None:
+            self._st.first_dispatch_at = now
+        for (sid, request), handle in zip(started, handles, strict=True):
+            self._launch(Running(sid, request.attempt, request, handle))
             self._facts[sid] = StepFacts(started_at=now)
-            self._emit_started(sid, attempt, step, handle)
+            self._emit_started(sid, request.attempt, request.step, handle)
+
+    def _may_start(self, sid: int) -> bool:
+        """Whether a ready step runs now (not: a write of a plan still streaming, or a call that waits for a
+        human's confirmation)."""
+        step = self._steps[sid]
+        if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
+            # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
+            # replaced: its writes wait until the whole plan is validated, its reads run at once.
+            return False
+        confirm_writes = self._limits.dispatch.confirm_replanned_writes
+        if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
+                and sid not in self._st.confirmed:
+            if sid in self._st.modifications:
+                # A human approves the exact call; a model does not get to rewrite it afterwards.
+                self.fail_unconfirmed(sid, (
+                    f"the reviewer's change ({self._st.modifications[sid]!r}) was not applied: tool "
+                    f"{step.tool_name!r} needs a human's confirmation, and a model never rewrites such a call "
+                    "after the plan; replan with the exact call instead"))
+                return False
+            self.awaiting_confirmation.add(sid)
+            return False
+        return True
+
+    def _start(self, sid: int) -> StepRequest:
+        """The step's next attempt, started in the scheduler (the caller dispatches it)."""
+        step = self._steps[sid]
+        # Any step may call the LLM (a reasoning step, the reviewer's change, an argument repair); and at a
+        # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
+        self._limits.budget.check(self._st.usage.total, before_call=True)
+        attempt = self._sched.start(sid)
+        return StepRequest(
+            task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
+            attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
+            modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
+            generation=self._sink.generation, inputs_about={d: about(self._steps[d]) for d in step.depends_on
+                                                            if d in self._steps})
 
     def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
         self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
                                            plan_version=self._st.plan_version, executor=getattr(handle, "executor", ""),
                                            node_id=getattr(handle, "node_id", "")))
 
-    def _dispatch(self, request: StepRequest) -> StepHandle:
-        inputs = {d: self._sched.output(d) for d in request.step.depends_on}
-        return self._rt.dispatch(request, inputs)
+    def _inputs(self, request: StepRequest) -> dict[int, Any]:
+        return {d: self._sched.output(d) for d in request.step.depends_on}
 
-    def _launch(self, run: _Running) -> None:
-        fut = asyncio.ensure_future(self._await_outcome(run))
+    def _launch(self, run: Running) -> None:
+        fut = asyncio.ensure_future(await_outcome(run, self._rt, self._clock))
         self._running[fut] = run
         fut.add_done_callback(self._on_finished)
 
     def _on_finished(self, fut: asyncio.Future[Any]) -> None:
         self._finished.append(fut)
         self._wake.set()
-
-    def _next_plan_item(self) -> None:
-        self._plan_next = asyncio.ensure_future(self._plan_iter.__anext__())  # type: ignore[union-attr]
-        self._plan_next.add_done_callback(self._on_finished)
-
-    async def _await_outcome(self, run: _Running) -> tuple[StepOutcome, Any]:
-        """The outcome and, for a success, the output value (inline in the outcome when small; fetched here
-        when not, so the step's completion, its output and its event are written together)."""
-        # The executor enforces the step timeout itself; this outer bound also covers a wedged executor.
-        try:
-            async with asyncio.timeout(run.request.timeout_s + 10.0):
-                outcome = await run.handle.outcome()
-                if not outcome.ok or outcome.output_inline:
-                    return outcome, outcome.output
-                return outcome, await self._rt.fetch(run.handle.output_ref)
-        except TimeoutError:
-            run.handle.cancel()
-            # The executor did not even enforce the step timeout itself: its process is wedged (a tool blocked its
-            # event loop or ended it). It is replaced; the step is not sent elsewhere, since it would wedge the next.
-            run.handle.replace_executor()
-            now = self._clock()
-            executor = getattr(run.handle, "executor", "") or "its executor"
-            return StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now, finished_at=now,
-                               error_kind="timeout", executor=getattr(run.handle, "executor", ""),
-                               error=f"step {run.step_id} did not answer within step_timeout_s="
-                                     f"{run.request.timeout_s:g}s: {executor} stopped responding (the tool may block "
-                                     "its process) and was restarted; fix the tool or raise step_timeout_s"), None
 
     def _on_step_done(self, fut: asyncio.Future[Any]) -> None:
         run = self._running.pop(fut)
@@ -362,13 +337,13 @@ class PlanExecution:
         else:
             self._record_failure(run.step_id, run.attempt, outcome)
 
-    def _redispatch(self, run: _Running, exc: ExecutorLost) -> None:
+    def _redispatch(self, run: Running, exc: ExecutorLost) -> None:
         """The same attempt, on another executor: not a step failure (no retry budget is spent), but the log
         says it happened and where. The higher dispatch number lets its write tool take the lost call's claim."""
         run.redispatches += 1
         lost_on = getattr(run.handle, "executor", "")
         run.request = dataclasses.replace(run.request, dispatch=run.request.dispatch + 1)
-        run.handle = self._dispatch(run.request)
+        run.handle = self._rt.dispatch(run.request, self._inputs(run.request))
         self._launch(run)
         self._sink.emit(StepFailedPayload(
             step_id=run.step_id, attempt=run.attempt, error_kind="executor_died", will_retry=True,
@@ -377,7 +352,7 @@ class PlanExecution:
             finished_at=self._clock(), plan_version=self._st.plan_version))
         self._emit_started(run.step_id, run.attempt, run.request.step, run.handle)
 
-    def _complete(self, run: _Running, outcome: StepOutcome, value: Any) -> None:
+    def _complete(self, run: Running, outcome: StepOutcome, value: Any) -> None:
         """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
         dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
         Dependents get the value itself when it came inline, else the output's reference (no second copy)."""
@@ -391,7 +366,7 @@ class PlanExecution:
         delta = checkpoint_delta(self._st, {sid: derive_record(self._sched, self._steps, self._facts, sid)},
                                  self._plan_written)
         self._plan_written = len(self._st.plan_steps)
-        self._sink.emit(StepFinishedPayload(step_id=sid, attempt=run.attempt, output_preview=_preview(value),
+        self._sink.emit(StepFinishedPayload(step_id=sid, attempt=run.attempt, output_preview=preview(value),
                                             started_at=outcome.started_at, finished_at=outcome.finished_at,
                                             plan_version=self._st.plan_version, executor=outcome.executor,
                                             node_id=outcome.node_id), delta=delta)
@@ -434,7 +409,5 @@ class PlanExecution:
                                                            finished_at=now, error_kind="permission", error=reason))
 
 
-def _about(step: PlanStep) -> str:
-    """What a step looked up, in words: its description and its text arguments ("population of Paris")."""
-    texts = [v for v in step.tool_input.values() if isinstance(v, str)] if isinstance(step.tool_input, dict) else []
-    return " ".join([step.description, *texts])
+def _is_last(item: PlanItem) -> bool:
+    return isinstance(item, (PlanCompleted, PlanFailed))

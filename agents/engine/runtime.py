@@ -8,7 +8,7 @@ calls the Ray actors and keeps step outputs in the object store. The state machi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from agents.roles.executor import Executor
@@ -49,6 +49,10 @@ class Runtime(Protocol):
              history: str = "") -> AsyncIterator[PlanItem]: ...
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle: ...
+
+    def dispatch_many(self, items: Sequence[tuple[StepRequest, Mapping[int, Any]]]) -> list[StepHandle]:
+        """Steps that became ready together (a runtime may send them together); one handle each, in order."""
+        ...
 
     async def fetch(self, output_ref: Any) -> Any: ...
 
@@ -97,6 +101,9 @@ class LocalRuntime:
         index = self._next % len(self._executors)
         self._next += 1
         return _LocalHandle(asyncio.ensure_future(self._executors[index].run(req, dict(inputs))), f"executor-{index}")
+
+    def dispatch_many(self, items: Sequence[tuple[StepRequest, Mapping[int, Any]]]) -> list[StepHandle]:
+        return [self.dispatch(req, inputs) for req, inputs in items]
 
     async def fetch(self, output_ref: Any) -> Any:
         return output_ref

@@ -64,10 +64,15 @@ def chunk_text(text: str, size: int | None) -> list[str]:
 
 async def stream_reply(reply: LLMReply, chunk_size: int | None, *, chunk_delay_s: float = 0.0,
                        sleep: Sleep = asyncio.sleep) -> AsyncIterator[str | LLMReply]:
-    """Yield ``reply.text`` in chunks (sleeping ``chunk_delay_s`` before each), then ``reply`` itself."""
-    for piece in chunk_text(reply.text, chunk_size):
+    """Yield ``reply.text`` in chunks (sleeping ``chunk_delay_s`` before each, else yielding the event loop a
+    turn between them), then ``reply`` itself."""
+    for i, piece in enumerate(chunk_text(reply.text, chunk_size)):
         if chunk_delay_s > 0:
             await sleep(chunk_delay_s)
+        elif i:
+            # A real stream gives the reader's event loop a turn between chunks (they come off a socket); a fake
+            # that did not would hand over the whole plan at once, and nothing could start before it ends.
+            await asyncio.sleep(0)
         yield piece
     yield reply
 
