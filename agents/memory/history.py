@@ -10,7 +10,7 @@ Example:
     >>> turn = Turn("s1", 1, "Population of Paris?", "About 2.1 million (2023). Source: corpus.", "accepted",
     ...             "t1", (Evidence(1, "doc_search", "population of Paris", "Paris: 2.10 million"),))
     >>> text = history_context([turn], budget_tokens=200, count_tokens=lambda s: len(s.split()))
-    >>> "Question: Population of Paris?" in text and "step 1 doc_search" in text
+    >>> "Question: Population of Paris?" in text and "turn 1 step 1 doc_search" in text
     True
 """
 
@@ -30,7 +30,9 @@ __all__ = ["Evidence", "Turn", "TurnStatus", "compact_evidence", "history_contex
 TurnStatus = Literal["running", "accepted", "escalated", "clarify", "refused", "failed"]
 """A turn's task status (``TaskResult.status``), or "running" while its task has not finished."""
 
-HEADER = "Earlier turns of this conversation (oldest first; use them to resolve follow-up questions):"
+# A planner reads "step 1 calculator: 391" as a step of its own plan and writes $step_1_result for "that result"
+# (the embedded 1.5B model did, through the repair round): earlier results are values to copy, named by turn.
+HEADER = "Earlier turns, oldest first (copy values from them: $step_N_result names only the new plan's steps):"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
@@ -82,7 +84,7 @@ def compact_evidence(plan: Plan | None, outputs: Mapping[int, Any], *, max_chars
 def _render_verbatim(turn: Turn) -> str:
     lines = [f"Answer: {turn.answer if turn.answer is not None else '(none)'}"]
     for ev in turn.evidence:
-        label = f"step {ev.step_id} {ev.tool or 'reasoning'}" + (f" ({ev.description})" if ev.description else "")
+        label = f"turn {turn.turn_no} step {ev.step_id} {ev.tool or 'reasoning'}" + (f" ({ev.description})" if ev.description else "")
         lines.append(f"{label}: {ev.output}")
     data = fence_untrusted("\n".join(lines), f"turn {turn.turn_no} answer and step outputs")
     return f"Turn {turn.turn_no} ({turn.status}):\nQuestion: {turn.question}\n{data}"
