@@ -37,13 +37,14 @@ TASK = "How many more million people live in Rome than in Paris?"
 REASONED = "REASONED-OK: Rome is the larger city"
 """The reasoning step's answer; the reflector accepts only results that contain it."""
 
-# Each role's system prompt (prompts/<role>/v*.txt) holds one of these; faults target a role through them.
+# Each role's system prompt (the default versions of prompts/<role>/v*.txt) holds one of these; faults target a
+# role through them.
 MARKERS = {
-    "router": "You are the router",
+    "router": "You route tasks",
     "planner": "You are the planner",
     "executor": "You carry out one step",  # a reasoning step (tool_name null)
     "executor_repair": "A tool call was rejected",  # the executor's argument-repair round
-    "reflector": "You review the results",
+    "reflector": "You review the steps run",
 }
 ROLES = list(MARKERS)
 FAULTS = ["rate_limit", "server_error", "hang", "malformed_body", "truncated", "wrong_shape"]
@@ -86,8 +87,9 @@ def _reflection(body: dict[str, Any]) -> str:
     if REASONED not in text:
         return wire.reflection("retry_step", (2, 2, 2), answer=None, retry_step=3,
                                feedback="step 3 is unusable")
-    # step 4's result, in the verbose (reflector/v2) or the compact one-line (reflector/v3) rendering
-    if not re.search(r"step 4 \(subtract\) — completed:\n<untrusted-data[^>]*>\n0\.7\n|^#4 subtract ok → 0\.7$",
+    # step 4's result, in the verbose (reflector/v2) or the one-line rendering (reflector/v3; v5 adds the call and
+    # its description: "#4 subtract ok ($3, $2) # Rome's population minus Paris's → 0.7")
+    if not re.search(r"step 4 \(subtract\) — completed:\n<untrusted-data[^>]*>\n0\.7\n|^#4 subtract ok(?: .*)? → 0\.7$",
                      text, re.MULTILINE):
         return wire.reflection("retry_step", (2, 2, 2), answer=None, retry_step=4, feedback="step 4 failed")
     return wire.reflection("accept", answer=f"Rome has {DIFFERENCE} million more people than Paris.")
