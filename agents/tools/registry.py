@@ -135,38 +135,37 @@ def _tool_head(line: str) -> tuple[str, str, int] | None:
     name = line[2:line.index("(")]
     if not name or any(c.isspace() for c in name):
         return None
-    depth, quoted, escaped = 0, False, False
-    for i in range(line.index("("), len(line)):
-        c = line[i]
-        if quoted:
-            escaped, quoted = (not escaped and c == "\\"), quoted and (escaped or c != '"')
-        elif c == '"':
-            quoted = True
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return name, line[line.index("(") + 1:i], i + 1
+    opening = line.index("(")
+    for i, c, depth in _structure(line, opening):
+        if c in ")]}" and depth == 0:
+            return name, line[opening + 1:i], i + 1
     return None
 
 
 def _split_top(signature: str) -> list[str]:
     """``signature`` split at the commas outside brackets and JSON strings."""
-    parts, depth, quoted, escaped, start = [], 0, False, False, 0
-    for i, c in enumerate(signature):
-        if quoted:
-            escaped, quoted = (not escaped and c == "\\"), quoted and (escaped or c != '"')
-        elif c == '"':
-            quoted = True
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
+    parts, start = [], 0
+    for i, c, depth in _structure(signature):
+        if c == "," and depth == 0:
             parts.append(signature[start:i])
             start = i + 1
     return [*parts, signature[start:]]
+
+
+def _structure(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, bracket depth after it) of every character of ``text`` from ``start`` that lies outside
+    a JSON string: the one scan both readers of a catalog line need."""
+    depth, quoted, escaped = 0, False, False
+    for i in range(start, len(text)):
+        c = text[i]
+        if quoted:
+            escaped, quoted = (not escaped and c == "\\"), quoted and (escaped or c != '"')
+            continue
+        if c == '"':
+            quoted = True
+            continue
+        depth += (c in "([{") - (c in ")]}")
+        yield i, c, depth
 
 
 def _type_name(prop: dict[str, Any]) -> str:
