@@ -54,8 +54,11 @@ def test_independent_steps_overlap(ray_session, module_store):
     assert result.status == "accepted"
     starts = [s.started_at for s in result.steps]
     ends = [s.finished_at for s in result.steps]
-    makespan = max(ends) - min(starts)
-    assert makespan < 2.0, f"three independent 1 s steps took {makespan:.2f}s: they did not overlap"
+    # Overlap itself, not a wall-clock bound: a fresh Orchestrator's executors pay a warm-up on their first steps
+    # (1.3 s measured, 0.03 s on the next task), which a bound of 2 s mixed into it on a loaded machine. Run one
+    # after another, the three would never all be running at one instant, and would finish >= 1 s apart.
+    assert max(starts) < min(ends), f"three independent steps never ran at the same time: {starts} → {ends}"
+    assert max(ends) - min(ends) < 1.0, f"three independent 1 s steps finished apart: {ends}"
 
 
 def test_streamed_plan_dispatches_before_the_plan_ends(ray_session, module_store):
