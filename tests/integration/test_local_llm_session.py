@@ -78,7 +78,7 @@ def test_the_first_turn_is_answered(turns):
 
 
 @pytest.mark.xfail(MODEL == DEFAULT_MODEL, strict=False, reason=(
-    "measured 2026-11-25, 2 of 2 runs on qwen2.5-coder-1.5b: the history carries 391, but the planner writes "
+    "measured 2026-11-25, 3 of 3 runs on qwen2.5-coder-1.5b: the history carries 391, but the planner writes "
     "calculator('$step_1_result * 3') for 'that result' and keeps it after the repair round names the mistake "
     "(qwen2.5-coder-0.5b wrote '391 * 3' from the history, with a dependency on a step that does not exist)"))
 def test_the_follow_up_is_answered_from_the_first_turns_result(turns):
