@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agents.config import RuntimeConfig
 from agents.engine.runtime import LocalRuntime
+from agents.engine.supervisor import SupervisorCore
 from agents.engine.sink import MemorySink
 from agents.engine.task_runner import TaskRunner
 from agents.engine.task_state import TaskState
-from agents.llm.base import LLM
+from agents.llm import FunctionLLM
+from agents.llm.base import LLM, LLMRequest
 from agents.results import TaskResult
 from agents.roles.executor import Executor
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
+from agents.store import Store
 from agents.tools import MemoryJournal, Tool, ToolRegistry
 from support.tools import ALL
 
@@ -41,3 +45,26 @@ async def run_task(llm: LLM, task: str, *, tools: Sequence[Tool] = ALL,
     sink = MemorySink("t-local")
     runner = TaskRunner(state, config=config, runtime=local_runtime(llm, tools, config), sink=sink)
     return await runner.run(), sink
+
+
+async def _run_in_turn(config: RuntimeConfig, fn: Callable[[LLMRequest], str], tasks: Sequence[str],
+                       session_id: str | None) -> list[tuple[TaskResult, list[dict]]]:
+    core = SupervisorCore(Store(config.store_path), local_runtime(FunctionLLM(fn), config=config), config)
+    out = []
+    try:
+        for task in tasks:
+            task_id = await core.submit(task, session_id=session_id)
+            data = None
+            while data is None:
+                data = await core.wait_result(task_id, timeout_s=30)
+            out.append((TaskResult.model_validate(data), await core.wait_events(task_id, 0, timeout_s=0)))
+    finally:
+        await core.shutdown()
+    return out
+
+
+def run_in_turn(config: RuntimeConfig, fn: Callable[[LLMRequest], str], tasks: Sequence[str],
+                session_id: str | None = None) -> list[tuple[TaskResult, list[dict]]]:
+    """Run the tasks one after another (each sees the turns and cache entries finished before it) on a fresh
+    Supervisor core with the store at ``config.store_path``: (result, events) per task."""
+    return asyncio.run(_run_in_turn(config, fn, tasks, session_id))

@@ -3,48 +3,21 @@ in-process with scripted models (no Ray)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from support import wire
-from support.local import local_runtime
+from support.local import run_in_turn
 
 from agents.config import RuntimeConfig
-from agents.engine.supervisor import SupervisorCore
-from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.memory import PlanCacheStore, SessionNotFoundError, SessionStore
-from agents.results import TaskResult
-from agents.store import Store
 from prompts import count_tokens
 
 
 def _user(request: LLMRequest) -> str:
     return request.messages[-1]["content"]
-
-
-async def _run_all(config: RuntimeConfig, fn: Callable[[LLMRequest], str], tasks: list[str],
-                   session_id: str | None = None) -> list[tuple[TaskResult, list[dict]]]:
-    """Run the tasks one after another (each sees the turns finished before it) on a fresh Supervisor."""
-    core = SupervisorCore(Store(config.store_path), local_runtime(FunctionLLM(fn), config=config), config)
-    out = []
-    try:
-        for task in tasks:
-            task_id = await core.submit(task, session_id=session_id)
-            data = None
-            while data is None:
-                data = await core.wait_result(task_id, timeout_s=30)
-            out.append((TaskResult.model_validate(data), await core.wait_events(task_id, 0, timeout_s=0)))
-    finally:
-        await core.shutdown()
-    return out
-
-
-def run_all(config, fn, tasks, session_id=None):
-    return asyncio.run(_run_all(config, fn, tasks, session_id))
 
 
 # ---------------------------------------------------------------------------------------------- sessions
@@ -75,7 +48,7 @@ def test_a_follow_up_sees_the_previous_answer_and_its_step_outputs(tmp_path: Pat
     config = RuntimeConfig(store_path=tmp_path / "t.db")
     sid = SessionStore(config.store_path).create().session_id
     llm = TwoCities()
-    (first, _), (second, _) = run_all(config, llm, ["What is the population of Paris?",
+    (first, _), (second, _) = run_in_turn(config, llm, ["What is the population of Paris?",
                                                     "And Rome? By how much is it bigger?"], sid)
     assert first.status == second.status == "accepted"
     assert [s.output for s in second.steps] == [2.8, 0.7]  # used turn 1's 2.1 from the prompt
@@ -101,7 +74,7 @@ def test_history_stays_within_its_token_budget_over_fifty_turns(tmp_path: Path) 
         n = len(routers)
         return wire.route("direct", answer=f"Answer {n}. " + "More detail about it. " * 20)
 
-    results = run_all(config, fn, [f"Question number {n}?" for n in range(1, 51)], sid)
+    results = run_in_turn(config, fn, [f"Question number {n}?" for n in range(1, 51)], sid)
     assert all(r.status == "accepted" for r, _ in results)
     histories = [p.rsplit("\n\nTask: ", 1)[0] if "\n\nTask: " in p else "" for p in routers]
     sizes = [count_tokens(h) for h in histories]
@@ -115,9 +88,9 @@ def test_history_stays_within_its_token_budget_over_fifty_turns(tmp_path: Path) 
 def test_a_session_continued_by_a_new_supervisor_sees_its_earlier_turns(tmp_path: Path) -> None:
     config = RuntimeConfig(store_path=tmp_path / "t.db")
     sid = SessionStore(config.store_path).create().session_id
-    run_all(config, TwoCities(), ["What is the population of Paris?"], sid)
+    run_in_turn(config, TwoCities(), ["What is the population of Paris?"], sid)
     later = TwoCities()  # a new Supervisor, roles and model: only the store file is shared
-    ((result, _),) = run_all(config, later, ["And Rome? By how much is it bigger?"], sid)
+    ((result, _),) = run_in_turn(config, later, ["And Rome? By how much is it bigger?"], sid)
     assert [s.output for s in result.steps] == [2.8, 0.7]
     assert "Question: What is the population of Paris?" in later.prompts["planner"][0]
     assert SessionStore(config.store_path).get(sid).turns == 2
@@ -126,7 +99,7 @@ def test_a_session_continued_by_a_new_supervisor_sees_its_earlier_turns(tmp_path
 def test_an_unknown_session_is_a_typed_error_that_says_so(tmp_path: Path) -> None:
     config = RuntimeConfig(store_path=tmp_path / "t.db")
     with pytest.raises(SessionNotFoundError, match="nope"):
-        run_all(config, TwoCities(), ["What is the population of Paris?"], "nope")
+        run_in_turn(config, TwoCities(), ["What is the population of Paris?"], "nope")
 
 
 # ---------------------------------------------------------------------------------------------- plan cache
@@ -162,7 +135,7 @@ def _cache_hit(events: list[dict]) -> dict | None:
 def test_a_cache_hit_fills_the_plan_by_code_and_skips_the_planner(tmp_path: Path) -> None:
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
     llm = CityPopulation()
-    (seed, seed_events), (reuse, reuse_events) = run_all(
+    (seed, seed_events), (reuse, reuse_events) = run_in_turn(
         config, llm, ["What is the population of Paris?", "What is the population of Rome?"])
     assert seed.status == reuse.status == "accepted"
     assert _cache_hit(seed_events) is None and seed.usage.by_role["planner"].llm_calls == 1
@@ -179,7 +152,7 @@ def test_a_cache_hit_fills_the_plan_by_code_and_skips_the_planner(tmp_path: Path
 def test_the_cache_is_off_by_default(tmp_path: Path) -> None:
     config = RuntimeConfig(store_path=tmp_path / "t.db")
     llm = CityPopulation()
-    results = run_all(config, llm, ["What is the population of Paris?", "What is the population of Rome?"])
+    results = run_in_turn(config, llm, ["What is the population of Paris?", "What is the population of Rome?"])
     assert llm.calls["planner"] == 2 and all(_cache_hit(ev) is None for _, ev in results)
     assert PlanCacheStore(config.store_path).list() == []
 
@@ -188,15 +161,15 @@ def test_wrong_reuses_are_recorded_and_the_template_evicted(tmp_path: Path) -> N
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
     llm = CityPopulation(reject=frozenset({"Rome", "Berlin"}), verdict="escalate")
     cache = PlanCacheStore(config.store_path)
-    run_all(config, llm, ["What is the population of Paris?"])
+    run_in_turn(config, llm, ["What is the population of Paris?"])
     (template,) = cache.list()
-    ((first, events),) = run_all(config, llm, ["What is the population of Rome?"])
+    ((first, events),) = run_in_turn(config, llm, ["What is the population of Rome?"])
     assert _cache_hit(events)["template_id"] == template.template_id and first.status == "escalated"
     assert cache.get(template.template_id).failures == 1  # one wrong reuse: kept (it worked for Paris)
-    ((second, events),) = run_all(config, llm, ["What is the population of Berlin?"])
+    ((second, events),) = run_in_turn(config, llm, ["What is the population of Berlin?"])
     assert _cache_hit(events)["template_id"] == template.template_id and second.status == "escalated"
     assert cache.list() == []  # evicted after 2 wrong reuses
-    ((third, events),) = run_all(config, llm, ["What is the population of Oslo?"])
+    ((third, events),) = run_in_turn(config, llm, ["What is the population of Oslo?"])
     assert _cache_hit(events) is None and third.usage.by_role["planner"].llm_calls == 1
 
 
@@ -204,9 +177,9 @@ def test_a_replanned_reuse_counts_as_wrong_and_its_accepted_plan_is_learned(tmp_
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
     llm = CityPopulation(reject=frozenset({"Rome"}))
     cache = PlanCacheStore(config.store_path)
-    run_all(config, llm, ["What is the population of Paris?"])
+    run_in_turn(config, llm, ["What is the population of Paris?"])
     (template,) = cache.list()
-    ((reuse, _),) = run_all(config, llm, ["What is the population of Rome?"])
+    ((reuse, _),) = run_in_turn(config, llm, ["What is the population of Rome?"])
     assert reuse.status == "accepted" and reuse.replans == 1  # the reflector caught it; the replan fixed it
     assert cache.get(template.template_id).failures == 1
     learned = [t for t in cache.list() if t.template_id != template.template_id]
@@ -217,6 +190,6 @@ def test_a_session_follow_up_neither_uses_nor_feeds_the_cache(tmp_path: Path) ->
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
     sid = SessionStore(config.store_path).create().session_id
     llm = CityPopulation()
-    results = run_all(config, llm, ["What is the population of Paris?", "What is the population of Rome?"], sid)
+    results = run_in_turn(config, llm, ["What is the population of Paris?", "What is the population of Rome?"], sid)
     assert llm.calls["planner"] == 2 and _cache_hit(results[1][1]) is None
     assert len(PlanCacheStore(config.store_path).list()) == 1  # the first turn (no history) was learned

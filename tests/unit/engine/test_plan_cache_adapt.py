@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import replace
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from support import wire
-from support.local import local_runtime
+from support.local import local_runtime, run_in_turn
 
 from agents.config import RuntimeConfig
 from agents.engine.memory_link import hint_block
@@ -24,26 +23,6 @@ from agents.store import Store
 
 PARIS, ROME, OSLO = ("What is the population of Paris?", "What is the population of Rome?",
                      "What is the population of Oslo?")
-
-
-async def _run_all(config: RuntimeConfig, fn: Callable[[LLMRequest], str],
-                   tasks: list[str]) -> list[tuple[TaskResult, list[dict]]]:
-    core = SupervisorCore(Store(config.store_path), local_runtime(FunctionLLM(fn), config=config), config)
-    out = []
-    try:
-        for task in tasks:
-            task_id = await core.submit(task)
-            data = None
-            while data is None:
-                data = await core.wait_result(task_id, timeout_s=30)
-            out.append((TaskResult.model_validate(data), await core.wait_events(task_id, 0, timeout_s=0)))
-    finally:
-        await core.shutdown()
-    return out
-
-
-def run_all(config: RuntimeConfig, fn: Callable[[LLMRequest], str], tasks: list[str]):
-    return asyncio.run(_run_all(config, fn, tasks))
 
 
 def _cache_hit(events: list[dict]) -> dict | None:
@@ -74,7 +53,7 @@ class LowercaseNotes:
 def test_an_unfillable_template_is_given_to_the_planner_to_adapt(tmp_path: Path, speculative: bool) -> None:
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True, speculative_planning=speculative)
     llm = LowercaseNotes()
-    (seed, seed_events), (adapted, events) = run_all(config, llm, [PARIS, ROME])
+    (seed, seed_events), (adapted, events) = run_in_turn(config, llm, [PARIS, ROME])
     (template,) = [t for t in PlanCacheStore(config.store_path).list() if t.example_task == PARIS]
     assert not template.template.fillable and _cache_hit(seed_events) is None
 
@@ -109,7 +88,7 @@ def test_a_rejected_adaptation_counts_against_the_template(tmp_path: Path) -> No
             return wire.reflection("escalate", scores=(2, 2, 5), answer=None, feedback="wrong plan")
         return llm(request)
 
-    (_, _), (adapted, events) = run_all(config, reject_rome, [PARIS, ROME])
+    (_, _), (adapted, events) = run_in_turn(config, reject_rome, [PARIS, ROME])
     assert adapted.status == "escalated" and _cache_hit(events)["mode"] == "adapt"
     (template,) = PlanCacheStore(config.store_path).list()  # the rejected plan was not learned
     assert (template.hits, template.failures) == (1, 1)
@@ -118,13 +97,13 @@ def test_a_rejected_adaptation_counts_against_the_template(tmp_path: Path) -> No
 def test_a_hint_names_no_tool_that_is_gone(tmp_path: Path) -> None:
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
     llm = LowercaseNotes()
-    run_all(config, llm, [PARIS])
+    run_in_turn(config, llm, [PARIS])
     cache = PlanCacheStore(config.store_path)
     (template,) = cache.list()
     step = template.template.steps[0]
     cache.clear()
     cache.put_template(replace(template.template, steps=(replace(step, tool_name="retired_lookup"),)))
-    ((result, events),) = run_all(config, llm, [OSLO])
+    ((result, events),) = run_in_turn(config, llm, [OSLO])
     assert result.status == "accepted" and _cache_hit(events) is None
     assert "<plan-hint>" not in llm.planner_prompts[-1]
 
