@@ -62,6 +62,15 @@ def _top_text(output: Any) -> tuple[str | None, str]:
     return None, ""
 
 
+def _closest_sentences(text: str, terms: set[str]) -> list[str]:
+    """The sentences that share the most of ``terms`` (none when no sentence shares one). A qualifier in the
+    query ("city-proper population") also names other sentences ("the city proper covers 105 km²"): the one that
+    names the qualifier *and* the quantity is the one meant."""
+    shared = [(len(terms & _terms(sentence)), sentence) for sentence in _SENTENCE.split(text)]
+    best = max((count for count, _ in shared), default=0)
+    return [sentence for count, sentence in shared if count == best] if best else []
+
+
 def relevant_number(output: Any, about: str) -> float | None:
     """The one number in ``output`` that a sentence about ``about`` states (scale words applied, years left
     out), or None when there is none or more than one. A number output is itself."""
@@ -74,9 +83,7 @@ def relevant_number(output: Any, about: str) -> float | None:
     if text is None or not terms:
         return None
     found: dict[float, bool] = {}  # value → written with a unit or scale ("828 m" beside "163 floors")
-    for sentence in _SENTENCE.split(text):
-        if not terms & _terms(sentence):
-            continue
+    for sentence in _closest_sentences(text, terms):
         for match in _NUMBER.finditer(sentence):
             token, scale_word, unit = match.group(1), match.group(2), match.group(3)
             if _is_year(token, scale_word is not None):

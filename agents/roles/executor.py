@@ -1,7 +1,8 @@
 """The Executor role: runs one plan step — a tool call, or a reasoning step answered by one LLM call.
 
 The LLM is called only for ``tool_name: null`` steps, for one argument-repair round after a
-``ToolArgumentError``, and when the reflector asked to retry a tool step with a modification.
+``ToolArgumentError`` (reading the figures a calculation needs out of passages, ``figure_fit``, or else
+rewriting the call), and when the reflector asked to retry a tool step with a modification.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
 from agents.memory.doc_search import configure_user_documents
+from agents.roles.figure_fit import code_figures, figures_schema, numeric_refs, parse_figures, render_sources
 from agents.roles.json_call import call_json, reply_record
 from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
 from agents.roles.render import render_inputs
@@ -26,7 +28,6 @@ from agents.tools.errors import ToolArgumentError, ToolError
 from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
-from planning.figures import relevant_number
 from planning.parse import extract_json_object
 from prompts import fence_untrusted, load_prompt
 
@@ -130,10 +131,10 @@ class Executor:
                     # The tool named the right value: a read retried with it costs no model call and no replan.
                     args = {**args, **exc.fix}
                     continue
-                fitted = _numbers_for(req, inputs) if is_read else None
+                fitted = await self._fit_numbers(req, inputs, acc) if is_read else None
                 if fitted is not None:
-                    # Each earlier output (a passage) holds exactly one number about what its step looked up: that
-                    # is the number the plan meant (planning.figures); no model call needed.
+                    # The earlier outputs (passages) went where the tool wants numbers: each one's figure about what
+                    # its step looked up is the number the plan meant (figure_fit: code first, then one model call).
                     args = resolve(compile_value(step.tool_input), fitted)
                     continue
                 args = await self._repair_arguments(req, args, str(exc), acc)
@@ -176,6 +177,44 @@ class Executor:
         acc.add(Spend(reply.usage, (reply_record("executor", prompt.messages, reply),)))
         return reply.text.strip()
 
+    async def _fit_numbers(self, req: StepRequest, inputs: Mapping[int, Any],
+                           acc: _Accumulator) -> dict[int, Any] | None:
+        """``inputs`` with each passage that feeds a number slot replaced by its figure, or None when there is
+        nothing to fit or an output goes elsewhere (the generic repair's case)."""
+        tool = self._registry.get(req.step.tool_name or "")
+        slots = numeric_refs(tool.spec.parameters, tool.spec.returns, req.step.tool_input)
+        deps = [d for d in req.step.depends_on if d in inputs and not isinstance(inputs[d], (int, float))]
+        if not deps or not set(deps) <= slots:
+            return None
+        figures = code_figures(deps, inputs, req.inputs_about)
+        unread = [d for d, number in figures.items() if number is None]
+        if unread:
+            figures.update(await self._read_figures(req, inputs, unread, acc))
+        fitted = dict(inputs)
+        for dep, number in figures.items():
+            assert number is not None
+            fitted[dep] = int(number) if number.is_integer() else number
+        return fitted
+
+    async def _read_figures(self, req: StepRequest, inputs: Mapping[int, Any], deps: list[int],
+                            acc: _Accumulator) -> dict[int, float]:
+        template = load_prompt("executor_figures", self._prompts.version("executor_figures"))
+        prompt = template.render(task=req.task, step=req.step.description,
+                                 sources=render_sources(deps, inputs, req.inputs_about))
+        try:
+            call = await call_json(self._llm, role="executor", messages=prompt.messages,
+                                   parse=lambda text: parse_figures(text, deps), json_schema=figures_schema(deps),
+                                   max_tokens=16 + 16 * len(deps),
+                                   metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
+        except InvalidLLMOutputError as exc:
+            acc.add(exc.spend or Spend())
+            raise _StepFailure("argument", f"reading the figures out of steps {deps}'s passages failed: "
+                                           f"{exc.error}") from exc
+        except LLMError as exc:
+            raise _StepFailure("llm", f"the figure-reading model call failed: {exc}") from exc
+        acc.add(call.spend)
+        return call.value
+
     async def _repair_arguments(self, req: StepRequest, args: dict[str, Any], error: str,
                                 acc: _Accumulator) -> dict[str, Any]:
         tool = self._registry.get(req.step.tool_name or "")
@@ -199,21 +238,6 @@ class Executor:
             raise _StepFailure("llm", f"the argument-repair model call failed: {exc}") from exc
         acc.add(call.spend)
         return call.value
-
-
-def _numbers_for(req: StepRequest, inputs: Mapping[int, Any]) -> dict[int, Any] | None:
-    """The step's inputs with every non-number output replaced by its one relevant number, or None when an
-    output has none or several (or all were numbers already: nothing to fit)."""
-    fitted, changed = dict(inputs), False
-    for dep in req.step.depends_on:
-        value = inputs.get(dep)
-        if dep not in inputs or isinstance(value, (int, float)):
-            continue
-        number = relevant_number(value, req.inputs_about.get(dep, ""))
-        if number is None:
-            return None
-        fitted[dep], changed = int(number) if number.is_integer() else number, True
-    return fitted if changed else None
 
 
 class _StepFailure(Exception):

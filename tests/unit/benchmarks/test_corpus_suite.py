@@ -65,8 +65,8 @@ def test_a_number_task_needs_the_right_number_in_any_notation():
 def test_the_gold_plans_never_compute_a_wrong_figure_on_the_real_tools():
     """The simulated model plays each gold plan through the real state machine on doc_search and calculator.
     Code fits a passage's figure only when it is unambiguous (planning.figures): then the last step holds the
-    gold; otherwise it leaves the call to the model's repair round (which the simulated model cannot play, so
-    that step fails here). A wrong figure silently computed would be the one unacceptable outcome."""
+    gold; otherwise it asks the model for the figures (agents.roles.figure_fit; the simulated model cannot
+    read them, so that step fails here). A wrong figure silently computed would be the one unacceptable outcome."""
     tasks = [t for t in load_suite("corpus") if t.kind in ("arithmetic", "comparison")]
     instant = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
     llm = SimulatedLLM([t.gold for t in tasks], instant)
@@ -79,7 +79,7 @@ def test_the_gold_plans_never_compute_a_wrong_figure_on_the_real_tools():
     for t, result in asyncio.run(run_all()):
         last = result.steps[-1]
         if last.status != "completed":
-            assert "repair" in (last.error or ""), (t.id, last.error)  # left to the model, not guessed
+            assert "reading the figures" in (last.error or ""), (t.id, last.error)  # left to the model, not guessed
             continue
         fitted += 1
         if t.answer_number is not None:

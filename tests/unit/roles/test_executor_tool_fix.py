@@ -94,7 +94,8 @@ def test_passages_with_one_relevant_number_each_reach_the_calculator_as_numbers_
     assert asked == []
 
 
-def test_a_passage_whose_number_is_not_clear_goes_to_the_model_repair_round():
-    # "Paris" alone says nothing about which figure is meant: the model repairs the call.
-    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"expression": "2.75 - 2.10"}')
-    assert len(asked) == 1 and outcome.ok and outcome.output == 0.65
+def test_a_passage_whose_number_is_not_clear_goes_to_the_model_for_its_figure():
+    # "Paris" alone says nothing about which figure is meant: one model call reads the figures (figure_fit).
+    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"1": 2.1, "2": 2.75}')
+    assert len(asked) == 1 and asked[0].json_schema["required"] == ["1", "2"]
+    assert outcome.ok and outcome.output == 0.65

@@ -1,0 +1,104 @@
+"""Numbers for a calculation whose plan passed passages on: code first, one model call for the rest.
+
+A planner (a small one especially) writes ``calculator("max({$step_1_result}, {$step_2_result}) - ...")`` with
+search steps whose outputs are passages, and the tool rejects the text. Code reads the one figure a passage
+states about what its step looked up (``planning.figures``); when a passage holds several, the model is asked
+for exactly those figures (``prompts/executor_figures``), a few output tokens, instead of rewriting the whole
+call with the passages pasted in (the generic repair; with the 1.5B model that call decoded 420 tokens in 108 s,
+copied the passages back and failed again).
+
+Only outputs that land where the tool wants a number are fitted: a parameter typed as a number, or the text of
+a tool that returns a number (an arithmetic expression). A passage in a search query is left to the generic
+repair.
+
+    >>> from agents.tools.builtins import calculator
+    >>> sorted(numeric_refs(calculator.spec.parameters, calculator.spec.returns,
+    ...                     {"expression": "{$step_1_result} - {$step_2_result}"}))
+    [1, 2]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from dag.refs import Ref, Template, compile_value, references
+from planning.errors import PlanningError
+from planning.figures import relevant_number
+from planning.parse import extract_json_object
+from prompts import fence_untrusted
+
+__all__ = ["code_figures", "figures_schema", "numeric_refs", "parse_figures", "render_sources"]
+
+_NUMBER_TYPES = frozenset({"number", "integer"})
+_SOURCE_CHARS = 1500
+
+
+def numeric_refs(parameters: Mapping[str, Any], returns: str, tool_input: Any) -> frozenset[int]:
+    """The steps whose outputs a call puts where its tool wants a number."""
+    if not isinstance(tool_input, dict):
+        return frozenset()
+    props = parameters.get("properties", {}) if isinstance(parameters, Mapping) else {}
+    found: set[int] = set()
+    for name, value in compile_value(tool_input).items():
+        schema = props.get(name, {})
+        kind = schema.get("type") if isinstance(schema, Mapping) else None
+        if kind in _NUMBER_TYPES or (isinstance(kind, list) and _NUMBER_TYPES & set(kind)):
+            found |= references(value)
+        elif isinstance(value, Template) and returns.split(" ", 1)[0] == "number":
+            found |= {ref.step_id for ref in value.refs if isinstance(ref, Ref)}
+    return frozenset(found)
+
+
+def code_figures(deps: Iterable[int], inputs: Mapping[int, Any], about: Mapping[int, str]) -> dict[int, float | None]:
+    """Each dependency's number as code reads it: a number is itself, a passage its one relevant figure,
+    None when code cannot tell which figure is meant."""
+    return {dep: relevant_number(inputs[dep], about.get(dep, "")) for dep in deps if dep in inputs}
+
+
+def render_sources(deps: Iterable[int], inputs: Mapping[int, Any], about: Mapping[int, str]) -> str:
+    """One fenced source per dependency the model must read: what its step looked up, then its best passage."""
+    blocks = []
+    for dep in deps:
+        text = _passage_text(inputs[dep])
+        if len(text) > _SOURCE_CHARS:
+            text = text[:_SOURCE_CHARS] + " …"
+        blocks.append(f"Source {dep} (step {dep} looked up: {about.get(dep, '') or 'see its passage'}):\n"
+                      + fence_untrusted(text, f"step {dep} output"))
+    return "\n\n".join(blocks)
+
+
+def figures_schema(deps: Iterable[int]) -> dict[str, Any]:
+    """The reply's JSON schema: one number per source, nothing else (the server constrains the reply to it)."""
+    keys = [str(d) for d in deps]
+    return {"type": "object", "properties": {k: {"type": "number"} for k in keys}, "required": keys,
+            "additionalProperties": False}
+
+
+def parse_figures(text: str, deps: Iterable[int]) -> dict[int, float]:
+    """The model's figures, one per source; raises ``PlanningError`` (shown to the model) when one is missing
+    or not a number."""
+    obj = extract_json_object(text)
+    figures: dict[int, float] = {}
+    for dep in deps:
+        value = obj.get(str(dep))
+        if isinstance(value, str):
+            try:
+                value = float(value.replace(",", "").strip())
+            except ValueError:
+                pass
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise PlanningError(f"source {dep} needs one number, e.g. {{\"{dep}\": 2100000}}; got {value!r}")
+        figures[dep] = float(value)
+    return figures
+
+
+def _passage_text(output: Any) -> str:
+    first = output[0] if isinstance(output, list) and output else output
+    if isinstance(first, dict):
+        text = first.get("text") or first.get("content") or first.get("snippet")
+        title = first.get("title") or first.get("doc_id")
+        if isinstance(text, str):
+            return f"{title}: {text}" if isinstance(title, str) and not text.startswith(title) else text
+    return first if isinstance(first, str) else json.dumps(output, ensure_ascii=False, default=str)

@@ -1,0 +1,92 @@
+"""Passages that a plan put into arithmetic: code reads the figure when one is clear, else one short model call
+reads exactly the figures (figure_fit); never the generic repair with the passages pasted in (no Ray)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agents import tool
+from agents.config import RuntimeConfig
+from agents.llm import FunctionLLM
+from agents.llm.base import LLMRequest
+from agents.roles.executor import Executor
+from agents.roles.figure_fit import figures_schema, numeric_refs, parse_figures, render_sources
+from agents.roles.messages import StepRequest
+from agents.tools.builtins import calculator, doc_search
+from planning.errors import PlanningError
+from planning.models import PlanStep
+
+PARIS = [{"doc_id": "paris", "title": "Paris", "text": "Population: Paris had about 2.10 million people in 2023 "
+          "(city proper). The region had about 12.3 million inhabitants."}]
+# Two figures about the population in one sentence: code cannot tell which one the step meant.
+ROME = [{"doc_id": "rome", "title": "Rome", "text": "Population: Rome had 2.75 million people in the comune and "
+         "4.2 million in the metropolitan city."}]
+
+
+@tool
+def scale(value: float, factor: float = 2.0) -> float:
+    """Multiply a value."""
+    return value * factor
+
+
+def test_which_outputs_land_where_a_number_is_wanted():
+    expr = {"expression": "max({$step_1_result}, {$step_2_result}) - 1"}
+    assert numeric_refs(calculator.spec.parameters, calculator.spec.returns, expr) == {1, 2}
+    assert numeric_refs(scale.spec.parameters, scale.spec.returns, {"value": "$step_3_result"}) == {3}
+    # A passage in a search query is text for text: not a number slot.
+    assert numeric_refs(doc_search.spec.parameters, doc_search.spec.returns, {"query": "area of {$step_1_result}"}) == set()
+    # A whole-value ref in an expression is a reasoning step's formula, not a figure to read.
+    assert numeric_refs(calculator.spec.parameters, calculator.spec.returns, {"expression": "$step_1_result"}) == set()
+
+
+def test_the_figures_reply_is_checked_source_by_source():
+    assert parse_figures('{"1": 2100000, "2": "2,750,000"}', [1, 2]) == {1: 2100000.0, 2: 2750000.0}
+    with pytest.raises(PlanningError, match="source 2 needs one number"):
+        parse_figures('{"1": 2100000}', [1, 2])
+    with pytest.raises(PlanningError, match="source 1"):
+        parse_figures('{"1": "about two million"}', [1])
+    assert figures_schema([1, 2])["required"] == ["1", "2"]
+
+
+def test_sources_are_fenced_and_say_what_each_step_looked_up():
+    text = render_sources([2], {2: ROME}, {2: "population of Rome"})
+    assert text.startswith("Source 2 (step 2 looked up: population of Rome):")
+    assert '<untrusted-data source="step 2 output">' in text and "Rome: Population" in text
+
+
+def _run(expression: str, reply: str):
+    asked: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        asked.append(request)
+        return reply
+
+    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
+    step = PlanStep(step_id=3, description="difference, larger minus smaller", tool_name="calculator",
+                    tool_input={"expression": expression}, depends_on=[1, 2])
+    request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
+                          inputs_about={1: "population of Paris", 2: "population of Rome"})
+    return asyncio.run(executor.run(request, {1: PARIS, 2: ROME})), asked
+
+
+def test_the_model_reads_only_the_figures_code_could_not():
+    outcome, asked = _run("max({$step_1_result}, {$step_2_result}) - min({$step_1_result}, {$step_2_result})",
+                          '{"2": 2750000}')
+    assert outcome.ok, outcome.error
+    assert outcome.output == 650000
+    assert outcome.arguments == {"expression": "max(2100000, 2750000) - min(2100000, 2750000)"}
+    [request] = asked
+    user = request.messages[-1]["content"]
+    assert "Source 2" in user and "Source 1" not in user  # Paris's figure was read by code
+    assert request.json_schema == figures_schema([2]) and request.max_tokens == 32
+    assert outcome.spend.usage.llm_calls == 1
+
+
+def test_a_figure_the_model_cannot_give_fails_the_step_with_why():
+    outcome, asked = _run("{$step_1_result} + {$step_2_result}", '{"2": "unknown"}')
+    assert not outcome.ok and outcome.error_kind == "argument"
+    assert "reading the figures out of steps [2]'s passages failed" in outcome.error
+    assert len(asked) == 2  # the reply and its one repair round
+    assert asked[0].messages[-1]["content"].startswith("Task: t\nCalculation: difference, larger minus smaller")
