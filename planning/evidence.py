@@ -124,11 +124,12 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
                and not isinstance(r.output, (int, float)) and (number := relevant_number(r.output, r.about or
                                                                                           r.description)) is not None]
     for r, number in figures:
-        facts.append(Fact(Severity.NOTE, f"Step {r.step_id} ({r.description}) states {_show(number)}."))
+        facts.append(Fact(Severity.NOTE, f"Step {r.step_id} ({_subject(r)}) states {_show(number)}."))
     if len(figures) == 2 and figures[0][1] != figures[1][1]:
         (small, a), (large, b) = sorted(figures, key=lambda f: f[1])
-        facts.append(Fact(Severity.NOTE, f"Step {large.step_id}'s figure is the larger: {_show(b)} > {_show(a)} "
-                                         f"(step {small.step_id}); the difference is {_show(b - a)}."))
+        facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): {_show(b)} > "
+                                         f"{_show(a)} ({_subject(small)}, step {small.step_id}); the difference is "
+                                         f"{_show(b - a)}."))
     failed = [r.step_id for r in results if r.failed]
     if failed:
         facts.append(Fact(Severity.NOTE, f"Steps {', '.join(map(str, failed))} did not complete: an answer must "
@@ -174,7 +175,7 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
     if len(figures) != 2 or figures[0][1] == figures[1][1]:
         return []
     (small, a), (large, b) = sorted(figures, key=lambda f: f[1])
-    words = [set(re.findall(r"[a-z]+", (r.about or r.description).lower())) for r in (small, large)]
+    words = [set(re.findall(r"[a-z]+", _subject(r).lower())) for r in (small, large)]
     own_small, own_large = words[0] - words[1], words[1] - words[0]
     text = answer.lower()
     first = {w: m.start() for w in own_small | own_large if (m := re.search(rf"\b{re.escape(w)}\b", text))}
@@ -186,6 +187,16 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
     return [Fact(Severity.CONTRADICTION, (
         f"The answer names {leader!r} first, but step {large.step_id}'s figure ({_show(b)}) is larger than step "
         f"{small.step_id}'s ({_show(a)}): the larger is what step {large.step_id} looked up."))]
+
+
+def _subject(result: Result) -> str:
+    """What a step's figure is about, in the fewest words: its top passage's title ("Rome") when the output
+    has one — a planner's description often names both things compared ("populations of Paris and Rome") —
+    else what the step looked up."""
+    output = result.output
+    first = output[0] if isinstance(output, list) and output else output
+    title = first.get("title") if isinstance(first, dict) else None
+    return title if isinstance(title, str) and title.strip() else (result.about or result.description)
 
 
 def render_facts(facts: Iterable[Fact]) -> str:

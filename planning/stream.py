@@ -5,7 +5,7 @@ can start it before the planner has finished writing the rest of the plan.
 
     >>> p = StreamingPlanParser()
     >>> p.feed('```json\\n{"steps": [{"step_id": 1, "tool_name": "search", "tool_input": {"q": "a}"}}')
-    [PlanStep(step_id=1, description='', tool_name='search', tool_input={'q': 'a}'}, depends_on=[])]
+    [PlanStep(step_id=1, description='search q=a}', tool_name='search', tool_input={'q': 'a}'}, depends_on=[])]
     >>> p.feed(', {"step_id": 2, "depends_on": [1]}]}\\n```'), p.close()
     ([PlanStep(step_id=2, description='', tool_name=None, tool_input={}, depends_on=[1])], [])
     >>> t = StreamingPlanParser()

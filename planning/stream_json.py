@@ -4,7 +4,7 @@ executor can start it before the planner has finished writing the rest of the pl
 
     >>> p = JsonPlanParser()
     >>> p.feed('```json\\n{"steps": [{"step_id": 1, "tool_name": "search", "tool_input": {"q": "a}"}}')
-    [PlanStep(step_id=1, description='', tool_name='search', tool_input={'q': 'a}'}, depends_on=[])]
+    [PlanStep(step_id=1, description='search q=a}', tool_name='search', tool_input={'q': 'a}'}, depends_on=[])]
     >>> p.feed(', {"step_id": 2, "depends_on": [1]}]}\\n```'), p.close()
     ([PlanStep(step_id=2, description='', tool_name=None, tool_input={}, depends_on=[1])], [])
 
@@ -19,9 +19,11 @@ import json
 
 import pydantic
 
+from dag.refs import references
 from planning.errors import LLMOutputError
 from planning.lenient import describe_validation_error, loads_lenient, normalise_step
 from planning.models import PlanStep
+from planning.terse_line import describe_call
 
 __all__ = ["JsonPlanParser"]
 
@@ -197,11 +199,25 @@ class JsonPlanParser:
         except RecursionError:
             raise LLMOutputError(f"Step number {index + 1} nests JSON too deeply.", raw=self._text) from None
         try:
-            return PlanStep.model_validate(normalise_step(data))
+            step = PlanStep.model_validate(normalise_step(data))
         except pydantic.ValidationError as exc:
             raise LLMOutputError("Your plan does not match the required format: "
                                  f"{describe_validation_error(exc, prefix=f'steps.{index}')}. Return only one JSON "
                                  "object with the required fields.", raw=self._text) from None
+        return _implied(step, given=data)
+
+
+def _implied(step: PlanStep, given: dict[str, object]) -> PlanStep:
+    """What a short JSON step leaves out, as the terse form implies it: ``depends_on`` is the steps its
+    arguments refer to, a tool step's description is its call. A small model decodes a few tokens a second, and
+    these two fields were about half of each step it wrote; an explicit ``depends_on`` is kept as written (and
+    validated)."""
+    update: dict[str, object] = {}
+    if "depends_on" not in given:
+        update["depends_on"] = sorted(references(step.tool_input))
+    if not step.description and step.tool_name is not None and "description" not in given:
+        update["description"] = describe_call(step.tool_name, step.tool_input)
+    return step.model_copy(update=update) if update else step
 
 
 def _decode(quoted: str) -> str:

@@ -86,7 +86,25 @@ def test_the_reviewer_is_told_each_passages_figure_and_which_is_larger():
     text = render_facts(check_results(TASK, LOOKUPS))
     assert "- note: Step 1 (population of Paris) states 2,100,000." in text
     assert "- note: Step 2 (population of Rome) states 2,750,000." in text
-    assert "Step 2's figure is the larger: 2,750,000 > 2,100,000 (step 1); the difference is 650,000." in text
+    assert ("The larger is population of Rome (step 2): 2,750,000 > 2,100,000 (population of Paris, step 1); the "
+            "difference is 650,000.") in text
+
+
+def test_a_passage_title_names_the_figure_when_the_descriptions_name_both_things_compared():
+    # make demo's planner described both look-ups as "find the city-proper populations of Paris and Rome", and
+    # the 1.5B reviewer, told only "step 2's figure is the larger", answered that Paris was the larger.
+    both = "find the populations of Paris and Rome"
+    results = [Result(1, "doc_search", both, [{"title": "Paris", "text": "Population: Paris had about 2.10 million."}],
+                      about=f"{both} population of Paris"),
+               Result(2, "doc_search", both, [{"title": "Rome", "text": "Population: Rome had about 2.75 million."}],
+                      about=f"{both} population of Rome"),
+               Result(3, "calculator", "difference", 650000.0)]
+    text = render_facts(check_results(TASK, results))
+    assert "Step 1 (Paris) states 2,100,000." in text
+    assert "The larger is Rome (step 2): 2,750,000 > 2,100,000 (Paris, step 1)" in text
+    wrong = "The larger city-proper population is Paris with about 2.10 million; the difference is 650,000."
+    assert [f.severity for f in check_answer(wrong, results, task=TASK)] == [Severity.CONTRADICTION]
+    assert check_answer("Rome has 650,000 more people than Paris.", results, task=TASK) == ()
 
 
 def _accept() -> Reflection:
