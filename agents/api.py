@@ -197,7 +197,18 @@ class Orchestrator:
 
         llm, server = start_local_llm(self.config.local_model)
         self._local_server = server
+        self._warm_embedded_llm(llm)
         return llm
+
+    def _warm_embedded_llm(self, llm: LLM) -> None:
+        from agents.llm.local.warm import opening_messages, warm_opening
+        from agents.tools import ToolRegistry
+
+        messages = opening_messages(self.config.prompt_options().version("router"),
+                                    ToolRegistry(self.tools).catalog_text())
+        took = warm_opening(llm, messages) if messages is not None else None
+        if took is not None:
+            log.info("the embedded model prefilled the roles' shared opening in %.1fs", took)
 
     def _connect(self, address: str | None) -> None:
         ray = _ray()

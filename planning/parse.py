@@ -26,6 +26,7 @@ __all__ = [
     "extract_json_object",
     "inline_refs",
     "json_schema_for",
+    "router_schema",
     "loads_lenient",
     "normalise_step",
     "parse_model",
@@ -93,6 +94,17 @@ def plan_schema(tool_names: Iterable[str]) -> dict[str, Any]:
         step = schema["properties"]["steps"]["items"]
         step["properties"]["tool_name"] = {"anyOf": [{"enum": names, "type": "string"}, {"type": "null"}],
                                            "default": None}
+    return schema
+
+
+ROUTE_REASON_CHARS = 80
+
+
+def router_schema() -> dict[str, Any]:
+    """The router decision's schema with the reason capped at ``ROUTE_REASON_CHARS``: nothing reads more of it,
+    and a small model decoding a few tokens a second wrote 45 tokens of reason before the planner could start."""
+    schema = json_schema_for(RouterDecision)
+    schema["properties"]["reason"]["maxLength"] = ROUTE_REASON_CHARS
     return schema
 
 

@@ -11,6 +11,15 @@ output are folded so data cannot start a fake line, and the whole block is one u
     #2 lookup failed: no entity 'Rmoe'
     </untrusted-data>
 
+Search hits show their texts alone (ids and scores are noise)::
+
+    >>> print(render_results_compact([StepLine(1, "doc_search", "completed",
+    ...                                         [{"doc_id": "rome", "title": "Rome", "text": "Rome had 2.75 million.",
+    ...                                           "score": 7.0}])]))
+    <untrusted-data source="step results">
+    #1 doc_search ok → Rome had 2.75 million.
+    </untrusted-data>
+
 With ``calls`` (step id → the arguments as the plan wrote them) each line also says what the step was asked, so a
 reader needs no separate plan (the lean reflector, reflector/v5)::
 
@@ -60,8 +69,21 @@ class StepLine:
     error: str | None = None
 
 
+def _passages(value: Any) -> str | None:
+    """Search hits (``[{"title": ..., "text": ...}, ...]``) as their texts alone: ids and scores are noise to a
+    reader and cost a small model's prefill (~15 tokens a hit)."""
+    if not isinstance(value, list) or not value or not all(isinstance(h, dict) and isinstance(h.get("text"), str)
+                                                            for h in value):
+        return None
+    texts = []
+    for hit in value:
+        title, text = hit.get("title"), hit["text"]
+        texts.append(f"{title}: {text}" if isinstance(title, str) and title and not text.startswith(title) else text)
+    return " | ".join(texts)
+
+
 def _one_line(value: Any, max_chars: int | None) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = value if isinstance(value, str) else _passages(value) or json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     if max_chars is not None and len(text) > max_chars:
         text = f"{text[:max_chars]}…({len(text) - max_chars} chars cut)"

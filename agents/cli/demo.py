@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 DEMO_TASK = ("Using the document search tool, find the city-proper populations of Paris and Rome, "
@@ -30,7 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     print("tetrarch demo — router, planner, executors and reflector as Ray actors, a real local model\n", flush=True)
     store = Path(tempfile.mkdtemp(prefix="tetrarch-demo-")) / "demo.db"
     cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model)
+    started = time.monotonic()
     orch = Orchestrator(llm=None, config=cfg)  # starts the embedded model server; shutdown() stops it
+    print(f"started in {time.monotonic() - started:.1f}s: Ray, the model server, and one prefill of the prompt "
+          "opening every role shares (the tool list)\n", flush=True)
     try:
         handle = orch.submit(args.task)
         view = ProgressView()

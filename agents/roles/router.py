@@ -8,7 +8,7 @@ from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
-from planning.parse import json_schema_for, parse_router_decision
+from planning.parse import parse_router_decision, router_schema
 from planning.policy import effective_route
 from prompts import load_prompt
 
@@ -47,7 +47,7 @@ class Router:
             extra["tool_purposes"] = catalog_summary(self._tools)
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **extra)
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
-                               json_schema=json_schema_for(RouterDecision), metadata={"task_id": task_id},
+                               json_schema=router_schema(), metadata={"task_id": task_id},
                                form=template.reply_form)
         decision = call.value
         route = effective_route(decision, self._options.min_confidence)

@@ -76,3 +76,13 @@ def test_router_v3_and_planner_v4_add_the_session_history_to_the_user_message_on
         assert "{{history}}" in dict(after.sections)["user"]
     rendered = load_prompt("router", "v3").render(task="And Rome?", tools="T", history="Turn 1: Paris 2.1M")
     assert rendered.messages[1]["content"] == "Turn 1: Paris 2.1M\n\nTask: And Rome?"
+
+
+def test_planner_v6_example_is_a_short_json_plan_whose_dependencies_are_implied() -> None:
+    # The embedded model's planner form leaves out what the calls imply (about half the tokens of each step).
+    system = dict(load_prompt("planner", "v6").sections)["system"]
+    example = system[system.index("Example"):].split("\n", 1)[1]
+    plan = parse_plan(example)
+    assert [s.tool_name for s in plan.steps] == ["search", "search", "calculator"]
+    assert [s.depends_on for s in plan.steps] == [[], [], [1, 2]]
+    assert plan.steps[0].description == "search query=length of the Danube"
