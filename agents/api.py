@@ -166,6 +166,8 @@ class Orchestrator:
         if llm is None:
             self.config = for_embedded_model(self.config)
         self.llm = llm if llm is not None else self._start_embedded_llm()
+        if llm is None:
+            self._warm_embedded_llm(self.llm)
         self._instance = uuid.uuid4().hex[:8]
         self._watcher = None
         self._connect(address)
@@ -197,7 +199,6 @@ class Orchestrator:
 
         llm, server = start_local_llm(self.config.local_model)
         self._local_server = server
-        self._warm_embedded_llm(llm)
         return llm
 
     def _warm_embedded_llm(self, llm: LLM) -> None:

@@ -60,6 +60,8 @@ class Result:
     failed: bool = False
     about: str = ""
     """What the step looked up (its description and text arguments): which figure in its output is the one."""
+    depends_on: tuple[int, ...] = ()
+    """The steps whose outputs it used: a number computed from them is the figure an answer rests on."""
 
 
 # "how many more", "how much larger", "by how much", "the difference between": a size, never negative. The
@@ -125,11 +127,20 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
                                                                                           r.description)) is not None]
     for r, number in figures:
         facts.append(Fact(Severity.NOTE, f"Step {r.step_id} ({_subject(r)}) states {_show(number)}."))
-    if len(figures) == 2 and figures[0][1] != figures[1][1]:
+    magnitude, which = _MAGNITUDE.search(task) is not None, _WHICH.search(task) is not None
+    if len(figures) == 2 and figures[0][1] != figures[1][1] and (magnitude or which):
+        # Only where the task compares or asks for a difference: on "how many times larger" a stated difference
+        # was copied into the answer as the ratio (measured: "3.771 times" for 5,343 / 1,572).
         (small, a), (large, b) = sorted(figures, key=lambda f: f[1])
+        difference = f"; the difference is {_show(b - a)}" if magnitude else ""
         facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): {_show(b)} > "
-                                         f"{_show(a)} ({_subject(small)}, step {small.step_id}); the difference is "
-                                         f"{_show(b - a)}."))
+                                         f"{_show(a)} ({_subject(small)}, step {small.step_id}){difference}."))
+    computed = [r for r in results if not r.failed and r.tool_name is not None and r.depends_on
+                and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
+    if computed:
+        last = computed[-1]
+        facts.append(Fact(Severity.NOTE, f"Step {last.step_id} computed {_show(last.output)} from the results "
+                                         "before it: state that figure (rounded as the task asks)."))
     failed = [r.step_id for r in results if r.failed]
     if failed:
         facts.append(Fact(Severity.NOTE, f"Steps {', '.join(map(str, failed))} did not complete: an answer must "
@@ -140,7 +151,8 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
 def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
     """Contradictions between a proposed answer and the results: a figure the answer states that no result
     (nor the task, nor a sum, difference, ratio or percentage of two of them) supports, and a negative
-    magnitude. Small numbers (< 10: counts, ranks, "2 cities") are not checked."""
+    magnitude. Small whole numbers (< 10: counts, ranks, "2 cities") are not checked; a small decimal (a ratio,
+    "3.77 times") is."""
     if not answer:
         return ()
     facts = [f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION]
@@ -148,7 +160,7 @@ def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "
     known = [n for r in results if not r.failed for n in numbers_in(r.output)] + numbers_in(task)
     derived = _derived(known)
     for options in _written(answer):
-        if all(abs(v) < 10 for v, _ in options) or any(
+        if all(abs(v) < 10 and float(v).is_integer() for v, _ in options) or any(
                 _supported(v, r, known) or _supported(v, r, derived) for v, r in options):
             continue
         value = options[0][0]

@@ -10,6 +10,7 @@ from agents.roles.messages import StepView
 from planning.evidence import Fact, Result, render_facts
 from planning.models import Plan
 from planning.terse import TerseEncodingError, render_terse_step
+from planning.terse_line import describe_call
 from prompts import fence_untrusted
 
 __all__ = ["evidence_of", "output_text", "render_checks", "render_inputs", "render_plan", "render_results",
@@ -20,9 +21,11 @@ def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Res
     """The steps as ``planning.evidence`` checks them: outputs of completed steps, the rest as not completed,
     and what each looked up (its description and, from ``plan``, its text arguments)."""
     inputs = {s.step_id: s.tool_input for s in plan.steps} if plan is not None else {}
+    deps = {s.step_id: tuple(s.depends_on) for s in plan.steps} if plan is not None else {}
     return [Result(v.step_id, v.tool_name, v.description, v.output if v.status == "completed" else None,
                    failed=v.status != "completed",
-                   about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]))
+                   about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]),
+                   depends_on=deps.get(v.step_id, ()))
             for v in views]
 
 
@@ -43,7 +46,10 @@ def render_plan(plan: Plan) -> str:
     for s in plan.steps:
         call = f"{s.tool_name}({json.dumps(s.tool_input, ensure_ascii=False)})" if s.tool_name else "reasoning"
         deps = f" after {s.depends_on}" if s.depends_on else ""
-        lines.append(f"{s.step_id}. {s.description} — {call}{deps}")
+        # A description implied by the call (a short JSON or terse step) would say the call twice.
+        implied = s.tool_name is not None and s.description == describe_call(s.tool_name, s.tool_input)
+        lines.append(f"{s.step_id}. {call}{deps}" if implied or not s.description else
+                     f"{s.step_id}. {s.description} — {call}{deps}")
     return "\n".join(lines)
 
 

@@ -145,3 +145,19 @@ def test_a_comparison_that_names_the_smaller_first_is_a_contradiction(answer, wr
 
 def test_no_comparison_check_where_the_task_asks_for_none():
     assert check_answer("The Rhine is 1,230 km long.", RIVERS, task="How long are the Nile and the Rhine?") == ()
+
+
+def test_a_ratio_task_is_shown_the_computed_figure_not_a_difference():
+    # Told "the difference is 3,771" on a "how many times larger" task, the 1.5B reviewer answered "3.771 times".
+    task = "How many times larger is the area of Istanbul than that of London? Give two decimals."
+    results = [Result(1, "doc_search", "area of Istanbul", [{"title": "Istanbul", "text": "Area: about 5,343 km²."}]),
+               Result(2, "doc_search", "area of London", [{"title": "London", "text": "Area: about 1,572 km²."}]),
+               Result(3, "calculator", "ratio", 3.398854961832, depends_on=(1, 2))]
+    text = render_facts(check_results(task, results))
+    assert "difference" not in text and "The larger is" not in text
+    assert "Step 3 computed 3.399 from the results before it" in text
+    # A small decimal is a computed figure: one no result supports is refused.
+    assert [f.severity for f in check_answer("Istanbul is 3.771 times larger.", results, task=task)] == \
+        [Severity.CONTRADICTION]
+    assert check_answer("Istanbul is 3.40 times larger than London.", results, task=task) == ()
+    assert check_answer("Istanbul covers 2 areas more.", results, task=task) == ()  # a small whole number: a count
