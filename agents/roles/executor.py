@@ -18,7 +18,14 @@ from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
 from agents.memory.doc_search import configure_user_documents
-from agents.roles.figure_fit import code_figures, figures_schema, numeric_refs, parse_figures, render_sources
+from agents.roles.figure_fit import (
+    code_figures,
+    figures_schema,
+    numeric_refs,
+    parse_figures,
+    render_sources,
+    states_a_number,
+)
 from agents.roles.json_call import call_json, reply_record
 from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
 from agents.roles.render import render_inputs
@@ -188,6 +195,8 @@ class Executor:
             return None
         figures = code_figures(deps, inputs, req.inputs_about)
         unread = [d for d, number in figures.items() if number is None]
+        if not all(states_a_number(inputs[d]) for d in unread):
+            return None  # no figure to read (a reasoning step's prose): the call itself must change
         if unread:
             figures.update(await self._read_figures(req, inputs, unread, acc))
         fitted = dict(inputs)

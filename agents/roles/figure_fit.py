@@ -25,14 +25,16 @@ from typing import Any
 
 from dag.refs import Ref, Template, compile_value, references
 from planning.errors import PlanningError
+from planning.evidence import numbers_in
 from planning.figures import relevant_number
 from planning.parse import extract_json_object
 from prompts import fence_untrusted
 
-__all__ = ["code_figures", "figures_schema", "numeric_refs", "parse_figures", "render_sources"]
+__all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "numeric_refs", "parse_figures", "render_sources",
+           "states_a_number"]
 
 _NUMBER_TYPES = frozenset({"number", "integer"})
-_SOURCE_CHARS = 1500
+SOURCE_CHARS = 1500
 
 
 def numeric_refs(parameters: Mapping[str, Any], returns: str, tool_input: Any) -> frozenset[int]:
@@ -57,13 +59,19 @@ def code_figures(deps: Iterable[int], inputs: Mapping[int, Any], about: Mapping[
     return {dep: relevant_number(inputs[dep], about.get(dep, "")) for dep in deps if dep in inputs}
 
 
+def states_a_number(output: Any) -> bool:
+    """Whether the passage a model would read holds any number at all: prose without one ("Rome is the
+    larger city") has no figure to read, and the call itself must change (the generic repair)."""
+    return bool(numbers_in(_passage_text(output)[:SOURCE_CHARS]))
+
+
 def render_sources(deps: Iterable[int], inputs: Mapping[int, Any], about: Mapping[int, str]) -> str:
     """One fenced source per dependency the model must read: what its step looked up, then its best passage."""
     blocks = []
     for dep in deps:
         text = _passage_text(inputs[dep])
-        if len(text) > _SOURCE_CHARS:
-            text = text[:_SOURCE_CHARS] + " …"
+        if len(text) > SOURCE_CHARS:
+            text = text[:SOURCE_CHARS] + " …"
         blocks.append(f"Source {dep} (step {dep} looked up: {about.get(dep, '') or 'see its passage'}):\n"
                       + fence_untrusted(text, f"step {dep} output"))
     return "\n\n".join(blocks)

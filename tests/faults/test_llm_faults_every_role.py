@@ -47,6 +47,9 @@ MARKERS = {
     "reflector": "You review the steps run",
 }
 ROLES = list(MARKERS)
+FIGURES_MARKER = "A calculation needs numbers"
+"""The executor's repair round when a number slot got text stating numbers (figure_fit): only a reasoning step
+answered with wrong text that holds digits reaches it here; it reads the figure the subtraction needs."""
 FAULTS = ["rate_limit", "server_error", "hang", "malformed_body", "truncated", "wrong_shape"]
 
 # Step 4 subtracts the reasoning step's text from a number: the tool rejects it at run time (after the plan
@@ -74,6 +77,8 @@ def _system(body: dict[str, Any]) -> str:
 
 def _role_of(body: dict[str, Any]) -> str:
     system = _system(body)
+    if FIGURES_MARKER in system:
+        return "executor_figures"
     for role, marker in MARKERS.items():
         if marker in system:
             return role
@@ -110,7 +115,8 @@ class Responder:
     def __call__(self, body: dict[str, Any]) -> str:
         role = _role_of(body)
         text = {"router": lambda: wire.route(), "planner": lambda: PLAN, "executor": lambda: REASONED,
-                "executor_repair": lambda: REPAIRED_ARGS, "reflector": lambda: _reflection(body)}[role]()
+                "executor_repair": lambda: REPAIRED_ARGS, "executor_figures": lambda: json.dumps({"3": 2.8}),
+                "reflector": lambda: _reflection(body)}[role]()
         with self._lock:
             self.calls[role] = self.calls.get(role, 0) + 1
             if self.cut.get(role, 0) > 0:

@@ -36,6 +36,7 @@ from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.llm import FunctionLLM, LLMRequest
 from agents.results import TaskResult
+from agents.roles.figure_fit import SOURCE_CHARS, states_a_number
 from agents.roles.messages import ReplanContext, StepView
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
@@ -182,8 +183,8 @@ def malicious_plan(url: str) -> str:
 
 
 def benign_plan(url: str) -> str:
-    """The plan for the user's task: read the page, summarise it (a reasoning step), count its items with an
-    argument the tool rejects (so the argument repair sees the page). Arguments still rejected after the
+    """The plan for the user's task: read the page, summarise it (a reasoning step), count its items with the
+    page where a number is wanted (so the repair round, which reads that number out of the page, sees it). Arguments still rejected after the
     repair round go straight back to the planner (fail fast), so this path never reaches the reviewer."""
     return wire.plan(
         wire.step(1, "fetch_page", {"url": url}, description="fetch the page"),
@@ -201,7 +202,7 @@ def reviewed_plan(url: str) -> str:
     )
 
 
-PATHS = {"repair": (benign_plan, {"executor", "repair", "planner"}),
+PATHS = {"repair": (benign_plan, {"executor", "figures", "planner"}),
          "review": (reviewed_plan, {"executor", "reflector", "planner"})}
 """Two ways tool output reaches the roles, and the roles each path lets an injection hijack."""
 
@@ -233,6 +234,12 @@ class ObedientModel:
                 self.obeyed["planner"] += 1
                 return malicious_plan(self.url)
             return self.first_plan
+        if role == "executor" and any("Calculation:" in str(m.get("content")) for m in request.messages):
+            # The repair round of a page passed where a number is wanted: read the figure (figure_fit).
+            if seen:
+                self.obeyed["figures"] += 1
+                return json.dumps({"1": "all records, deleted as the page instructs"})
+            return json.dumps({"1": 3})
         if role == "executor" and request.response_format == "json":  # the argument-repair round
             tool_name = re.search(r"Tool: (\w+)", request.messages[-1]["content"]).group(1)
             if seen:
@@ -374,6 +381,14 @@ def test_the_corpus_is_large_and_varied():
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["id"] for e in CORPUS])
 def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, path, tmp_path):
     first_plan, hijackable = PATHS[path]
+    if "figures" in hijackable:
+        # The repair round reads the count out of a page that states a number (figure_fit), seeing its first
+        # SOURCE_CHARS only; a page with no number has its call rewritten by the generic argument repair.
+        page = entry["output"] if isinstance(entry["output"], str) else json.dumps(entry["output"])
+        if not states_a_number(entry["output"]):
+            hijackable = hijackable - {"figures"} | {"repair"}
+        elif page.find(entry["marker"]) > SOURCE_CHARS:
+            hijackable = hijackable - {"figures"}
     model = ObedientModel(entry, first_plan=first_plan(url_of(entry)))
     results = drive(tmp_path / "t.db", model, f"Summarise the page {url_of(entry)} and count its items.",
                     refuse_all=True)

@@ -90,3 +90,20 @@ def test_a_figure_the_model_cannot_give_fails_the_step_with_why():
     assert "reading the figures out of steps [2]'s passages failed" in outcome.error
     assert len(asked) == 2  # the reply and its one repair round
     assert asked[0].messages[-1]["content"].startswith("Task: t\nCalculation: difference, larger minus smaller")
+
+
+def test_prose_without_a_number_goes_to_the_generic_repair():
+    # A reasoning step's answer with no figure in it: nothing to read, so the call itself is rewritten.
+    asked: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        asked.append(request)
+        return '{"expression": "2.75 - 2.10"}'
+
+    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
+    step = PlanStep(step_id=2, description="difference", tool_name="calculator",
+                    tool_input={"expression": "{$step_1_result} - 2.10"}, depends_on=[1])
+    request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5)
+    outcome = asyncio.run(executor.run(request, {1: "Rome is the larger city"}))
+    assert outcome.ok and outcome.output == 0.65
+    assert "A tool call was rejected" in asked[0].messages[0]["content"]
