@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["relevant_number"]
+__all__ = ["relevant_number", "top_passage"]
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
 # A number glued to a word by a hyphen is part of a name or code ("INJ-01", "r-42", "COVID-19"), not a figure.
@@ -46,12 +46,9 @@ def _is_year(token: str, scaled: bool) -> bool:
     return not scaled and "," not in token and "." not in token and 1000 <= abs(int(token)) <= 2100
 
 
-def _top_text(output: Any) -> tuple[str | None, str]:
-    """(the text a number is read from, its title): a string, or the best (first) hit of a list of passages."""
-    if isinstance(output, str):
-        # A short answer (a reasoning step's) is read; a long free text (a fetched page) is the model's to read:
-        # which of its sentences is "about" the step is no longer clear.
-        return (output, "") if len(output) <= _SHORT_TEXT else (None, "")
+def top_passage(output: Any) -> tuple[str | None, str]:
+    """(text, title) of what a step returned: a string itself, or the best (first) hit of a list of passages
+    (its ``text``, ``content`` or ``snippet``; its ``title`` or ``doc_id``). No text: None."""
     first = output[0] if isinstance(output, list) and output else output
     if isinstance(first, str):
         return first, ""
@@ -60,6 +57,15 @@ def _top_text(output: Any) -> tuple[str | None, str]:
         title = first.get("title") or first.get("doc_id") or ""
         return (text if isinstance(text, str) else None), (title if isinstance(title, str) else "")
     return None, ""
+
+
+def _top_text(output: Any) -> tuple[str | None, str]:
+    """``top_passage``, except that a long free text is not read."""
+    if isinstance(output, str) and len(output) > _SHORT_TEXT:
+        # A short answer (a reasoning step's) is read; a long free text (a fetched page) is the model's to read:
+        # which of its sentences is "about" the step is no longer clear.
+        return None, ""
+    return top_passage(output)
 
 
 def _closest_sentences(text: str, terms: set[str]) -> list[str]:

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from prompts.fence import fence_untrusted
 
-__all__ = ["StepLine", "StepResult", "render_results_compact"]
+__all__ = ["StepLine", "StepResult", "render_results_compact", "titled"]
 
 _STATUS = {"completed": "ok"}
 
@@ -75,11 +75,16 @@ def _passages(value: Any) -> str | None:
     if not isinstance(value, list) or not value or not all(isinstance(h, dict) and isinstance(h.get("text"), str)
                                                             for h in value):
         return None
-    texts = []
-    for hit in value:
-        title, text = hit.get("title"), hit["text"]
-        texts.append(f"{title}: {text}" if isinstance(title, str) and title and not text.startswith(title) else text)
-    return " | ".join(texts)
+    return " | ".join(titled(hit["text"], hit.get("title")) for hit in value)
+
+
+def titled(text: str, title: Any) -> str:
+    """A passage as a reader needs it: prefixed with its title unless it already starts with it.
+
+    >>> titled("Population: 2.75 million.", "Rome"), titled("Rome: Population: 2.75 million.", "Rome")
+    ('Rome: Population: 2.75 million.', 'Rome: Population: 2.75 million.')
+    """
+    return f"{title}: {text}" if isinstance(title, str) and title and not text.startswith(title) else text
 
 
 def _one_line(value: Any, max_chars: int | None) -> str:

@@ -23,12 +23,13 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dag.refs import Ref, Template, compile_value, references
+from dag.refs import Template, compile_value, references
 from planning.errors import PlanningError
 from planning.evidence import numbers_in
-from planning.figures import relevant_number
+from planning.figures import relevant_number, top_passage
 from planning.parse import extract_json_object
 from prompts import fence_untrusted
+from prompts.compact import titled
 
 __all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "numeric_refs", "parse_figures", "render_sources",
            "states_a_number"]
@@ -46,10 +47,11 @@ def numeric_refs(parameters: Mapping[str, Any], returns: str, tool_input: Any) -
     for name, value in compile_value(tool_input).items():
         schema = props.get(name, {})
         kind = schema.get("type") if isinstance(schema, Mapping) else None
-        if kind in _NUMBER_TYPES or (isinstance(kind, list) and _NUMBER_TYPES & set(kind)):
+        typed_number = kind in _NUMBER_TYPES or (isinstance(kind, list) and bool(_NUMBER_TYPES & set(kind)))
+        # An expression (text with refs inside) of a tool that returns a number: arithmetic over those outputs.
+        expression = isinstance(value, Template) and returns.split(" ", 1)[0] == "number"
+        if typed_number or expression:
             found |= references(value)
-        elif isinstance(value, Template) and returns.split(" ", 1)[0] == "number":
-            found |= {ref.step_id for ref in value.refs if isinstance(ref, Ref)}
     return frozenset(found)
 
 
@@ -103,10 +105,5 @@ def parse_figures(text: str, deps: Iterable[int]) -> dict[int, float]:
 
 
 def _passage_text(output: Any) -> str:
-    first = output[0] if isinstance(output, list) and output else output
-    if isinstance(first, dict):
-        text = first.get("text") or first.get("content") or first.get("snippet")
-        title = first.get("title") or first.get("doc_id")
-        if isinstance(text, str):
-            return f"{title}: {text}" if isinstance(title, str) and not text.startswith(title) else text
-    return first if isinstance(first, str) else json.dumps(output, ensure_ascii=False, default=str)
+    text, title = top_passage(output)
+    return titled(text, title) if text is not None else json.dumps(output, ensure_ascii=False, default=str)
