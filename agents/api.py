@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -166,8 +167,8 @@ class Orchestrator:
         if llm is None:
             self.config = for_embedded_model(self.config)
         self.llm = llm if llm is not None else self._start_embedded_llm()
-        if llm is None:
-            self._warm_embedded_llm(self.llm)
+        # The embedded model prefills its prompts while Ray starts: one waits on the CPU, the other mostly not.
+        warming = self._warm_embedded_llm(self.llm) if llm is None else None
         self._instance = uuid.uuid4().hex[:8]
         self._watcher = None
         self._connect(address)
@@ -181,6 +182,9 @@ class Orchestrator:
         except BaseException:
             _live_orchestrators.discard(self._instance)
             raise
+        finally:
+            if warming is not None:
+                warming.join()
         self._supervisor = self._actors.supervisor
         if self.config.executors_per_node is not None and self.config.watch_nodes:
             self._start_watcher()
@@ -201,15 +205,23 @@ class Orchestrator:
         self._local_server = server
         return llm
 
-    def _warm_embedded_llm(self, llm: LLM) -> None:
-        from agents.llm.local.warm import opening_messages, warm_opening
+    def _warm_embedded_llm(self, llm: LLM) -> threading.Thread:
+        """Start prefilling each role's static prompt (``agents.llm.local.warm``) on a thread; a task's first
+        calls would only queue behind it at the server, so the caller joins it before taking tasks."""
+        from agents.llm.local.warm import role_prefixes, warm_prefixes
         from agents.tools import ToolRegistry
 
-        messages = opening_messages(self.config.prompt_options().version("router"),
-                                    ToolRegistry(self.tools).catalog_text())
-        took = warm_opening(llm, messages) if messages is not None else None
-        if took is not None:
-            log.info("the embedded model prefilled the roles' shared opening in %.1fs", took)
+        prefixes = role_prefixes(self.config.prompt_options(), ToolRegistry(self.tools).catalog_text(),
+                                 self.config.max_steps)
+
+        def warm() -> None:
+            took = warm_prefixes(llm, prefixes)
+            if took is not None:
+                log.info("the embedded model prefilled %d roles' static prompts in %.1fs", len(prefixes), took)
+
+        thread = threading.Thread(target=warm, name="tetrarch-warm-up", daemon=True)
+        thread.start()
+        return thread
 
     def _connect(self, address: str | None) -> None:
         ray = _ray()

@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model)
     started = time.monotonic()
     orch = Orchestrator(llm=None, config=cfg)  # starts the embedded model server; shutdown() stops it
-    print(f"started in {time.monotonic() - started:.1f}s: Ray, the model server, and one prefill of the prompt "
-          "opening every role shares (the tool list)\n", flush=True)
+    print(f"started in {time.monotonic() - started:.1f}s: Ray, the model server, and a prefill of each role's "
+          "static prompt (the tool list and its instructions), cached for every task\n", flush=True)
     try:
         handle = orch.submit(args.task)
         view = ProgressView()

@@ -9,6 +9,12 @@ It runs ``llama_cpp.server`` with ``ARGS`` after two safety steps:
   watches the parent pid named in ``TETRARCH_PARENT_PID`` and exits as soon as this process has been
   re-parented. (``PR_SET_PDEATHSIG`` would tie the server's life to the *thread* that spawned it,
   which is wrong when a thread pool starts the server.)
+* **A prompt cache that keeps its cap.** With ``--cache``, llama-cpp-python stores a model state after every
+  request and drops the oldest states past ``--cache_size``. Each state also carries a copy of the logits array
+  (~0.3 GB for a 152k-token vocabulary), which the cap does not count, so the server grew without bound. The
+  server runs with ``--logits_all False`` (we never ask for logprobs), where sampling reads the context's own
+  logits and nothing reads that copy back; the cache therefore keeps states without it (``_LeanRAMCache``), and
+  the cap counts what is kept.
 * **No surprise settings.** llama_cpp.server reads its options from same-named environment variables
   too (``PORT``, ``HOST``, ``API_KEY``, ``N_CTX`` …, no prefix), so a ``PORT`` or ``API_KEY`` set for
   something else would silently move the server or lock us out. They are removed; the command line
@@ -59,12 +65,32 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(0)
 
 
+def _install_lean_prompt_cache() -> None:
+    """Make the server's ``--cache_type ram`` build ``_LeanRAMCache`` (it looks the class up at load time)."""
+    import llama_cpp
+    import numpy as np
+    from llama_cpp.llama import LlamaState
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    class _LeanRAMCache(LlamaRAMCache):
+        def __setitem__(self, key: object, value: LlamaState) -> None:
+            # One zero row broadcasts into the rows load_state fills; with logits_all off nothing reads them.
+            lean = LlamaState(input_ids=value.input_ids, scores=np.zeros((1, value.scores.shape[1]), np.single),
+                              n_tokens=value.n_tokens, llama_state=value.llama_state,
+                              llama_state_size=value.llama_state_size, seed=value.seed)
+            super().__setitem__(key, lean)  # type: ignore[index]
+
+    llama_cpp.LlamaRAMCache = _LeanRAMCache  # type: ignore[misc]
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     parent = os.environ.pop(PARENT_PID_ENV, "")
     if parent.isdigit():
         threading.Thread(target=_watch_parent, args=(int(parent),), name="parent-watch", daemon=True).start()
     _scrub_settings_env()
+    if "--cache" in args:
+        _install_lean_prompt_cache()
     from llama_cpp.server.__main__ import main as server_main
 
     sys.argv = ["llama_cpp.server", *args]

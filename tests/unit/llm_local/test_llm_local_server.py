@@ -19,6 +19,7 @@ from agents.llm.local._launch import _settings_env_names
 from agents.llm.local.errors import LlamaServerError, LocalBackendUnavailable, ModelNotInstalledError
 from agents.llm.local.server import (
     BACKEND_MODULES,
+    PROMPT_CACHE_BYTES,
     LlamaServer,
     ServerState,
     check_backend,
@@ -71,13 +72,15 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_server_command_is_the_documented_llama_cpp_command():
-    cmd = server_command(Path("/m/q.gguf"), port=8123, n_threads=2, n_ctx=4096, alias="local")
+    cmd = server_command(Path("/m/q.gguf"), port=8123, n_threads=2, n_ctx=4096, alias="local",
+                         prompt_cache_bytes=0)
     assert cmd[0] == sys.executable and cmd[1].endswith("agents/llm/local/_launch.py")
     flags = dict(zip(cmd[2::2], cmd[3::2], strict=True))
     assert flags == {"--model": "/m/q.gguf", "--host": "127.0.0.1", "--port": "8123", "--n_threads": "2",
-                     "--n_ctx": "4096", "--model_alias": "local", "--interrupt_requests": "False"}
-    cached = server_command(Path("/m/q.gguf"), port=8123, prompt_cache_bytes=1 << 30)
-    assert cached[-6:] == ["--cache", "True", "--cache_type", "ram", "--cache_size", str(1 << 30)]
+                     "--n_ctx": "4096", "--model_alias": "local", "--interrupt_requests": "False",
+                     "--logits_all": "False"}
+    cached = server_command(Path("/m/q.gguf"), port=8123)  # the prompt cache is on by default
+    assert cached[-6:] == ["--cache", "True", "--cache_type", "ram", "--cache_size", str(PROMPT_CACHE_BYTES)]
 
 
 def test_free_port_is_bindable_on_loopback():

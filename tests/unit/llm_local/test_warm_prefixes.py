@@ -1,0 +1,58 @@
+"""The embedded model server is warmed with each role's static prompt, so its prompt cache holds every role's
+instructions before the first task (no Ray, no server: FunctionLLM stands in)."""
+
+from __future__ import annotations
+
+from agents.config import RuntimeConfig, for_embedded_model
+from agents.llm import FunctionLLM
+from agents.llm.base import LLMConnectionError, LLMRequest
+from agents.llm.local.warm import role_prefixes, warm_prefixes
+from agents.tools import ToolRegistry
+from agents.tools.builtins import calculator, doc_search
+from prompts import load_prompt
+
+CATALOG = ToolRegistry([calculator, doc_search]).catalog_text()
+EMBEDDED = for_embedded_model(RuntimeConfig())
+
+
+def _task_prompt(role: str, version: str | None, **task_values: str) -> list[dict[str, str]]:
+    template = load_prompt(role, version)
+    static = {"tools": CATALOG, "max_steps": str(EMBEDDED.max_steps)}
+    return template.render(**{v: static.get(v) or task_values.get(v, "") for v in template.variables}).messages
+
+
+def test_each_prefix_is_what_every_call_of_its_role_starts_with():
+    prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
+    assert [p.role for p in prefixes] == ["router", "planner", "reflector"]
+    for prefix in prefixes:
+        version = EMBEDDED.prompt_options().version(prefix.role)
+        real = _task_prompt(prefix.role, version, task="Compare Paris and Rome")
+        system, user = prefix.messages
+        # The whole system message is static; the user message is kept up to the task's first value.
+        assert real[0] == system, prefix.role
+        assert real[1]["role"] == user["role"] == "user"
+        assert real[1]["content"].startswith(user["content"]), prefix.role
+        assert "Compare" not in system["content"] + user["content"]
+
+
+def test_hosted_forms_share_no_opening_and_are_not_prefilled():
+    hosted = RuntimeConfig().prompt_options()
+    assert load_prompt("router", hosted.version("router")).opening is None
+    assert role_prefixes(hosted, CATALOG, 12) == []
+
+
+def test_one_short_call_per_role_and_a_failure_is_only_logged():
+    asked: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        asked.append(request)
+        return "y"
+
+    prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
+    assert warm_prefixes(FunctionLLM(model), prefixes) is not None
+    assert [(r.role, r.max_tokens) for r in asked] == [("router", 1), ("planner", 1), ("reflector", 1)]
+
+    def down(request: LLMRequest) -> str:
+        raise LLMConnectionError("connection refused")
+
+    assert warm_prefixes(FunctionLLM(down), prefixes) is None
