@@ -71,7 +71,11 @@ _MAGNITUDE = re.compile(
     r"further|wider)\b|\bby how (?:much|many)\b|\bdifference (?:between|in)\b",
     re.IGNORECASE)
 # Digits glued to a word by a hyphen name something ("reflector-8812ab", "INJ-01"): they state no figure.
-_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
+# Thousands are grouped with commas or with spaces ("650 000", as SI and French write them); a space groups only
+# after one to three digits, so "in 2023 100 people" stays two numbers.
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)-?(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,])|\d+(?:,\d{3})*)(?:\.\d+)?"
+                     r"(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
+_GROUPING = str.maketrans("", "", ", \u00a0\u202f")
 _SCALE = {"thousand": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
 
 
@@ -94,7 +98,7 @@ def _written(value: Any) -> list[list[tuple[float, float]]]:
         if word:
             scale = _SCALE[word.group(0).lower()]
             token = token[: word.start()].strip()
-        digits = token.replace(",", "").lstrip("-")
+        digits = token.translate(_GROUPING).lstrip("-")
         try:
             number = float(digits) * (-1 if token.startswith("-") else 1)
         except ValueError:
@@ -135,10 +139,8 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
         difference = f"; the difference is {_show(b - a)}" if magnitude else ""
         facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): {_show(b)} > "
                                          f"{_show(a)} ({_subject(small)}, step {small.step_id}){difference}."))
-    computed = [r for r in results if not r.failed and r.tool_name is not None and r.depends_on
-                and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
-    if computed:
-        last = computed[-1]
+    last = _last_computed(results)
+    if last is not None:
         facts.append(Fact(Severity.NOTE, f"Step {last.step_id} computed {_show(last.output)} from the results "
                                          "before it: state that figure (rounded as the task asks)."))
     failed = [r.step_id for r in results if r.failed]
@@ -150,13 +152,15 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
 
 def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
     """Contradictions between a proposed answer and the results: a figure the answer states that no result
-    (nor the task, nor a sum, difference, ratio or percentage of two of them) supports, and a negative
-    magnitude. Small whole numbers (< 10: counts, ranks, "2 cities") are not checked; a small decimal (a ratio,
+    (nor the task, nor a sum, difference, ratio or percentage of two of them) supports, a negative
+    magnitude, the smaller of two figures named as the larger, and a difference the task asks for that the
+    plan computed but the answer leaves out. Small whole numbers (< 10: counts, ranks, "2 cities") are not checked; a small decimal (a ratio,
     "3.77 times") is."""
     if not answer:
         return ()
     facts = [f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION]
     facts += _wrong_winner(answer, results, task)
+    facts += _amount_left_out(answer, results, task)
     known = [n for r in results if not r.failed for n in numbers_in(r.output)] + numbers_in(task)
     derived = _derived(known)
     for options in _written(answer):
@@ -199,6 +203,28 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
     return [Fact(Severity.CONTRADICTION, (
         f"The answer names {leader!r} first, but step {large.step_id}'s figure ({_show(b)}) is larger than step "
         f"{small.step_id}'s ({_show(a)}): the larger is what step {large.step_id} looked up."))]
+
+
+def _last_computed(results: Sequence[Result]) -> Result | None:
+    """The last step that computed a number from earlier steps' outputs: the figure a final answer rests on."""
+    computed = [r for r in results if not r.failed and r.tool_name is not None and r.depends_on
+                and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
+    return computed[-1] if computed else None
+
+
+def _amount_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
+    """"How many more …?" answered without the amount the plan computed for it: "Rome is larger", or a figure
+    of its own beside the computed 8,467.86. Silent when the computed figure is negative (already a
+    contradiction: the wrong way round) and on tasks that ask for no difference."""
+    last = _last_computed(results)
+    if not _MAGNITUDE.search(task) or last is None or last.output < 0:
+        return []
+    if any(_supported(v, r, [last.output]) for options in _written(answer) for v, r in options):
+        return []
+    return [Fact(Severity.CONTRADICTION, (
+        f"The task asks for a difference (how many/much more, by how much), and step {last.step_id} computed "
+        f"{_show(last.output)} for it from the results, but the answer does not state that figure: state it, "
+        "rounded as the task asks."))]
 
 
 def _subject(result: Result) -> str:

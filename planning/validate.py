@@ -10,7 +10,7 @@ only the whole plan can show (dependencies that never arrived, cycles).
     ...     validate_plan(plan, {"search": {"type": "object", "properties": {"q": {"type": "string"}}}}, max_steps=5)
     ... except PlanValidationError as err:
     ...     print(err.problems[0].message)
-    step 1 uses $step_2_result but does not list 2 in depends_on; add 2 to depends_on.
+    step 1 uses $step_2_result, but the plan has no step 2; refer only to steps of the plan (listing each one in depends_on), or add the step that produces this value.
 """
 
 from __future__ import annotations

@@ -37,11 +37,10 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.roles.render import evidence_of
+from agents.roles.render import answer_contradictions
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
-from planning.evidence import check_answer
 from planning.models import Plan, PlanStep
 from planning.policy import (
     Accept,
@@ -306,12 +305,11 @@ class TaskRunner:
                                                                            self._views(plan)))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
-        found = check_answer(reflection.answer, evidence_of(self._views(plan), plan), task=st.task) \
-            if reflection.action == "accept" else ()
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
                                             step_ids=frozenset(s.step_id for s in plan.steps),
-                                            contradictions=tuple(f.text for f in found)))
+                                            contradictions=answer_contradictions(reflection, st.task,
+                                                                                 self._views(plan), plan)))
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None:
             # A reused plan is judged at its first reflection: anything but accept is a wrong reuse.
             st.cache_outcome_recorded = True

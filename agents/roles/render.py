@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.roles.messages import StepView
-from planning.evidence import Fact, Result, render_facts
-from planning.models import Plan
+from planning.evidence import Fact, Result, check_answer, render_facts
+from planning.models import Plan, Reflection
 from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import describe_call
 from prompts import fence_untrusted
@@ -27,6 +27,14 @@ def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Res
                    about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]),
                    depends_on=deps.get(v.step_id, ()))
             for v in views]
+
+
+def answer_contradictions(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan) -> tuple[str, ...]:
+    """What code finds wrong with an accepted answer (``planning.evidence.check_answer``), for the policy's
+    ``contradictions``: an accept it contradicts is not one. Nothing for the other actions."""
+    if reflection.action != "accept":
+        return ()
+    return tuple(f.text for f in check_answer(reflection.answer, evidence_of(views, plan), task=task))
 
 
 def render_checks(facts: Sequence[Fact]) -> str:

@@ -23,7 +23,7 @@ def two_cities(request) -> str:
     if request.role == "reflector":
         # Each answer states only what its own results show (code refuses an accept whose figure no result holds).
         if "Rome" in text:
-            return wire.reflection(answer="Rome is bigger.")
+            return wire.reflection(answer="Rome is bigger, by 0.7 million.")
         return wire.reflection(answer="Paris has 2.1 million people." if "Paris" in text else "Looked it up.")
     city = re.findall(r"population of (\w+)", text)[-1] if "population of" in text else "Rome"
     if "Task: And Rome?" not in text:
@@ -53,7 +53,7 @@ def test_a_session_continues_in_a_new_orchestrator_and_the_cache_skips_the_plann
         r2 = again.run("And Rome? By how much is it bigger?", timeout=120)
         assert r2.status == "accepted" and [st.output for st in r2.steps] == [2.8, 0.7]
         assert [(t.turn_no, t.answer) for t in again.turns()] == [(1, "Paris has 2.1 million people."),
-                                                                   (2, "Rome is bigger.")]
+                                                                   (2, "Rome is bigger, by 0.7 million.")]
 
         seed = second.run("What is the population of Berlin?", timeout=120)
         assert seed.usage.by_role["planner"].llm_calls == 1

@@ -28,7 +28,7 @@ def orchestrator(llm, store, **cfg):
 def test_accept_on_ray_with_live_events(ray_session, module_store):
     plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}),
                      wire.step(3, "subtract", {"a": "$step_2_result", "b": "$step_1_result"}, deps=[1, 2]))
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="Rome")]})
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="Rome, by 0.7 million")]})
     orch = orchestrator(llm, module_store)
     try:
         handle = orch.submit("Which is bigger, Paris or Rome, and by how much?")
@@ -36,7 +36,7 @@ def test_accept_on_ray_with_live_events(ray_session, module_store):
         result = handle.result(timeout=60)
     finally:
         orch.shutdown()
-    assert result.status == "accepted" and result.answer == "Rome"
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
     assert [s.output for s in result.steps] == [2.1, 2.8, 0.7]
     assert result.usage.total.llm_calls == 3
     assert seen[0] == "task_submitted" and seen[-1] == "task_finished"

@@ -34,7 +34,7 @@ class TwoCities:
             return wire.route()
         if request.role == "reflector":
             return wire.reflection(answer="Paris has 2.1 million people." if "Rome" not in text else
-                                   "Rome is bigger.")
+                                   "Rome is bigger, by 0.7 million.")
         if "Task: What is the population of Paris?" in text:
             return wire.plan(wire.step(1, "lookup", {"city": "Paris"}, description="population of Paris"))
         earlier = re.search(r"lookup \(population of Paris\): ([\d.]+)", text)
@@ -60,7 +60,7 @@ def test_a_follow_up_sees_the_previous_answer_and_its_step_outputs(tmp_path: Pat
     turns = SessionStore(config.store_path).turns(sid)
     assert [(t.turn_no, t.status, t.task_id) for t in turns] == [(1, "accepted", first.task_id),
                                                                  (2, "accepted", second.task_id)]
-    assert turns[1].answer == "Rome is bigger." and [e.output for e in turns[1].evidence] == ["2.8", "0.7"]
+    assert turns[1].answer == "Rome is bigger, by 0.7 million." and [e.output for e in turns[1].evidence] == ["2.8", "0.7"]
 
 
 def test_history_stays_within_its_token_budget_over_fifty_turns(tmp_path: Path) -> None:

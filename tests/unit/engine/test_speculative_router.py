@@ -41,7 +41,7 @@ class Timeline:
             await asyncio.sleep(self.router_s)
         if request.role == "planner":
             self.planner_prompts.append(request)
-        reply = {"router": self.route, "planner": TWO_CITIES, "reflector": wire.reflection(answer="Rome")}
+        reply = {"router": self.route, "planner": TWO_CITIES, "reflector": wire.reflection(answer="Rome, by 0.7 million.")}
         self.calls.append((request.role, "end", time.monotonic()))
         return reply[request.role]
 

@@ -61,6 +61,11 @@ def test_numbers_are_read_with_their_scale_and_separators():
     assert numbers_in({"population": 2102650, "year": 2023}) == [2102650.0, 2023.0]
 
 
+def test_thousands_grouped_with_spaces_are_one_number_but_a_year_stays_apart():
+    assert numbers_in("650 000 more, 1\u202f234.5 km, 12\u00a0300") == [650000.0, 1234.5, 12300.0]
+    assert numbers_in("in 2023 100 people") == [2023.0, 100.0]
+
+
 def test_names_and_codes_state_no_figure():
     # An answer naming an actor, a ticket or a record ("reflector-8812ab", "INJ-2044") cites no figure.
     assert numbers_in("served by reflector-8812ab for ticket INJ-2044") == []
@@ -161,3 +166,27 @@ def test_a_ratio_task_is_shown_the_computed_figure_not_a_difference():
         [Severity.CONTRADICTION]
     assert check_answer("Istanbul is 3.40 times larger than London.", results, task=task) == ()
     assert check_answer("Istanbul covers 2 areas more.", results, task=task) == ()  # a small whole number: a count
+
+
+COMPUTED = [*LOOKUPS, Result(3, "calculator", "difference", 650000.0, depends_on=(1, 2))]
+
+
+@pytest.mark.parametrize("answer", ["Rome is the larger of the two.",
+                                    "Rome, with 2.75 million people against Paris's 2.10 million.",
+                                    "Rome has about 31% more people than Paris."])
+def test_a_difference_the_plan_computed_must_be_in_the_answer(answer):
+    [fact] = check_answer(answer, COMPUTED, task=TASK)
+    assert fact.severity is Severity.CONTRADICTION and "step 3 computed 650,000" in fact.text
+
+
+@pytest.mark.parametrize("answer", ["Rome, by about 650,000 people.", "Rome has roughly 0.65 million more people.",
+                                    "Rome has 650,000 more inhabitants (2.75 million against 2.10 million)."])
+def test_the_computed_difference_stated_in_any_rounding_is_enough(answer):
+    assert check_answer(answer, COMPUTED, task=TASK) == ()
+
+
+def test_no_amount_is_required_where_the_task_asks_for_no_difference_or_none_was_computed():
+    assert check_answer("Rome is the larger of the two.", COMPUTED, task="Which is larger, Paris or Rome?") == ()
+    assert check_answer("Rome is larger.", _with(650000.0), task=TASK) == ()  # no step computed it from others
+    wrong_way = [*LOOKUPS, Result(3, "calculator", "difference", -650000.0, depends_on=(1, 2))]
+    assert len(check_answer("Rome is larger.", wrong_way, task=TASK)) == 1  # the sign's contradiction alone
