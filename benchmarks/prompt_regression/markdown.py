@@ -38,13 +38,21 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
         s = summ["reflector"]
         lines.append(f"| reflector | agreement (policy decision) | **{_pct(s['passed'], s['total'])}** (raw action "
                      f"{_pct(s['raw_agree'], s['total'])}; {s['false_accepts']} false accepts, {s['false_rejects']} "
-                     f"correct results not accepted) | — |")
+                     f"correct results not accepted{_refused(s)}) | — |")
     lines += [""]
     for role in ROLES:
         if role in summ:
             lines.append(f"- {summ[role]['headline']}")
     lines += [""]
     return lines
+
+
+def _refused(s: Mapping[str, Any]) -> str:
+    """How many of the model's accepts code refused (reports written before the check have no count)."""
+    refused = s.get("refused_by_code")
+    if not refused:
+        return ""
+    return f"; code refused the model's accept of {refused['wrong']} wrong and {refused['right']} correct results"
 
 
 def _model_and_prompts(report: Mapping[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.llm.base import Usage
 from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted
+from agents.roles.render import answer_contradictions
 from benchmarks.prompt_regression.case_files import PlannerCase, ReflectorCase, RouterCase
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision
@@ -164,16 +165,20 @@ def _mentions(answer: str, mentions: Sequence[Sequence[str]]) -> list[str]:
 def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limits: PolicyLimits | None = None,
                     records: Sequence[Mapping[str, Any]] = (), usage: Usage | None = None, error: str | None = None,
                     latency_s: float = 0.0) -> CaseResult:
-    """Agreement of the policy's decision with the case: accept exactly when ``case.expected == 'accept'``."""
+    """Agreement of the policy's decision with the case: accept exactly when ``case.expected == 'accept'``. The
+    policy decides as in production, with the contradictions code finds in an accepted answer."""
     repaired = _needed_repair(records)
     base = dict(role="reflector", case_id=case.id, expected=case.expected, latency_s=latency_s, repaired=repaired,
                 **_usage_fields(usage))
     if reflection is None:
         return CaseResult(passed=False, got="invalid", reason=f"no usable reflection: {_short(error or '')}",
                           details={"raw_reply": _short(_last_reply(records), 400)}, **base)
+    # As production decides (agents/engine/task_runner.py): code's contradictions of an accepted answer first.
+    refused = answer_contradictions(reflection, case.task, case.results, case.plan)
     decision = decide(ReflectionContext(reflection=reflection, step_retries={}, replans=0,
                                         limits=limits or PolicyLimits(),
-                                        step_ids=frozenset(s.step_id for s in case.plan.steps)))
+                                        step_ids=frozenset(s.step_id for s in case.plan.steps),
+                                        contradictions=refused))
     kind = _DECISION_KIND[type(decision)]
     want_accept = case.expected == "accept"
     passed = (kind == "accept") == want_accept
@@ -184,6 +189,7 @@ def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limit
         "scores": {"completeness": s.completeness, "correctness": s.correctness, "format": s.format},
         "overall_pass": reflection.overall_pass, "feedback": _short(reflection.feedback),
         "answer": _short(reflection.answer or ""),
+        "refused_by_code": list(refused),
         "action_fits": (reflection.action in case.expected_actions) if case.expected_actions else None,
         "missing_mentions": None,
     }

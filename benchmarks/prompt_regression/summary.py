@@ -76,6 +76,8 @@ def summarize(role: str, results: Sequence[CaseResult]) -> dict[str, Any]:
             accept_cases={"agree": sum(r.passed for r in acc), "total": len(acc)},
             not_accept_cases={"agree": sum(r.passed for r in rej), "total": len(rej)},
             false_accepts=sum(1 for r in rej if r.got == "accept"),
+            refused_by_code={"wrong": sum(1 for r in rej if r.details.get("refused_by_code")),
+                             "right": sum(1 for r in acc if r.details.get("refused_by_code"))},
             false_rejects=sum(1 for r in acc if r.got not in ("accept",)),
             invalid_output=sum(1 for r in rs if r.got == "invalid"),
             decisions=dict(Counter(r.got for r in rs)),

@@ -14,6 +14,7 @@ import pytest
 from agents.config import EMBEDDED_MODEL_PROMPTS
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
+from agents.roles.render import answer_contradictions
 from agents.tools.builtins import builtin_tools
 from benchmarks.prompt_regression.run import (
     CASES_DIR,
@@ -37,7 +38,7 @@ from benchmarks.prompt_regression.run import (
     run_router_case,
     summarize,
 )
-from planning.models import ReflectionAction, Route
+from planning.models import Reflection, ReflectionAction, Route
 
 ROUTES = set(Route.__args__)  # type: ignore[attr-defined]
 ACTIONS = set(ReflectionAction.__args__)  # type: ignore[attr-defined]
@@ -61,7 +62,8 @@ def _route(route: str, confidence: float = 0.9, answer: str | None = None) -> st
     return json.dumps({"route": route, "confidence": confidence, "reason": "canned", "answer": answer})
 
 
-def _reflection(action: str, scores=(5, 5, 5), overall: bool = True, answer: str | None = "done",
+def _reflection(action: str, scores=(5, 5, 5), overall: bool = True,
+                answer: str | None = "Rome has 650,000 more people than Paris.",
                 retry: dict | None = None) -> str:
     c, k, f = scores
     return json.dumps({"scores": {"completeness": c, "correctness": k, "format": f}, "overall_pass": overall,
@@ -244,9 +246,11 @@ def test_reflector_answer_mentions_and_action_fit(registry) -> None:
     ok = _reflection("accept", answer="Rome has 650 000 more people than Paris.")
     res = asyncio.run(run_reflector_case(_roles(lambda r: ok, registry).reflector, case))
     assert res.passed and res.details["missing_mentions"] == []
+    # "How many more …?" answered without the 650,000 step 3 computed: code refuses the accept, as in production.
     vague = _reflection("accept", answer="Rome is bigger.")
     res = asyncio.run(run_reflector_case(_roles(lambda r: vague, registry).reflector, case))
-    assert res.passed and res.details["missing_mentions"] == ["650,000"]
+    assert not res.passed and res.got == "replan" and res.details["raw_agrees"]
+    assert "step 3 computed 650,000" in res.details["refused_by_code"][0]
 
     case = _reflector_case("not_accept", expected_actions=("retry_step",))
     res = asyncio.run(run_reflector_case(_roles(lambda r: _reflection("escalate", (2, 2, 2), False), registry)
@@ -292,9 +296,17 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
     assert s["meets_target"] is ((n - 1) / n >= 0.9)
     assert s["failure_reasons"] == {"invalid_plan": 1}
 
-    n_acc = sum(c.expected == "accept" for c in shipped["reflector"])
+    # The canned accept goes through the same code checks as production: refused where they contradict it.
+    canned = Reflection.model_validate_json(_reflection("accept"))
+    refused = {c.id for c in shipped["reflector"] if answer_contradictions(canned, c.task, c.results, c.plan)}
+    acc = [c.id for c in shipped["reflector"] if c.expected == "accept"]
+    rej = [c.id for c in shipped["reflector"] if c.expected != "accept"]
+    right_refused, wrong_refused = len(refused & set(acc)), len(refused & set(rej))
+    assert 0 < len(refused) < len(shipped["reflector"])
     s = summarize("reflector", results)
-    assert (s["passed"], s["false_accepts"], s["false_rejects"]) == (n_acc, len(shipped["reflector"]) - n_acc, 0)
+    assert (s["passed"], s["false_accepts"], s["false_rejects"]) == \
+        (len(acc) - right_refused + wrong_refused, len(rej) - wrong_refused, right_refused)
+    assert s["refused_by_code"] == {"wrong": wrong_refused, "right": right_refused}
 
     model = {"name": "canned", "title": "FunctionLLM", "quantization": "-", "n_ctx": 0, "path": "-", "size": 0,
              "sha256": None, "sha256_source": "none"}
