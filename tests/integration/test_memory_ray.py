@@ -22,8 +22,10 @@ def two_cities(request) -> str:
         return wire.route()
     if request.role == "reflector":
         # Each answer states only what its own results show (code refuses an accept whose figure no result holds).
-        if "Rome" in text:
+        if "By how much" in text:
             return wire.reflection(answer="Rome is bigger, by 0.7 million.")
+        if "Rome" in text:
+            return wire.reflection(answer="Rome has 2.8 million people.")
         return wire.reflection(answer="Paris has 2.1 million people." if "Paris" in text else "Looked it up.")
     city = re.findall(r"population of (\w+)", text)[-1] if "population of" in text else "Rome"
     if "Task: And Rome?" not in text:

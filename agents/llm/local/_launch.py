@@ -2,7 +2,7 @@
 
 Run by file path, not ``-m``: that keeps the child from importing the ``agents`` package (and Ray).
 
-It runs ``llama_cpp.server`` with ``ARGS`` after two safety steps:
+It runs ``llama_cpp.server`` with ``ARGS`` after three steps:
 
 * **No orphans.** ``stop()`` and interpreter exit terminate the server, but a parent killed with
   SIGKILL (``ray.kill``, an OOM kill, a CI timeout) runs no cleanup. A daemon thread therefore
