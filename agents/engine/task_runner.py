@@ -301,15 +301,14 @@ class TaskRunner:
         st = self.state
         st.phase = "reflect"
         plan = Plan(steps=list(st.plan_steps))
-        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan,
-                                                                           self._views(plan)))
+        views = self._views(plan)  # no step runs while the reviewer reads them (outputs may come from the store)
+        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan, views))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
                                             step_ids=frozenset(s.step_id for s in plan.steps),
-                                            contradictions=answer_contradictions(reflection, st.task,
-                                                                                 self._views(plan), plan)))
+                                            contradictions=answer_contradictions(reflection, st.task, views, plan)))
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None:
             # A reused plan is judged at its first reflection: anything but accept is a wrong reuse.
             st.cache_outcome_recorded = True
