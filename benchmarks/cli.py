@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.llm.simulated import DEFAULT_LATENCY, LatencyModel
-from benchmarks.suite import REAL_MODEL_SUITES, SPLITS, SUITES
+from benchmarks.suite import REAL_MODEL_SUITES, SPLITS, SUITES, SYSTEMS
 
 __all__ = ["main"]
 
@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
                         "and built-in tools, for accuracy on a real model")
     p.add_argument("--split", choices=SPLITS, default="all",
                    help="a split suite's half: dev (for prompt work) or heldout (report once per change)")
+    p.add_argument("--system", choices=SYSTEMS, action="append", dest="systems",
+                   help="run only this system (repeatable; default: all three side by side). Ratios need two; a "
+                        "report of one system is for diagnosis, not comparison")
     p.add_argument("--all", action="store_true", help="every suite, then the system microbenchmarks")
     p.add_argument("--quick", action="store_true",
                    help=f"{QUICK_TASKS} tasks per suite, latencies x{QUICK_SCALE} (ratios are kept; < 3 min)")
@@ -105,7 +108,7 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
     for suite in suites:
         print(f"== suite {suite}", flush=True)
         run = run_suite(suite, llm=llm, latency=latency, quick=args.quick, limit=limit, reps=args.reps,
-                        embedded=args.llm == "local", split=args.split,
+                        embedded=args.llm == "local", split=args.split, systems=tuple(args.systems or SYSTEMS),
                         seed=args.seed, time_scale=scale, tool_scale=args.tool_scale,
                         progress=lambda s: print(s, flush=True))
         summary = write_report(run, args.out)

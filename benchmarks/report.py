@@ -15,6 +15,7 @@ TARGETS: dict[str, tuple[float, float, float]] = {
 """Per suite: wall-time ratio vs ReAct, vs ReAct + parallel calls, and input-token ratio vs ReAct (medians)."""
 
 _LABEL = {"tetrarch": "tetrarch (plan-then-execute)", "react": "ReAct", "react_parallel": "ReAct + parallel calls"}
+_SHORT = {"tetrarch": "tetrarch", "react": "ReAct", "react_parallel": "ReAct∥"}
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -117,9 +118,10 @@ def _plots(run: SuiteRun, out: Path) -> list[str]:
     metrics = [("wall_s", "wall time per task (s)"), ("llm_calls", "LLM calls per task"),
                ("input_tokens", "input tokens per task"), ("output_tokens", "output tokens per task")]
     fig, axes = plt.subplots(1, 4, figsize=(16, 4))
+    ran = [s for s in SYSTEMS if any(r.system == s for r in run.records)]  # `--system` may pick fewer
     for ax, (key, title) in zip(axes, metrics):
-        data = [[getattr(r, key) for r in run.records if r.system == s] for s in SYSTEMS]
-        ax.boxplot(data, tick_labels=["tetrarch", "ReAct", "ReAct∥"])
+        data = [[getattr(r, key) for r in run.records if r.system == s] for s in ran]
+        ax.boxplot(data, tick_labels=[_SHORT[s] for s in ran])
         ax.set_title(title, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"suite '{run.suite}' — {run.latency_model}", fontsize=10)

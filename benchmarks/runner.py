@@ -20,15 +20,12 @@ from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
 from agents.results import TaskResult
 from benchmarks.makespan import TimedStep, emission_bound
-from benchmarks.suite import BenchTask, load_suite, suite_tools_kind, task_correct
+from benchmarks.suite import SYSTEMS, BenchTask, load_suite, suite_tools_kind, task_correct
 from benchmarks.world import World, make_tools
 from dag.graph import critical_path
 
 __all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "record_run", "run_suite",
            "run_tetrarch"]
-
-SYSTEMS = ("tetrarch", "react", "react_parallel")
-
 
 @dataclass
 class RunRecord:
@@ -248,7 +245,18 @@ def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfi
         result, emitted, _ = run_tetrarch(orch, task)
         return result, emitted
     agent = ReActAgent(llm, tools, config, parallel=system == "react_parallel")
-    return asyncio.run(agent.run(task.text)), {}
+    return asyncio.run(_react(agent, llm, task.text)), {}
+
+
+async def _react(agent: ReActAgent, llm: LLM, text: str) -> TaskResult:
+    try:
+        return await agent.run(text)
+    finally:
+        # Each task gets its own event loop; a client left open would try to close its sockets on a closed loop
+        # when collected ("Event loop is closed" tracebacks in the bench log).
+        aclose = getattr(llm, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def to_jsonable(run: SuiteRun) -> dict[str, Any]:

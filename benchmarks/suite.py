@@ -10,7 +10,7 @@ from pathlib import Path
 from agents.llm.simulated import GoldTask
 from planning.evidence import numbers_in
 
-__all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "BenchTask", "answer_matches",
+__all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "SYSTEMS", "BenchTask", "answer_matches",
            "final_output_correct", "load_suite", "suite_tools_kind", "task_correct", "text_matches"]
 
 SUITE_DIR = Path(__file__).parent / "suites"
@@ -23,6 +23,8 @@ PLAN_CACHE_SUITES = ("plan-cache", "plan-cache-shapes")
 """The plan-cache benchmark's suites (``benchmarks/suites/generate_plan_cache.py``): a warm-up half the cache learns
 from and a held-out half of other tasks it is measured on (``python -m benchmarks.memory.plan_cache``)."""
 SPLITS = ("all", "dev", "heldout", "warmup")
+SYSTEMS = ("tetrarch", "react", "react_parallel")
+"""What a suite compares, side by side: plan-then-execute, ReAct, and ReAct with parallel tool calls."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,3 +22,10 @@ def test_an_unknown_llm_is_an_error_naming_the_choices(value: str, capsys: pytes
 def test_tool_scale_defaults_to_one() -> None:
     assert _parser().parse_args([]).tool_scale == 1.0
     assert _parser().parse_args(["--tool-scale", "3"]).tool_scale == 3.0
+
+
+def test_system_picks_what_runs_and_defaults_to_all_three() -> None:
+    assert _parser().parse_args([]).systems is None
+    assert _parser().parse_args(["--system", "tetrarch", "--system", "react"]).systems == ["tetrarch", "react"]
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--system", "langgraph"])

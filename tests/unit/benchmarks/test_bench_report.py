@@ -70,3 +70,11 @@ def test_the_report_says_where_tetrarchs_tokens_go_per_role(tmp_path):
     write_report(run, tmp_path)
     assert "| router | 1 | 200 | 8 |" in (tmp_path / "parallel.md").read_text()
     assert role_lines(suite_run().summary()) == []  # results recorded before per-role usage: no table
+
+
+def test_a_report_of_one_system_has_no_ratios_and_still_plots(tmp_path):
+    run = suite_run()
+    run.records = [r for r in run.records if r.system == "tetrarch"]
+    summary = write_report(run, tmp_path)
+    assert list(summary["systems"]) == ["tetrarch"] and ratio_lines(summary) == []
+    assert (tmp_path / "parallel.png").read_bytes()[:4] == b"\x89PNG"
