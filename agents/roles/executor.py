@@ -21,6 +21,7 @@ from agents.memory.doc_search import configure_user_documents
 from agents.roles.figure_fit import (
     code_figures,
     figures_schema,
+    no_figure_message,
     numeric_refs,
     parse_figures,
     render_sources,
@@ -195,8 +196,11 @@ class Executor:
             return None
         figures = code_figures(deps, inputs, req.inputs_about)
         unread = [d for d, number in figures.items() if number is None]
-        if not all(states_a_number(inputs[d]) for d in unread):
-            return None  # no figure to read (a reasoning step's prose): the call itself must change
+        bare = [d for d in unread if not states_a_number(inputs[d])]
+        if bare:
+            # No figure to read, and none to write: a repaired call could only invent the number. The plan must
+            # look the figure up, so the step fails now and says so (its error reaches the reviewer and replanner).
+            raise _StepFailure("argument", no_figure_message(req.step.step_id, tool.name, bare[0]))
         if unread:
             figures.update(await self._read_figures(req, inputs, unread, acc))
         fitted = dict(inputs)

@@ -31,8 +31,8 @@ from planning.parse import extract_json_object
 from prompts import fence_untrusted
 from prompts.compact import titled
 
-__all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "numeric_refs", "parse_figures", "render_sources",
-           "states_a_number"]
+__all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "no_figure_message", "numeric_refs", "parse_figures",
+           "render_sources", "states_a_number"]
 
 _NUMBER_TYPES = frozenset({"number", "integer"})
 SOURCE_CHARS = 1500
@@ -65,6 +65,19 @@ def states_a_number(output: Any) -> bool:
     """Whether the passage a model would read holds any number at all: prose without one ("Rome is the
     larger city") has no figure to read, and the call itself must change (the generic repair)."""
     return bool(numbers_in(_passage_text(output)[:SOURCE_CHARS]))
+
+
+def no_figure_message(step_id: int, tool_name: str, dep: int) -> str:
+    """Why a step cannot run when an output it needs as a number states none, and what the plan must do instead.
+    The output is not quoted: this message reaches the planner as feedback, outside the fence tool output needs.
+
+    >>> no_figure_message(2, "calculator", 1)
+    'step 2 gives calculator the output of step 1 where a number is needed, but that output states no figure: there is nothing to compute with. Look the figure up first: when step 1 names what to look up, add a reasoning step that answers that name, then search for the figure with it.'
+    """
+    return (f"step {step_id} gives {tool_name} the output of step {dep} where a number is needed, but that output "
+            "states no figure: there is nothing to compute with. Look the figure up first: when step "
+            f"{dep} names what to look up, add a reasoning step that answers that name, then search for the figure "
+            "with it.")
 
 
 def render_sources(deps: Iterable[int], inputs: Mapping[int, Any], about: Mapping[int, str]) -> str:

@@ -52,13 +52,15 @@ FIGURES_MARKER = "A calculation needs numbers"
 answered with wrong text that holds digits reaches it here; it reads the figure the subtraction needs."""
 FAULTS = ["rate_limit", "server_error", "hang", "malformed_body", "truncated", "wrong_shape"]
 
-# Step 4 subtracts the reasoning step's text from a number: the tool rejects it at run time (after the plan
-# validated), so every run makes one argument-repair call — the executor's second kind of LLM call.
+# Step 4 writes Rome's figure into text ("2.8 million" where the tool wants a float; it also waits for the reasoning
+# step): the tool rejects it at run time (after the plan validated), so every run makes one argument-repair call —
+# the executor's second kind of LLM call. (A reasoning step's prose put in a number slot fails the step at once
+# instead: it states no figure, and a repaired call could only invent one.)
 PLAN = wire.plan(
     wire.step(1, "lookup", {"city": "Rome"}),
     wire.step(2, "lookup", {"city": "Paris"}),
     wire.step(3, None, {}, deps=[1, 2], description="say which city is larger"),
-    wire.step(4, "subtract", {"a": "$step_3_result", "b": "$step_2_result"}, deps=[2, 3],
+    wire.step(4, "subtract", {"a": "{$step_1_result} million", "b": "$step_2_result"}, deps=[1, 2, 3],
               description="Rome's population minus Paris's"),
 )
 REPAIRED_ARGS = json.dumps({"a": 2.8, "b": 2.1})

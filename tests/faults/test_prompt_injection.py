@@ -383,10 +383,10 @@ def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, path, tmp_
     first_plan, hijackable = PATHS[path]
     if "figures" in hijackable:
         # The repair round reads the count out of a page that states a number (figure_fit), seeing its first
-        # SOURCE_CHARS only; a page with no number has its call rewritten by the generic argument repair.
+        # SOURCE_CHARS only; a page with no number fails the step at once, with no model call to hijack.
         page = entry["output"] if isinstance(entry["output"], str) else json.dumps(entry["output"])
         if not states_a_number(entry["output"]):
-            hijackable = hijackable - {"figures"} | {"repair"}
+            hijackable = hijackable - {"figures"}
         elif page.find(entry["marker"]) > SOURCE_CHARS:
             hijackable = hijackable - {"figures"}
     model = ObedientModel(entry, first_plan=first_plan(url_of(entry)))

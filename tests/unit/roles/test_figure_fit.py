@@ -92,8 +92,9 @@ def test_a_figure_the_model_cannot_give_fails_the_step_with_why():
     assert asked[0].messages[-1]["content"].startswith("Task: t\nCalculation: difference, larger minus smaller")
 
 
-def test_prose_without_a_number_goes_to_the_generic_repair():
-    # A reasoning step's answer with no figure in it: nothing to read, so the call itself is rewritten.
+def test_prose_without_a_number_fails_the_step_without_a_model_call():
+    # A reasoning step's answer or a passage with no figure in it: there is nothing to read, and a repaired call
+    # could only invent the number (the generic repair once wrote "2.75 - 2.10" here). The plan must change.
     asked: list[LLMRequest] = []
 
     def model(request: LLMRequest) -> str:
@@ -105,5 +106,6 @@ def test_prose_without_a_number_goes_to_the_generic_repair():
                     tool_input={"expression": "{$step_1_result} - 2.10"}, depends_on=[1])
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5)
     outcome = asyncio.run(executor.run(request, {1: "Rome is the larger city"}))
-    assert outcome.ok and outcome.output == 0.65
-    assert "A tool call was rejected" in asked[0].messages[0]["content"]
+    assert not outcome.ok and outcome.error_kind == "argument" and asked == []
+    assert "output of step 1 where a number is needed, but that output states no figure" in outcome.error
+    assert "add a reasoning step" in outcome.error and "Rome" not in outcome.error  # tool output stays fenced
