@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar, assert_never
 
 from agents.config import RuntimeConfig
@@ -86,6 +86,11 @@ class TaskRunner:
         self._limits = Limits(config.dispatch_options(), Budget(config.token_budget, config.max_llm_calls),
                               FailureCaps(config.max_consecutive_errors, config.loop_window))
         self._exec: PlanExecution | None = None
+        self._reviewed: tuple[int, str] | None = None
+        """The plan version and what the reviewer last read (``_review_input``): not checkpointed, so a resumed
+        task reviews again."""
+        self._feedback = ""
+        """The last replan's feedback, for the question when a replan repeats the plan it was meant to change."""
 
     def _charge(self, role: str, spend: Spend) -> None:
         record_spend(self.state, self._sink, role, spend)
@@ -302,6 +307,11 @@ class TaskRunner:
         st.phase = "reflect"
         plan = Plan(steps=list(st.plan_steps))
         views = self._views(plan)  # no step runs while the reviewer reads them (outputs may come from the store)
+        reviewed = (st.plan_version, _review_input(plan, views))
+        if self._reviewed is not None and self._reviewed[0] < reviewed[0] and self._reviewed[1] == reviewed[1]:
+            # Only after a replan: a retried step that failed the same way may still be transient, and has its cap.
+            raise self._repeated_plan_stop()
+        self._reviewed = reviewed
         reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan, views))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
@@ -339,8 +349,23 @@ class TaskRunner:
             case _:
                 assert_never(decision)
 
+    def _repeated_plan_stop(self) -> _Stop:
+        """Fail fast: the replan wrote the plan again that the reviewer already turned down, and its steps gave the
+        same results, so a review would read the same prompt and give the same verdict (at temperature 0, always;
+        the embedded model did this on every multi-hop task it got wrong, two replans and ~60 s for nothing)."""
+        last = self.state.reflections[-1]
+        reason = (f"the replanned plan repeats plan v{self.state.plan_version - 1} step for step, with the same "
+                  "results, so reviewing it again would not change the verdict")
+        feedback = self._feedback.strip().rstrip(".") or "none"
+        question = (f"The planner could not find another plan after this feedback: {feedback}. "
+                    "Rephrase the task or add what is missing, or accept the last proposed answer"
+                    + (f": {last.answer}" if last.answer else "") + ".")
+        return _Stop("escalated", "loop_detected", question=question, answer=last.answer,
+                     escalation=Escalation(kind="caps", reason=reason, question=question))
+
     def _start_replan(self, feedback: str) -> None:
         st = self.state
+        self._feedback = feedback
         previous = Plan(steps=list(st.plan_steps))
         views = tuple(self._views(previous))
         outputs = self._outputs()
@@ -429,3 +454,10 @@ def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:
                       "internal_error", answer=st.answer, error=st.error, question=st.question,
                       plan=Plan(steps=list(st.plan_steps)) if st.plan_steps else None, steps=steps,
                       reflections=list(st.reflections), usage=st.usage, timings=timings, replans=st.replans)
+
+
+def _review_input(plan: Plan, views: Sequence[StepView]) -> str:
+    """What decides the reviewer's prompt besides the task: each step's call and what it gave."""
+    return json.dumps([[s.tool_name, s.tool_input, s.depends_on, v.status, v.output, v.error]
+                       for s, v in zip(plan.steps, views)], sort_keys=True, default=str)
+

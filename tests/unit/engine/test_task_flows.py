@@ -99,12 +99,27 @@ def test_retry_step_reruns_it_with_the_modification_then_accepts():
 def test_always_wrong_escalates_after_the_replan_cap():
     bad = wire.reflection("replan", (2, 2, 2), answer=None, feedback="still wrong")
     cfg = RuntimeConfig(max_replans=2)
-    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan] * 3, "reflector": [bad] * 3})
+    plans = [wire.plan(wire.step(1, "lookup", {"city": city})) for city in ("Paris", "Rome", "Berlin")]
+    llm = ScriptedLLM({"router": [wire.route()], "planner": plans, "reflector": [bad] * 3})
     result, sink = run(llm, config=cfg)
     assert result.status == "escalated" and result.stopped_reason == "max_replans"
     assert result.replans == 2 and result.question
     assert "escalated" in types(sink)
+    llm.assert_complete()
+
+
+def test_a_replan_that_repeats_the_rejected_plan_stops_without_another_review():
+    # Same calls, same results: the reviewer would read the same prompt again (and a temperature-0 model write
+    # the same plan again after it), so the task stops at once and says why.
+    bad = wire.reflection("replan", (1, 2, 2), answer="about 2.1", feedback="")
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan, plan], "reflector": [bad]})
+    result, sink = run(llm, config=RuntimeConfig(max_replans=2))
+    assert result.status == "escalated" and result.stopped_reason == "loop_detected"
+    assert result.replans == 1 and result.answer == "about 2.1"
+    assert result.question.startswith("The planner could not find another plan after this feedback: The results do "
+                                      "not answer the task; make a better plan. Rephrase")
+    assert result.usage.by_role["reflector"].llm_calls == 1 and result.usage.by_role["planner"].llm_calls == 2
     llm.assert_complete()
 
 
