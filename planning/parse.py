@@ -89,6 +89,9 @@ def plan_schema(tool_names: Iterable[str]) -> dict[str, Any]:
     with the names enumerated, 22/23 were valid. Validation still checks everything (servers without
     constrained decoding ignore the schema)."""
     schema = json_schema_for(Plan)
+    # A plan has at least one step (validation says so too): with two examples in planner/v7's prompt, the 1.5B
+    # model answered comparisons with {"steps": []} until the grammar ruled it out.
+    schema["properties"]["steps"]["minItems"] = 1
     names = sorted(set(tool_names))
     if names:
         step = schema["properties"]["steps"]["items"]

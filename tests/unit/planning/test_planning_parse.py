@@ -104,3 +104,10 @@ def test_reflection_schema_spells_scores_out():
 
     scores = reflection_schema()["properties"]["scores"]["properties"]
     assert all(s["enum"] == [1, 2, 3, 4, 5] and "minimum" not in s for s in scores.values())
+
+
+def test_plan_schema_requires_a_step():
+    # A grammar-constrained model cannot answer {"steps": []}, which validation would reject anyway.
+    from planning.parse import plan_schema
+
+    assert plan_schema({"lookup": {}})["properties"]["steps"]["minItems"] == 1
