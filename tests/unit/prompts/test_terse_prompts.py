@@ -86,3 +86,14 @@ def test_planner_v6_example_is_a_short_json_plan_whose_dependencies_are_implied(
     assert [s.tool_name for s in plan.steps] == ["search", "search", "calculator"]
     assert [s.depends_on for s in plan.steps] == [[], [], [1, 2]]
     assert plan.steps[0].description == "search query=length of the Danube"
+
+
+def test_planner_v7_shows_a_look_up_that_needs_a_name_another_step_finds_first() -> None:
+    # Its first example: search, a reasoning step that answers the name, a search with that name in its query.
+    system = dict(load_prompt("planner", "v7").sections)["system"]
+    first = system[system.index("Example"):].split("\n", 1)[1].split("\n]}", 1)[0] + "\n]}"
+    plan = parse_plan(first)
+    assert [s.tool_name for s in plan.steps] == ["search", None, "search"]
+    assert [s.depends_on for s in plan.steps] == [[], [1], [2]]
+    assert plan.steps[2].tool_input == {"query": "length of {$step_2_result}"}
+    assert "Danube" in system[system.rindex("Example"):]  # planner/v6's example stays, second
