@@ -146,8 +146,9 @@ def flows(request) -> str:
             return SECOND if "previous plan:" in text else FIRST  # agents.roles.replan, either form
         case "planner", "[retry]":
             return wire.plan(wire.step(1, "lookup", {"city": "Pariss"}))
-        case "planner", "[caps]":
-            return wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
+        case "planner", "[caps]":  # a new plan each time: one repeating the rejected plan stops as a loop at once
+            city = "Paris" if "previous plan:" not in text else ("Berlin" if "Rome" in text else "Rome")
+            return wire.plan(wire.step(1, "lookup", {"city": city}))
         case "planner", "[cycle]":
             return CYCLE
         case "planner", "[unknown]":
