@@ -460,4 +460,3 @@ def _review_input(plan: Plan, views: Sequence[StepView]) -> str:
     """What decides the reviewer's prompt besides the task: each step's call and what it gave."""
     return json.dumps([[s.tool_name, s.tool_input, s.depends_on, v.status, v.output, v.error]
                        for s, v in zip(plan.steps, views)], sort_keys=True, default=str)
-
