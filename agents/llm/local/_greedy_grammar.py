@@ -82,8 +82,7 @@ class GrammarCheckedGreedy:
         lib, np = self._lib, self._np
         logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx.ctx, idx), shape=(self._n_vocab,))
         view = self._all_view
-        view["logit"] = logits
-        view["p"] = 0.0
+        view["logit"] = logits  # "p" stays as allocated (zero): neither penalties nor the grammar read it
         everything = self._candidates(self._all, self._n_vocab)
         lib.llama_sampler_apply(self._penalties, ctypes.byref(everything))
         token, filtered = checked_greedy(
@@ -96,7 +95,7 @@ class GrammarCheckedGreedy:
 
     def _allows(self, token: int, logit: float) -> bool:
         one = self._one_view
-        one["id"], one["logit"], one["p"] = token, logit, 0.0
+        one["id"], one["logit"] = token, logit
         self._lib.llama_sampler_apply(self._grammar, ctypes.byref(self._candidates(self._one, 1)))
         return math.isfinite(float(one["logit"][0]))
 
