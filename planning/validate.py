@@ -31,6 +31,7 @@ __all__ = [
     "ProblemCode",
     "ToolSchemas",
     "check_arguments",
+    "omit_null_optionals",
     "validate_plan",
     "validate_step",
 ]
@@ -177,14 +178,41 @@ _JSON_TYPE_NAMES = {"string": "a string", "number": "a number", "integer": "an i
                     "array": "an array", "object": "an object", "null": "null"}
 
 
+def omit_null_optionals(args: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` without the optional arguments given as null where the schema does not allow null: a model
+    writes ``"k": null`` to mean "not given" (strict structured-output modes even require it), so the
+    parameter's default applies instead of the plan failing validation.
+
+        >>> schema = {"properties": {"query": {"type": "string"}, "k": {"type": "integer", "default": 3}},
+        ...           "required": ["query"]}
+        >>> omit_null_optionals({"query": "Paris", "k": None}, schema)
+        {'query': 'Paris'}
+        >>> omit_null_optionals({"query": None}, schema)  # required: left for validation to report
+        {'query': None}
+    """
+    props: Mapping[str, Any] = schema.get("properties", {}) or {}
+    required = set(schema.get("required", []) or [])
+
+    def not_given(name: str, value: Any) -> bool:
+        prop = props.get(name)
+        if value is not None or name in required or not isinstance(prop, Mapping):
+            return False
+        allowed = _allowed_types(prop)
+        return bool(allowed) and "null" not in allowed
+
+    return {name: value for name, value in args.items() if not not_given(name, value)}
+
+
 def check_arguments(args: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
     """Problems of literal arguments against a tool's parameter schema: unknown names, missing required
     names, JSON types that cannot fit. ``$step_N_result`` values are skipped: unknown until run time.
 
     The type check is as lenient as the tool's own (pydantic) validation, so a plan is never rejected for
-    something the call would have accepted ("3" for a number)."""
+    something the call would have accepted ("3" for a number), nor for null given to an optional
+    parameter (``omit_null_optionals``: the call runs with the default)."""
     from dag.refs import references
 
+    args = omit_null_optionals(args, schema)
     props: Mapping[str, Any] = schema.get("properties", {}) or {}
     issues: list[str] = []
     if schema.get("additionalProperties") is not True:
@@ -202,7 +230,8 @@ def check_arguments(args: Mapping[str, Any], schema: Mapping[str, Any]) -> list[
         allowed = _allowed_types(prop)
         if allowed and not any(_fits(value, t) for t in allowed):
             wanted = " or ".join(_JSON_TYPE_NAMES.get(t, t) for t in allowed)
-            issues.append(f"argument '{name}' should be {wanted}, got {_json_type(value)} {_short(value)}")
+            got = "null" if value is None else f"{_json_type(value)} {_short(value)}"
+            issues.append(f"argument '{name}' should be {wanted}, got {got}")
         elif "enum" in prop and value not in prop["enum"]:
             issues.append(f"argument '{name}' must be one of {', '.join(map(_short, prop['enum']))}; "
                           f"got {_short(value)}")

@@ -23,6 +23,7 @@ from agents.tools.errors import (
 from agents.tools.journal import ClaimingJournal, ClaimState, Fence, IdempotencyJournal
 from agents.tools.output import UnserializableOutputError, serialize_output, truncate_output
 from agents.tools.registry import ToolRegistry
+from planning.validate import omit_null_optionals
 
 __all__ = ["LeaseLostToolError", "ToolCallResult", "ToolDispatcher", "backoff_delay", "classify_exception"]
 
@@ -155,7 +156,8 @@ class ToolDispatcher:
             raise ToolPermissionError(
                 f"tool {name!r} ({spec.permission}) requires a human's confirmation before it runs; the task "
                 "escalates and continues after orch.respond(task_id, 'approve')", tool_name=name)
-        kwargs = target.validate_arguments(args)
+        # null for an optional parameter means "not given", as the plan's validation read it
+        kwargs = target.validate_arguments(omit_null_optionals(args, spec.parameters))
         if spec.key_param is not None and idempotency_key is not None:
             kwargs[spec.key_param] = idempotency_key
         journaled = not spec.idempotent and self._journal is not None and idempotency_key is not None

@@ -65,6 +65,14 @@ def test_all_problems_are_reported_together():
                                               ProblemCode.UNKNOWN_DEPENDENCY]
 
 
+def test_null_for_an_optional_argument_is_not_a_problem():
+    # the 1.5B planner writes "k": null for "not given"; the call runs with the default (dispatch drops it too)
+    validate_plan(Plan(steps=[step(1, "search", {"query": "x", "k": None})]), TOOLS, max_steps=5)
+    validate_plan(Plan(steps=[step(1, "calc", {"expression": "1", "scale": None})]), TOOLS, max_steps=5)
+    err = problems([step(1, "search", {"query": None})])
+    assert [p.message for p in err.problems] == ["step 1 (search): argument 'query' should be a string, got null."]
+
+
 def test_valid_plans_pass():
     validate_plan(Plan(steps=[
         step(1, "search", {"query": "Paris"}), step(2, "search", {"query": "Rome", "k": "3"}),

@@ -293,6 +293,26 @@ def test_permanent_and_argument_errors_are_not_retried():
     assert flaky.calls == 2  # invalid arguments never reach the tool
 
 
+def test_null_for_an_optional_parameter_means_its_default():
+    @tool
+    def search(query: str, k: int = 3, lang: str | None = "en") -> str:
+        """Search.
+
+        Args:
+            query: what to look for.
+            k: how many passages.
+            lang: a language, or None for any.
+        """
+        return f"{query}/{k}/{lang}"
+
+    dispatcher = ToolDispatcher(ToolRegistry([search]), max_attempts=1)
+    assert run(dispatcher.call("search", {"query": "Paris", "k": None})).output == "Paris/3/en"
+    # null stays null where the parameter allows it, and a required one still fails with its message
+    assert run(dispatcher.call("search", {"query": "Paris", "lang": None})).output == "Paris/3/None"
+    with pytest.raises(ToolArgumentError, match="'query'"):
+        run(dispatcher.call("search", {"query": None}))
+
+
 def test_timeout():
     @tool(timeout_s=0.05)
     async def slow() -> str:
