@@ -291,12 +291,31 @@ class PlanExecution:
         # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
         self._limits.budget.check(self._st.usage.total, before_call=True)
         attempt = self._sched.start(sid)
+        through = self._read_through(step)
         return StepRequest(
             task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
             attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
             modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
-            generation=self._sink.generation, inputs_about={d: about(self._steps[d]) for d in step.depends_on
-                                                            if d in self._steps})
+            generation=self._sink.generation, inputs_about={d: about(self._steps[d]) for d in (*step.depends_on,
+                                                            *through.values()) if d in self._steps},
+            read_through=through)
+
+    def _read_through(self, step: PlanStep) -> dict[int, int]:
+        """Each dependency that is a reasoning step reading exactly one completed tool step → that step. A small
+        planner reads a figure through a reasoning step ("the name of the city") that then answers a name; the
+        executor reads the figure from the passage the name points to instead of failing the step."""
+        if step.tool_name is None:
+            return {}
+        done = self._sched.outputs()
+        through = {}
+        for dep in step.depends_on:
+            reasoning = self._steps.get(dep)
+            if reasoning is None or reasoning.tool_name is not None or len(reasoning.depends_on) != 1:
+                continue
+            source = reasoning.depends_on[0]
+            if source in done and source in self._steps and self._steps[source].tool_name is not None:
+                through[dep] = source
+        return through
 
     def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
         self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
@@ -304,7 +323,7 @@ class PlanExecution:
                                            node_id=getattr(handle, "node_id", "")))
 
     def _inputs(self, request: StepRequest) -> dict[int, Any]:
-        return {d: self._sched.output(d) for d in request.step.depends_on}
+        return {d: self._sched.output(d) for d in (*request.step.depends_on, *request.read_through.values())}
 
     def _launch(self, run: Running) -> None:
         fut = asyncio.ensure_future(await_outcome(run, self._rt, self._clock))

@@ -21,6 +21,7 @@ from agents.memory.doc_search import configure_user_documents
 from agents.roles.figure_fit import (
     code_figures,
     figures_schema,
+    named_passage,
     no_figure_message,
     numeric_refs,
     parse_figures,
@@ -194,26 +195,43 @@ class Executor:
         deps = [d for d in req.step.depends_on if d in inputs and not isinstance(inputs[d], (int, float))]
         if not deps or not set(deps) <= slots:
             return None
-        figures = code_figures(deps, inputs, req.inputs_about)
+        sources, about = self._through_names(req, inputs, deps)
+        figures = code_figures(deps, sources, about)
         unread = [d for d, number in figures.items() if number is None]
-        bare = [d for d in unread if not states_a_number(inputs[d])]
+        bare = [d for d in unread if not states_a_number(sources[d])]
         if bare:
             # No figure to read, and none to write: a repaired call could only invent the number. The plan must
             # look the figure up, so the step fails now and says so (its error reaches the reviewer and replanner).
             raise _StepFailure("argument", no_figure_message(req.step.step_id, tool.name, bare[0]))
         if unread:
-            figures.update(await self._read_figures(req, inputs, unread, acc))
+            figures.update(await self._read_figures(req, sources, unread, about, acc))
         fitted = dict(inputs)
         for dep, number in figures.items():
             assert number is not None
             fitted[dep] = int(number) if number.is_integer() else number
         return fitted
 
+    @staticmethod
+    def _through_names(req: StepRequest, inputs: Mapping[int, Any],
+                       deps: list[int]) -> tuple[dict[int, Any], dict[int, str]]:
+        """Where to read each dependency's figure, and what it is about. A reasoning step that answered a name
+        with no figure ("Rome") is read through: its figure is the one the passage of that name states, in the
+        search the reasoning step read (``StepRequest.read_through``), about what that search looked up."""
+        sources, about = dict(inputs), dict(req.inputs_about)
+        for dep in deps:
+            search = req.read_through.get(dep)
+            if search is None or search not in inputs or states_a_number(inputs[dep]):
+                continue
+            passage = named_passage(inputs[search], inputs[dep])
+            if passage is not None:
+                sources[dep], about[dep] = passage, req.inputs_about.get(search, "")
+        return sources, about
+
     async def _read_figures(self, req: StepRequest, inputs: Mapping[int, Any], deps: list[int],
-                            acc: _Accumulator) -> dict[int, float]:
+                            about: Mapping[int, str], acc: _Accumulator) -> dict[int, float]:
         template = load_prompt("executor_figures", self._prompts.version("executor_figures"))
         prompt = template.render(task=req.task, step=req.step.description,
-                                 sources=render_sources(deps, inputs, req.inputs_about))
+                                 sources=render_sources(deps, inputs, about))
         try:
             call = await call_json(self._llm, role="executor", messages=prompt.messages,
                                    parse=lambda text: parse_figures(text, deps), json_schema=figures_schema(deps),

@@ -31,7 +31,8 @@ from planning.parse import extract_json_object
 from prompts import fence_untrusted
 from prompts.compact import titled
 
-__all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "no_figure_message", "numeric_refs", "parse_figures",
+__all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "named_passage", "no_figure_message", "numeric_refs",
+           "parse_figures",
            "render_sources", "states_a_number"]
 
 _NUMBER_TYPES = frozenset({"number", "integer"})
@@ -65,6 +66,37 @@ def states_a_number(output: Any) -> bool:
     """Whether the passage a model would read holds any number at all: prose without one ("Rome is the
     larger city") has no figure to read, and the call itself must change (the generic repair)."""
     return bool(numbers_in(_passage_text(output)[:SOURCE_CHARS]))
+
+
+_NAME_CHARS = 80
+
+
+def named_passage(output: Any, name: Any) -> Any | None:
+    """The one passage of ``output`` (a search's hits, or one passage) whose title is ``name``: where a
+    reasoning step that answered a name ("Rome") points in the search it read. None when ``name`` is not a short
+    name or no hit or more than one hit is titled so: then there is nothing sound to read a figure from.
+
+    >>> hits = [{"title": "Paris", "text": "2.10 million"}, {"title": "Rome", "text": "2.75 million"}]
+    >>> named_passage(hits, "Rome.")
+    [{'title': 'Rome', 'text': '2.75 million'}]
+    >>> named_passage(hits, "Madrid") is None
+    True
+    """
+    if not isinstance(name, str) or not name.strip() or len(name) > _NAME_CHARS or "\n" in name.strip():
+        return None
+    wanted = _name_key(name)
+    hits = output if isinstance(output, list) else [output]
+    named = [hit for hit in hits if isinstance(hit, Mapping)
+             and wanted in {_name_key(hit.get("title")), _name_key(hit.get("doc_id"))} - {""}]
+    return named if len(named) == 1 else None
+
+
+def _name_key(value: Any) -> str:
+    # "Mount Everest." / "mount_everest" / " the Rhine" name the same hit
+    if not isinstance(value, str):
+        return ""
+    words = value.replace("_", " ").strip().strip(".\"'").lower().split()
+    return " ".join(words[1:] if words[:1] == ["the"] else words)
 
 
 def no_figure_message(step_id: int, tool_name: str, dep: int) -> str:

@@ -59,6 +59,10 @@ class StepRequest:
     inputs_about: Mapping[int, str] = field(default_factory=dict)
     """What each step this one depends on looked up (its description and text arguments): which number in its
     output is the relevant one (``planning.figures``)."""
+    read_through: Mapping[int, int] = field(default_factory=dict)
+    """For each dependency that is a reasoning step reading one tool step's output: that step (its output is
+    among the inputs too). When the reasoning step answered a name where this step needs a number, the figure is
+    read from that output's passage about the name (``agents.roles.figure_fit.named_passage``)."""
 
 
 @dataclass(frozen=True, slots=True)

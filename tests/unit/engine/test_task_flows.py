@@ -289,3 +289,47 @@ def test_arguments_still_invalid_after_repair_go_back_to_the_planner_once_withou
     replanned = next(e.payload for e in sink.events if e.type == "replanned")
     assert replanned.feedback.startswith("The tools rejected these calls' arguments") and "step 2:" in replanned.feedback
     assert result.replans == 1
+
+
+def test_a_figure_read_through_a_reasoning_step_that_answered_a_name():
+    # A small planner searches both cities once, then asks two reasoning steps for "the city" each, and gives
+    # their answers (names, no figure) to the calculator: the engine hands the executor the search the
+    # reasoning steps read, and each figure comes from the hit of the name they answered.
+    from agents import tool
+    from agents.tools.builtins import calculator
+
+    @tool
+    def search(query: str) -> list[dict]:
+        """Search the reference passages.
+
+        Args:
+            query: what to look up.
+
+        Returns:
+            passages (text with figures, best first)
+        """
+        return [{"doc_id": "paris", "title": "Paris", "text": "Paris: Population: about 2.10 million in 2023."},
+                {"doc_id": "rome", "title": "Rome", "text": "Rome: Population: about 2.75 million in 2023."}]
+
+    names = {"2": "Paris", "3": "Rome"}
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return wire.plan(
+                    wire.step(1, "search", {"query": "population of Paris and Rome"}),
+                    wire.step(2, None, deps=[1], description="the first city"),
+                    wire.step(3, None, deps=[1], description="the second city"),
+                    wire.step(4, "calculator", {"expression": "max({$step_2_result}, {$step_3_result}) - "
+                                                              "min({$step_2_result}, {$step_3_result})"}, deps=[2, 3]))
+            case "executor":
+                return names[request.metadata["step_id"]]  # no model call reads the figures
+            case _:
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, _ = run(FunctionLLM(model), task="How many more people live in Rome than in Paris?",
+                    tools=[search, calculator])
+    assert result.status == "accepted"
+    assert [s.output for s in result.steps][1:] == ["Paris", "Rome", 650000]

@@ -69,7 +69,7 @@ ROME = [{"doc_id": "rome", "title": "Rome", "text": "Rome: Population: Rome had 
          "2023 (comune of Rome)."}]
 
 
-def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"}'):
+def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"}', through: dict | None = None):
     from agents.tools.builtins import calculator
 
     asked: list[LLMRequest] = []
@@ -82,7 +82,7 @@ def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"
                     tool_input={"expression": "max({$step_1_result}, {$step_2_result}) - min({$step_1_result}, "
                                               "{$step_2_result})"}, depends_on=[1, 2])
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
-                          inputs_about=about)
+                          inputs_about=about, read_through=through or {})
     executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
     return asyncio.run(executor.run(request, inputs)), asked
 
@@ -99,3 +99,25 @@ def test_a_passage_whose_number_is_not_clear_goes_to_the_model_for_its_figure():
     outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"1": 2.1, "2": 2.75}')
     assert len(asked) == 1 and asked[0].json_schema["required"] == ["1", "2"]
     assert outcome.ok and outcome.output == 0.65
+
+
+BOTH = PARIS + ROME  # one search for both cities: its hits, best first
+
+
+def test_a_reasoning_step_that_answered_a_name_is_read_through_to_that_names_passage():
+    # Steps 1 and 2 are reasoning steps that read one search (step 5 here) and answered "Paris" and "Rome"
+    # where the calculator needs their populations: each figure comes from the hit of that name, no model call.
+    outcome, asked = _calculate({1: "Paris", 2: "Rome.", 5: BOTH},
+                                {1: "the city", 2: "the other city", 5: "population of Paris and Rome"},
+                                through={1: 5, 2: 5})
+    assert outcome.ok and outcome.output == 650000
+    assert outcome.arguments == {"expression": "max(2100000, 2750000) - min(2100000, 2750000)"}
+    assert asked == []
+
+
+def test_a_name_no_hit_carries_still_fails_the_step_with_what_to_do():
+    # "Madrid" names none of the hits: there is no sound figure, so the no-figure rule stands.
+    outcome, asked = _calculate({1: "Madrid", 2: ROME, 5: BOTH}, {1: "capital", 2: "population of Rome", 5: "x"},
+                                through={1: 5})
+    assert not outcome.ok and outcome.error_kind == "argument" and "states no figure" in outcome.error
+    assert asked == []
