@@ -73,6 +73,11 @@ _MAGNITUDE = re.compile(
 # Digits glued to a word by a hyphen name something ("reflector-8812ab", "INJ-01"): they state no figure.
 # Thousands are grouped with commas or with spaces ("650 000", as SI and French write them); a space groups only
 # after one to three digits, so "in 2023 100 people" stays two numbers.
+# "the total / combined / sum of": the figures added. Not where the total is only a base for something else
+# ("what share of the total", "the average of"): the computed figure is then rightly smaller than the sum.
+_TOTAL = re.compile(r"\b(?:total|combined|sum of|together|altogether|in all)\b", re.IGNORECASE)
+_NOT_A_SUM = re.compile(r"\b(?:percent(?:age)?|share|ratio|times|fraction|proportion|average|mean|per)\b|%",
+                        re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(?<!\w-)-?(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,])|\d+(?:,\d{3})*)(?:\.\d+)?"
                      r"(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
 _GROUPING = str.maketrans("", "", ", \u00a0\u202f")
@@ -139,6 +144,7 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
         difference = f"; the difference is {_show(b - a)}" if magnitude else ""
         facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): {_show(b)} > "
                                          f"{_show(a)} ({_subject(small)}, step {small.step_id}){difference}."))
+    facts += _partial_total(task, results, dict((r.step_id, n) for r, n in figures))
     last = _last_computed(results)
     if last is not None:
         facts.append(Fact(Severity.NOTE, f"Step {last.step_id} computed {_show(last.output)} from the results "
@@ -203,6 +209,26 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
     return [Fact(Severity.CONTRADICTION, (
         f"The answer names {leader!r} first, but step {large.step_id}'s figure ({_show(b)}) is larger than step "
         f"{small.step_id}'s ({_show(a)}): the larger is what step {large.step_id} looked up."))]
+
+
+def _partial_total(task: str, results: Sequence[Result], figures: dict[int, float]) -> list[Fact]:
+    """"What is the combined length of the Rhine and the Thames?" computed as ``max(1230, 346)``: a total smaller
+    than the sum of the figures it was computed from (each of them read from its own step, all positive) is
+    not that total. Silent unless every input of the computing step has its figure, and where the total is
+    only a base ("what share of the total")."""
+    last = _last_computed(results)
+    if not _TOTAL.search(task) or _NOT_A_SUM.search(task) or last is None or len(last.depends_on) < 2:
+        return []
+    parts = [figures.get(dep) for dep in last.depends_on]
+    if any(p is None or p <= 0 for p in parts):
+        return []
+    total = sum(p for p in parts if p is not None)
+    if last.output >= total * 0.99:
+        return []
+    shown = " + ".join(_show(p) for p in parts if p is not None)
+    return [Fact(Severity.CONTRADICTION, (
+        f"The task asks for a total, but step {last.step_id} computed {_show(last.output)}, less than the sum of "
+        f"the figures it used ({shown} = {_show(total)}): add them.")), ]
 
 
 def _last_computed(results: Sequence[Result]) -> Result | None:

@@ -190,3 +190,33 @@ def test_no_amount_is_required_where_the_task_asks_for_no_difference_or_none_was
     assert check_answer("Rome is larger.", _with(650000.0), task=TASK) == ()  # no step computed it from others
     wrong_way = [*LOOKUPS, Result(3, "calculator", "difference", -650000.0, depends_on=(1, 2))]
     assert len(check_answer("Rome is larger.", wrong_way, task=TASK)) == 1  # the sign's contradiction alone
+
+
+RHINE_THAMES = [Result(1, "doc_search", "length of the Rhine", [{"title": "Rhine", "text": "Rhine: Length: about 1,230 km."}]),
+          Result(2, "doc_search", "length of the Thames", [{"title": "Thames", "text": "Thames: Length: about 346 km."}])]
+
+
+def _total(value: float, deps: tuple[int, ...] = (1, 2)) -> list[Result]:
+    return [*RHINE_THAMES, Result(3, "calculator", "total", value, depends_on=deps)]
+
+
+@pytest.mark.parametrize("task", ["What is the combined length of the Rhine and the Thames, in km?",
+                                  "How long are the Rhine and the Thames in total?",
+                                  "What is the sum of the lengths of the Rhine and the Thames?"])
+def test_a_total_smaller_than_the_sum_of_its_figures_is_a_contradiction(task):
+    # max(1230, 346) for a combined length: accepted as "about 1,230 km" by the 1.5B reviewer (dev split).
+    facts = [f for f in check_results(task, _total(1230.0)) if f.severity is Severity.CONTRADICTION]
+    assert len(facts) == 1 and "1,230 + 346 = 1,576" in facts[0].text
+    assert check_answer("The combined length is about 1,230 km.", _total(1230.0), task=task)
+    assert check_answer("About 1,576 km (1,230 + 346).", _total(1576.0), task=task) == ()
+
+
+@pytest.mark.parametrize("task, results", [
+    ("What share of the total length of the Rhine and the Thames is the Thames, in percent?", _total(21.95)),
+    ("What is the average length of the Rhine and the Thames?", _total(788.0)),
+    ("How many times longer is the Rhine than the Thames?", _total(3.55)),
+    ("What is the combined length of the Rhine and the Thames?", _total(1230.0, deps=(1,))),  # one input only
+    ("Which is longer, the Rhine or the Thames?", _total(1230.0)),  # no total asked
+])
+def test_no_total_check_where_the_total_is_a_base_or_not_asked(task, results):
+    assert [f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION] == []
