@@ -28,8 +28,10 @@ __all__ = ["WARMED_ROLES", "RolePrefix", "role_prefixes", "warm_prefixes"]
 
 log = logging.getLogger("tetrarch")
 
-WARMED_ROLES: tuple[Role, ...] = ("router", "planner", "reflector")
-"""The roles every planned task calls, in the order a task calls them (the first reads the shared opening)."""
+WARMED_ROLES: tuple[Role, ...] = ("router", "planner", "executor", "reflector")
+"""The roles a planned task calls, in the order it calls them (the first reads the shared opening). The executor
+is called by reasoning steps only, but the embedded planner writes one for every name it must find first, and
+each call would otherwise read the executor's instructions again."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ def role_prefixes(prompts: PromptOptions, tools_catalog: str, max_steps: int) ->
         >>> from agents.config import RuntimeConfig, for_embedded_model
         >>> cfg = for_embedded_model(RuntimeConfig())
         >>> [p.role for p in role_prefixes(cfg.prompt_options(), "calculator: arithmetic", cfg.max_steps)]
-        ['router', 'planner', 'reflector']
+        ['router', 'planner', 'executor', 'reflector']
     """
     static = {"tools": tools_catalog, "max_steps": str(max_steps)}
     prefixes = []

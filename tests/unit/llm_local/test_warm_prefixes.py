@@ -23,7 +23,7 @@ def _task_prompt(role: str, version: str | None, **task_values: str) -> list[dic
 
 def test_each_prefix_is_what_every_call_of_its_role_starts_with():
     prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
-    assert [p.role for p in prefixes] == ["router", "planner", "reflector"]
+    assert [p.role for p in prefixes] == ["router", "planner", "executor", "reflector"]
     for prefix in prefixes:
         version = EMBEDDED.prompt_options().version(prefix.role)
         real = _task_prompt(prefix.role, version, task="Compare Paris and Rome")
@@ -50,7 +50,7 @@ def test_one_short_call_per_role_and_a_failure_is_only_logged():
 
     prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
     assert warm_prefixes(FunctionLLM(model), prefixes) is not None
-    assert [(r.role, r.max_tokens) for r in asked] == [("router", 1), ("planner", 1), ("reflector", 1)]
+    assert [(r.role, r.max_tokens) for r in asked] == [("router", 1), ("planner", 1), ("executor", 1), ("reflector", 1)]
 
     def down(request: LLMRequest) -> str:
         raise LLMConnectionError("connection refused")

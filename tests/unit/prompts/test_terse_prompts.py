@@ -97,3 +97,25 @@ def test_planner_v7_shows_a_look_up_that_needs_a_name_another_step_finds_first()
     assert [s.depends_on for s in plan.steps] == [[], [1], [2]]
     assert plan.steps[2].tool_input == {"query": "length of {$step_2_result}"}
     assert "Danube" in system[system.rindex("Example"):]  # planner/v6's example stays, second
+
+
+def test_planner_v8_example_finds_one_name_first_and_searches_the_named_entity_directly() -> None:
+    # One example holds both patterns: the name hop (search, reasoning, search with the name) only for the
+    # entity the task does not name, and both figures from passages straight into the calculator.
+    system = dict(load_prompt("planner", "v8").sections)["system"]
+    assert system.count("Example") == 1
+    example = system[system.index("Example"):].split("\n", 1)[1].split("\n]}", 1)[0] + "\n]}"
+    plan = parse_plan(example)
+    assert [s.tool_name for s in plan.steps] == ["search", None, "search", "search", "calculator"]
+    assert [s.depends_on for s in plan.steps] == [[], [1], [2], [], [3, 4]]
+    assert plan.steps[2].tool_input == {"query": "length of {$step_2_result}"}
+
+
+def test_planner_v9_example_searches_the_named_entity_first_then_finds_the_other_ones_name() -> None:
+    system = dict(load_prompt("planner", "v9").sections)["system"]
+    assert system.count("Example") == 1
+    example = system[system.index("Example"):].split("\n", 1)[1].split("\n]}", 1)[0] + "\n]}"
+    plan = parse_plan(example)
+    assert [s.tool_name for s in plan.steps] == ["search", "search", None, "search", "calculator"]
+    assert [s.depends_on for s in plan.steps] == [[], [], [2], [3], [1, 4]]
+    assert plan.steps[0].tool_input == {"query": "length of the Volga"}
