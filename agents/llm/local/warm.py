@@ -81,13 +81,25 @@ def warm_prefixes(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float = 3
     started = time.monotonic()
     # A worker thread: the caller may be inside a running event loop (a notebook), where asyncio.run refuses.
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        warmed = pool.submit(asyncio.run, _warm(llm, prefixes, timeout_s)).result()
+    return time.monotonic() - started if warmed else None
+
+
+async def _warm(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float) -> bool:
+    try:
         for prefix in prefixes:
             request = LLMRequest(role=prefix.role, messages=prefix.messages, max_tokens=1,
                                  metadata={"purpose": "warm-up"})
             try:
-                pool.submit(asyncio.run, llm.complete(request)).result(timeout=timeout_s)
-            except (LLMError, concurrent.futures.TimeoutError) as exc:
+                await asyncio.wait_for(llm.complete(request), timeout_s)
+            except (LLMError, TimeoutError) as exc:
                 log.warning("the embedded model's warm-up call for the %s failed (%s); its first call reads its "
-                            "whole prompt instead", prefix.role, exc)
-                return None
-    return time.monotonic() - started
+                            "whole prompt instead", prefix.role, exc or "timed out")
+                return False
+        return True
+    finally:
+        # One event loop for every call, its HTTP client closed on it: a client left to the garbage collector
+        # closes its sockets on a loop that is gone ("Event loop is closed" tracebacks in the demo's output).
+        aclose = getattr(llm, "aclose", None)
+        if aclose is not None:
+            await aclose()

@@ -56,3 +56,24 @@ def test_one_short_call_per_role_and_a_failure_is_only_logged():
         raise LLMConnectionError("connection refused")
 
     assert warm_prefixes(FunctionLLM(down), prefixes) is None
+
+
+def test_every_warm_up_call_runs_on_one_event_loop_that_closes_the_client():
+    # A client left to the garbage collector closed its sockets on a loop already gone: "Event loop is closed"
+    # tracebacks in make demo's output once a fourth role was warmed.
+    import asyncio
+
+    loops: list[object] = []
+
+    class Closing(FunctionLLM):
+        async def aclose(self) -> None:
+            loops.append(("closed", asyncio.get_running_loop()))
+
+    def model(request: LLMRequest) -> str:
+        loops.append(asyncio.get_running_loop())
+        return "y"
+
+    prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
+    assert warm_prefixes(Closing(model), prefixes) is not None
+    *calls, (closed, loop) = loops
+    assert closed == "closed" and len(calls) == len(prefixes) and all(c is loop for c in calls)
