@@ -228,7 +228,7 @@ def _partial_total(task: str, results: Sequence[Result], figures: dict[int, floa
     shown = " + ".join(_show(p) for p in parts if p is not None)
     return [Fact(Severity.CONTRADICTION, (
         f"The task asks for a total, but step {last.step_id} computed {_show(last.output)}, less than the sum of "
-        f"the figures it used ({shown} = {_show(total)}): add them.")), ]
+        f"the figures it used ({shown} = {_show(total)}): add them."))]
 
 
 def _last_computed(results: Sequence[Result]) -> Result | None:
