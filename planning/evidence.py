@@ -144,8 +144,8 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
         difference = f"; the difference is {_show(b - a)}" if magnitude else ""
         facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): {_show(b)} > "
                                          f"{_show(a)} ({_subject(small)}, step {small.step_id}){difference}."))
-    facts += _partial_total(task, results, dict((r.step_id, n) for r, n in figures))
     last = _last_computed(results)
+    facts += _partial_total(task, last, {r.step_id: n for r, n in figures})
     if last is not None:
         facts.append(Fact(Severity.NOTE, f"Step {last.step_id} computed {_show(last.output)} from the results "
                                          "before it: state that figure (rounded as the task asks)."))
@@ -211,12 +211,11 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
         f"{small.step_id}'s ({_show(a)}): the larger is what step {large.step_id} looked up."))]
 
 
-def _partial_total(task: str, results: Sequence[Result], figures: dict[int, float]) -> list[Fact]:
+def _partial_total(task: str, last: Result | None, figures: dict[int, float]) -> list[Fact]:
     """"What is the combined length of the Rhine and the Thames?" computed as ``max(1230, 346)``: a total smaller
     than the sum of the figures it was computed from (each of them read from its own step, all positive) is
     not that total. Silent unless every input of the computing step has its figure, and where the total is
-    only a base ("what share of the total")."""
-    last = _last_computed(results)
+    only a base ("what share of the total"). ``last``: the step that computed the answer's figure."""
     if not _TOTAL.search(task) or _NOT_A_SUM.search(task) or last is None or len(last.depends_on) < 2:
         return []
     parts = [figures.get(dep) for dep in last.depends_on]

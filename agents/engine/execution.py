@@ -306,15 +306,15 @@ class PlanExecution:
         executor reads the figure from the passage the name points to instead of failing the step."""
         if step.tool_name is None:
             return {}
-        done = self._sched.outputs()
         through = {}
         for dep in step.depends_on:
             reasoning = self._steps.get(dep)
             if reasoning is None or reasoning.tool_name is not None or len(reasoning.depends_on) != 1:
                 continue
-            source = reasoning.depends_on[0]
-            if source in done and source in self._steps and self._steps[source].tool_name is not None:
-                through[dep] = source
+            source = self._steps.get(reasoning.depends_on[0])
+            if source is not None and source.tool_name is not None \
+                    and self._sched.state(source.step_id) is SchedState.COMPLETED:
+                through[dep] = source.step_id
         return through
 
     def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
