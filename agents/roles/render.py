@@ -25,7 +25,8 @@ def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Res
     return [Result(v.step_id, v.tool_name, v.description, v.output if v.status == "completed" else None,
                    failed=v.status != "completed",
                    about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]),
-                   depends_on=deps.get(v.step_id, ()))
+                   depends_on=deps.get(v.step_id, ()),
+                   arguments=" ".join(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str)))
             for v in views]
 
 

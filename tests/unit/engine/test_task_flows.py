@@ -75,7 +75,7 @@ def test_replan_once_then_accept_reuses_the_completed_step():
                                              wire.step(2, "always_fails", {"x": 1})), second],
                        "reflector": [wire.reflection("replan", (2, 2, 3), answer=None, feedback="use Berlin"),
                                      wire.reflection(answer="Berlin")]})
-    result, sink = run(llm)
+    result, sink = run(llm, task="What are the populations of Paris and Berlin?")
     assert result.status == "accepted" and result.replans == 1
     assert T.count("lookup-paris") == 1, "the identical completed step must not run again"
     assert "replanned" in types(sink)
@@ -90,7 +90,7 @@ def test_retry_step_reruns_it_with_the_modification_then_accepts():
                        "reflector": [wire.reflection("retry_step", (2, 1, 3), answer=None, retry_step=1,
                                                      modification="the city is Paris"),
                                      wire.reflection(answer="2.1 million")]})
-    result, _ = run(llm)
+    result, _ = run(llm, task="How many people live in Paris?")
     assert result.status == "accepted"
     assert result.steps[0].output == 2.1 and result.steps[0].attempts == 2
     llm.assert_complete()
@@ -243,7 +243,7 @@ def test_reasoning_steps_call_the_executor_llm_once():
                      wire.step(2, None, {}, deps=[1], description="Say whether Paris is big"))
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "executor": "yes, 2.1 million",
                                  "reflector": wire.reflection()}[r.role])
-    result, _ = run(llm)
+    result, _ = run(llm, task="Is Paris a big city?")
     assert result.steps[1].output == "yes, 2.1 million"
     assert result.usage.by_role["executor"].llm_calls == 1
     assert result.usage.total.llm_calls == 4

@@ -39,7 +39,7 @@ def mcp(request, tmp_path):
     return proc.config(prefix="m"), proc.log
 
 
-def run(llm, server, config=CONFIG, task="Compare Paris and Rome"):
+def run(llm, server, config=CONFIG, task="Look up what the plan needs with the MCP tools"):
     tools = resolve_tools([*T.ALL, server])
     return asyncio.run(run_task(llm, task, tools=tools, config=config))
 
