@@ -68,6 +68,8 @@ class DispatchOptions:
 
     step_timeout_s: float
     confirm_replanned_writes: bool
+    serial_llm: bool = False
+    """The model server answers one request at a time (``RuntimeConfig.serial_llm``)."""
 
 
 def default_store_path() -> Path:
@@ -134,6 +136,11 @@ class RuntimeConfig(BaseModel):
     context_token_budget: int = Field(6000, ge=256)
     """Token budget of one assembled prompt; the context layer is trimmed first."""
     stream_plan: bool = True
+    serial_llm: bool = False
+    """The model server answers one request at a time (the embedded llama.cpp server; ``Orchestrator(llm=None)``
+    sets it). A reasoning step then waits until the plan has streamed, since its call would only queue behind the
+    planner's (and its timeout run meanwhile); and one that only names its search's single hit for arithmetic is
+    answered by code (``planning.name_hops``). False: reasoning steps start as soon as their inputs are ready."""
 
     # --- memory (docs/memory.md) -------------------------------------------------------------------
     session_history_tokens: int = Field(1500, ge=0)
@@ -193,7 +200,7 @@ class RuntimeConfig(BaseModel):
             str(self.store_path))
 
     def dispatch_options(self) -> DispatchOptions:
-        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes)
+        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes, self.serial_llm)
 
     def policy_limits(self, extra_replans: int = 0) -> PolicyLimits:
         """The reflection policy's caps; ``extra_replans`` were granted by a human's answer to an escalation."""
@@ -237,9 +244,9 @@ qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice).
 
 def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     """``config`` as the embedded llama.cpp model needs it, keeping whatever the caller set explicitly:
-    the JSON prompt forms (``EMBEDDED_MODEL_PROMPTS`` under the caller's pins) and no speculative planning —
-    the server runs one request at a time, so a plan started beside the router only queues, and a queued
-    plan ahead of the router would hold every step back until the route arrived.
+    the JSON prompt forms (``EMBEDDED_MODEL_PROMPTS`` under the caller's pins), no speculative planning and
+    ``serial_llm`` — the server runs one request at a time, so a plan started beside the router only queues, and
+    a queued plan ahead of the router would hold every step back until the route arrived.
 
         >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
         {'router': 'v4', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
@@ -247,4 +254,6 @@ def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
     if "speculative_planning" not in config.model_fields_set:
         update["speculative_planning"] = False
+    if "serial_llm" not in config.model_fields_set:
+        update["serial_llm"] = True
     return config.model_copy(update=update)

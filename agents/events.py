@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from planning.loops import RepeatedCall
 from planning.models import PlanStep, Reflection
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "ReplannedPayload",
     "EscalatedPayload",
     "TaskFinishedPayload",
+    "PlanCut",
 ]
 
 EventType = Literal[
@@ -176,11 +178,26 @@ class EscalatedPayload(_Payload):
     step_id: int | None = None
 
 
+class PlanCut(_Payload):
+    """The planner stopped reading plan ``plan_version``'s stream where the model was looping: it wrote the
+    ``repeated`` call a third time (``planning.loops``). That plan is the steps written before; they ran."""
+
+    plan_version: int
+    repeated: RepeatedCall
+    reason: Literal["repeated_call"] = "repeated_call"
+
+    def describe(self) -> str:
+        return f"plan v{self.plan_version}: {self.repeated.describe()}"
+
+
 class TaskFinishedPayload(_Payload):
     status: Literal["accepted", "escalated", "clarify", "refused", "failed"]
     stopped_reason: StoppedReason
     answer: str | None = None
     error: str | None = None
+    plan_cuts: list[PlanCut] = Field(default_factory=list)
+    """Plans that ended early because the planner was looping. Carried here, not in an event of its own, since
+    the event types are fixed (DESIGN.md): the task's outcome is where a cut plan explains itself."""
 
 
 class TaskSubmitted(_Event):

@@ -24,16 +24,21 @@ from typing import Any
 from dag.refs import renumber
 from planning.models import Plan, PlanStep
 
-__all__ = ["as_delta", "expand", "same_call"]
+__all__ = ["as_delta", "call_key", "expand", "same_call"]
 
 
 def _call_key(tool_name: str | None, tool_input: Any, depends_on: Sequence[int]) -> str:
     return json.dumps([tool_name, tool_input, sorted(depends_on)], sort_keys=True, default=str)
 
 
+def call_key(step: PlanStep) -> str:
+    """What two steps share when they make the same call (``same_call``), as a hashable value."""
+    return _call_key(step.tool_name, step.tool_input, step.depends_on)
+
+
 def same_call(a: PlanStep, b: PlanStep) -> bool:
     """The same tool on the same input after the same steps: a kept step written out again."""
-    return _call_key(a.tool_name, a.tool_input, a.depends_on) == _call_key(b.tool_name, b.tool_input, b.depends_on)
+    return call_key(a) == call_key(b)
 
 
 def as_delta(kept: Sequence[PlanStep], new: Plan, *, start: int) -> list[PlanStep]:

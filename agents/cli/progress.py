@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from agents.engine.step_run import BY_CODE
 from agents.events import AnyEvent
 from agents.results import TaskResult
 
@@ -57,8 +58,8 @@ class ProgressView:
                 return [f"{t} ▶ step {p.step_id} {self.tools.get(p.step_id, '')} (attempt {p.attempt})", self.dag_line()]
             case "step_finished":
                 self.states[p.step_id] = "completed"
-                return [f"{t} ✓ step {p.step_id} in {p.finished_at - p.started_at:.2f}s → {p.output_preview}",
-                        self.dag_line()]
+                how = "by code, no model call" if p.executor == BY_CODE else f"in {p.finished_at - p.started_at:.2f}s"
+                return [f"{t} ✓ step {p.step_id} {how} → {p.output_preview}", self.dag_line()]
             case "step_failed":
                 self.states[p.step_id] = "failed"
                 return [f"{t} ✗ step {p.step_id} [{p.error_kind}] {p.error}", self.dag_line()]
@@ -73,7 +74,8 @@ class ProgressView:
             case "escalated":
                 return [f"{t} escalated ({p.kind}): {p.question}"]
             case "task_finished":
-                return [f"{t} done  {p.status} ({p.stopped_reason})"]
+                cuts = [f"{t} plan cut: {cut.describe()}" for cut in p.plan_cuts]
+                return [*cuts, f"{t} done  {p.status} ({p.stopped_reason})"]
             case _:
                 assert_never(ev.type)
 

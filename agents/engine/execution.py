@@ -19,13 +19,14 @@ from agents.engine.gates import needs_confirmation
 from agents.engine.plan_feed import PlanFeed, StreamEnded
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.step_run import Running, about, await_outcome, preview
+from agents.engine.step_run import BY_CODE, Running, about, await_outcome, preview
 from agents.engine.step_records import StepFacts, checkpoint_delta, derive_record, derive_records, restore
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
 from agents.errors import BudgetExceeded
-from agents.events import PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
+from agents.events import PlanCut, PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
 from agents.llm.base import Spend
+from agents.roles.figure_fit import numeric_refs
 from agents.roles.messages import (
     PlanCallStarted,
     PlanCompleted,
@@ -43,6 +44,7 @@ from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.delta import same_call
 from planning.models import PlanStep
+from planning.name_hops import title_answer
 
 __all__ = ["Limits", "PlanExecution"]
 
@@ -186,10 +188,12 @@ class PlanExecution:
                 self._add_step(step)
             case PlanRestarted():
                 self._restart()
-            case PlanCompleted(spend=spend):
+            case PlanCompleted(spend=spend, cut=cut):
                 self._plan_iter = None  # exhausted: a later run() (retry_step) must not read it again
                 self._sched.seal()
                 self._st.plan_complete = True
+                if cut is not None:
+                    self._st.plan_cuts.append(PlanCut(plan_version=self._st.plan_version, repeated=cut))
                 self._charge("planner", spend)
             case PlanFailed(error=error, reason=reason, spend=spend):
                 self._plan_iter = None
@@ -250,6 +254,8 @@ class PlanExecution:
         on Ray), and each still has its own handle, timeout and outcome."""
         if self._plan_broken:
             return
+        while self._answer_names_by_code():
+            pass  # an answered step may make another one ready
         started = [(sid, self._start(sid)) for sid in self._sched.ready() if self._may_start(sid)]
         if not started:
             return
@@ -266,6 +272,10 @@ class PlanExecution:
         """Whether a ready step runs now (not: a write of a plan still streaming, or a call that waits for a
         human's confirmation)."""
         step = self._steps[sid]
+        if step.tool_name is None and self._limits.dispatch.serial_llm and not self._st.plan_complete:
+            # At a one-request model server its call would only queue behind the planner's stream, its timeout
+            # running meanwhile; and once the plan is whole, a name hop may need no call (_answer_names_by_code).
+            return False
         if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
             # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
             # replaced: its writes wait until the whole plan is validated, its reads run at once.
@@ -283,6 +293,40 @@ class PlanExecution:
             self.awaiting_confirmation.add(sid)
             return False
         return True
+
+    def _answer_names_by_code(self) -> bool:
+        """Complete, without a model call, each ready reasoning step that only names its search's one hit for
+        arithmetic (``planning.name_hops``). Only on a one-request server once the plan is whole: the steps that
+        use a reasoning step are known only then, and elsewhere the call runs beside the rest at no wait."""
+        if not self._limits.dispatch.serial_llm or not self._st.plan_complete:
+            return False
+        answered = False
+        for sid in self._sched.ready():
+            step = self._steps[sid]
+            if step.tool_name is not None or sid in self._st.modifications or len(step.depends_on) != 1:
+                continue
+            source = self._steps.get(step.depends_on[0])
+            if source is None or source.tool_name is None or source.step_id not in self.values:
+                continue
+            consumers = [s for s in self._steps.values() if sid in s.depends_on]
+            title = title_answer(step, self.values[source.step_id], consumers, number_slots=self._number_slots)
+            if title is not None:
+                self._complete_by_code(sid, title)
+                answered = True
+        return answered
+
+    def _number_slots(self, step: PlanStep) -> frozenset[int]:
+        spec = self._rt.tool_spec(step.tool_name)
+        return frozenset() if spec is None else numeric_refs(spec.parameters, spec.returns or "", step.tool_input)
+
+    def _complete_by_code(self, sid: int, value: Any) -> None:
+        attempt = self._sched.start(sid)
+        now = self._clock()
+        self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=None,
+                                           plan_version=self._st.plan_version, executor=BY_CODE))
+        self._complete(sid, attempt, StepOutcome(step_id=sid, attempt=attempt, ok=True, started_at=now,
+                                                 finished_at=now, output=value, executor=BY_CODE,
+                                                 output_inline=True), value, None)
 
     def _start(self, sid: int) -> StepRequest:
         """The step's next attempt, started in the scheduler (the caller dispatches it)."""
@@ -352,7 +396,7 @@ class PlanExecution:
         if self._sched.state(run.step_id) is not SchedState.RUNNING or self._sched.attempt(run.step_id) != run.attempt:
             return  # a stale attempt (its step was reset by a retry); its result is dropped
         if outcome.ok:
-            self._complete(run, outcome, value)
+            self._complete(run.step_id, run.attempt, outcome, value, run.handle.output_ref)
         else:
             self._record_failure(run.step_id, run.attempt, outcome)
 
@@ -371,21 +415,20 @@ class PlanExecution:
             finished_at=self._clock(), plan_version=self._st.plan_version))
         self._emit_started(run.step_id, run.attempt, run.request.step, run.handle)
 
-    def _complete(self, run: Running, outcome: StepOutcome, value: Any) -> None:
+    def _complete(self, sid: int, attempt: int, outcome: StepOutcome, value: Any, ref: Any) -> None:
         """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
         dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
         Dependents get the value itself when it came inline, else the output's reference (no second copy)."""
-        sid = run.step_id
-        self._sched.complete(sid, value if outcome.output_inline else run.handle.output_ref)
+        self._sched.complete(sid, value if outcome.output_inline else ref)
         self._st.consecutive_errors = 0
         self.values[sid] = value
-        self._sink.put_output(self._st.plan_version, sid, run.attempt, value)
+        self._sink.put_output(self._st.plan_version, sid, attempt, value)
         self._facts[sid] = StepFacts(started_at=outcome.started_at, finished_at=outcome.finished_at,
                                      tool_attempts=outcome.tool_attempts, from_journal=outcome.from_journal)
         delta = checkpoint_delta(self._st, {sid: derive_record(self._sched, self._steps, self._facts, sid)},
                                  self._plan_written)
         self._plan_written = len(self._st.plan_steps)
-        self._sink.emit(StepFinishedPayload(step_id=sid, attempt=run.attempt, output_preview=preview(value),
+        self._sink.emit(StepFinishedPayload(step_id=sid, attempt=attempt, output_preview=preview(value),
                                             started_at=outcome.started_at, finished_at=outcome.finished_at,
                                             plan_version=self._st.plan_version, executor=outcome.executor,
                                             node_id=outcome.node_id), delta=delta)

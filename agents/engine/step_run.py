@@ -16,7 +16,11 @@ from agents.engine.runtime import Runtime, StepHandle
 from agents.roles.messages import StepOutcome, StepRequest
 from planning.models import PlanStep
 
-__all__ = ["Running", "about", "await_outcome", "preview"]
+__all__ = ["BY_CODE", "Running", "about", "await_outcome", "preview"]
+
+BY_CODE = "code"
+"""The ``executor`` of a step the engine answered itself, without an executor or a model call
+(``planning.name_hops``): the trace and the progress view say so."""
 
 _PREVIEW_CHARS = 200
 _WEDGED_AFTER_S = 10.0

@@ -437,7 +437,8 @@ class TaskRunner:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
                                              kind=stop.escalation.kind, step_id=stop.escalation.step_id))
         self._sink.emit(TaskFinishedPayload(status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
-                                            error=stop.error), self._snapshot())
+                                            error=stop.error, plan_cuts=list(st.plan_cuts)),
+                        self._snapshot())
 
 
 def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:

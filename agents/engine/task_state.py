@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.events import StoppedReason, TaskStatus
+from agents.events import PlanCut, StoppedReason, TaskStatus
 from agents.results import StepStatus, UsageReport
 from planning.models import PlanStep, Reflection
 
@@ -63,6 +63,8 @@ class TaskState(BaseModel):
     plan_version: int = 0
     plan_steps: list[PlanStep] = Field(default_factory=list)
     plan_complete: bool = False
+    plan_cuts: list[PlanCut] = Field(default_factory=list)
+    """Plans the planner ended early at a looping step (reported with the task's outcome)."""
     steps: dict[int, StepState] = Field(default_factory=dict)
     step_retries: dict[int, int] = Field(default_factory=dict)
     modifications: dict[int, str] = Field(default_factory=dict)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from agents.llm.base import Spend
+from planning.loops import RepeatedCall
 from planning.models import Plan, PlanStep
 
 __all__ = [
@@ -121,6 +122,9 @@ class PlanRestarted:
 class PlanCompleted:
     plan: Plan
     spend: Spend
+    cut: RepeatedCall | None = None
+    """The planner stopped reading a looping reply at this step (``planning.loops``): ``plan`` is what the model
+    wrote before it. The steps were emitted as usual; only the rest of the reply was left unread."""
     kind: Literal["completed"] = "completed"
 
 

@@ -18,9 +18,11 @@ from agents.roles.messages import (
     StepEmitted,
 )
 from agents.roles.replan import kept_steps, next_step_id, replan_context
-from planning.delta import same_call
+from agents.tools.registry import catalog_permissions
+from planning.delta import call_key, same_call
 from planning.errors import PlanningError, PlanValidationError
 from planning.grammar import terse_plan_grammar
+from planning.loops import RepeatedCall, repeated_call
 from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
 from planning.stream import StreamingPlanParser
@@ -41,7 +43,9 @@ class Planner:
     call, ``StepEmitted`` as each step closes (a terse line or a JSON step object, whichever the model writes),
     then exactly one ``PlanCompleted`` or ``PlanFailed``. An invalid first plan yields ``PlanRestarted`` and the
     repaired plan's steps (one repair round, DESIGN.md). A terse replan is a delta: the kept steps are emitted
-    first, without a model token, then the model's new ones.
+    first, without a model token, then the model's new ones. A reply that writes a read call a third time is a
+    looping model (``planning.loops``): the stream is abandoned there and the plan completes with the steps
+    before it (``PlanCompleted.cut`` says so).
 
     Example:
         >>> planner = Planner(llm, {"lookup": {...}}, catalog, RuntimeConfig().planner_options())  # doctest: +SKIP
@@ -54,6 +58,7 @@ class Planner:
         self._llm = llm
         self._schemas = dict(tool_schemas)
         self._catalog = tools_catalog
+        self._reads = _read_tools(tools_catalog)
         self._options = options
         self._grammar: str | None = None
 
@@ -61,6 +66,7 @@ class Planner:
         """Plan with these tools from the next ``plan`` call on (an MCP server's tool list changed); a plan
         being written keeps the tools it started with."""
         self._schemas, self._catalog, self._grammar = dict(tool_schemas), tools_catalog, None
+        self._reads = _read_tools(tools_catalog)
 
     def _form(self) -> ReplyForm:
         return load_prompt("planner", self._options.prompts.version("planner")).reply_form
@@ -97,7 +103,8 @@ class Planner:
         form = self._form()
         kept = kept_steps(replan) if replan is not None and form == "terse" else []
         first_new_id = next_step_id(replan) if replan is not None else 1
-        schemas = self._schemas  # read with the catalog (no await between): use_tools may swap both later
+        # read with the catalog (no await between): use_tools may swap them later
+        schemas, reads = self._schemas, self._reads
         messages = self._messages(task, replan, history)
         spend = Spend()
         convo = messages
@@ -105,22 +112,27 @@ class Planner:
         while True:
             steps: list[PlanStep] = []
             raw_parts: list[str] = []
-            replied = False
+            counted = False  # this round's cost is in ``spend`` already (its reply's usage, or its abandoned text)
             yield PlanCallStarted(spend + _abandoned(convo, "", "the stream was abandoned before it finished"))
+            round_ = _Round(kept, first_new_id, steps, reads)
             try:
                 request = self._request(task_id, convo, round_no, form, schemas)
-                async for item in self._one_round(request, _Round(kept, first_new_id, steps), raw_parts, schemas):
+                async for item in self._one_round(request, round_, raw_parts, schemas):
                     if isinstance(item, LLMReply):
-                        replied = True
+                        counted = True
                         spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
                     else:
                         yield item
+                if round_.cut is not None and not counted:
+                    # Abandoned at the loop: the server never sent its usage chunk, so count what it wrote.
+                    spend = spend + _abandoned(convo, "".join(raw_parts), f"abandoned: {round_.cut.describe()}")
+                    counted = True
                 plan = Plan(steps=steps)
                 validate_plan(plan, schemas, max_steps=self._options.max_steps)
-                yield PlanCompleted(plan, spend)
+                yield PlanCompleted(plan, spend, round_.cut)
                 return
             except PlanningError as exc:
-                if not replied:
+                if not counted:
                     # The stream was abandoned at the first invalid step: count what it cost so far, so
                     # budgets stay exact (the server never sent its usage chunk).
                     partial = "".join(raw_parts)
@@ -150,14 +162,17 @@ class Planner:
 
     async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
-        """Yields validated steps as they stream, then the final LLMReply. ``round_.steps``/``raw_parts`` are
-        filled in place so the caller still has them when a PlanningError interrupts the stream."""
+        """Yields validated steps as they stream, then the final LLMReply — none when the reply loops: the stream
+        ends at the looping step (``round_.cut``), unfinished. ``round_.steps``/``raw_parts`` are filled in place
+        so the caller still has them when a PlanningError interrupts the stream."""
         parser = StreamingPlanParser(param_order(schemas))
         written = 0  # output tokens so far, counted piece by piece (recounting the whole text per step is O(n²))
 
         def accept(new_steps: list[PlanStep]) -> list[StepEmitted]:
             out = []
             for step in new_steps:
+                if round_.loops(step):
+                    break  # the looping copy and whatever the model wrote after it are left out of the plan
                 for fresh in round_.take(step):
                     validate_step(fresh, round_.known, schemas, max_steps=self._options.max_steps,
                                   waited_for=round_.waited)
@@ -169,23 +184,31 @@ class Planner:
             return [*accept(parser.close()), *(StepEmitted(s, written) for s in round_.close())]
 
         if self._options.stream_plan:
-            async for piece in self._llm.stream(request):
-                if isinstance(piece, LLMReply):
-                    raw_parts[:] = [piece.text]
-                    for item in finish():
+            pieces = self._llm.stream(request)
+            try:
+                async for piece in pieces:
+                    if isinstance(piece, LLMReply):
+                        raw_parts[:] = [piece.text]
+                        for item in finish():
+                            yield item
+                        yield piece
+                        return
+                    raw_parts.append(piece)
+                    written += count_tokens(piece)
+                    for item in accept(parser.feed(piece)):
                         yield item
-                    yield piece
-                    return
-                raw_parts.append(piece)
-                written += count_tokens(piece)
-                for item in accept(parser.feed(piece)):
-                    yield item
+                    if round_.cut is not None:
+                        return
+            finally:
+                # Closed now, not when the garbage collector gets to it: the embedded model serves one request at
+                # a time, and the reasoning steps already emitted wait behind an unread stream.
+                await _close(pieces)
         else:
             reply = await self._llm.complete(request)
             raw_parts[:] = [reply.text]
             written = reply.usage.output_tokens
-            parser.feed(reply.text)
-            for item in finish():
+            # feed() returns every step that closed in the text: close() alone would find none left
+            for item in [*accept(parser.feed(reply.text)), *finish()]:
                 yield item
             yield reply
 
@@ -198,14 +221,34 @@ class _Round:
     is repeated unchanged (the JSON form's rule). The first step decides; the kept steps are emitted before it
     in a delta (they cost no token and are preloaded, not run)."""
 
-    def __init__(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep]) -> None:
+    def __init__(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep],
+                 reads: frozenset[str] = frozenset()) -> None:
         self._kept = {s.step_id: s for s in kept}
         self._first_new_id = first_new_id
         self._delta: bool | None = None if kept else False
+        self._reads = reads
+        self._calls: dict[str, list[PlanStep]] = {}
+        """The model's steps of each read call so far, by ``call_key``, so a repeat is found in O(1)."""
         self.steps = steps
         self.known: dict[int, PlanStep] = {}
         self.waited: set[int] = set()
         """Ids the known steps depend on, so validating a streamed step is O(1), not O(known)."""
+        self.cut: RepeatedCall | None = None
+        """The model step at which this reply was found looping (it and the rest of the reply are dropped)."""
+
+    def loops(self, step: PlanStep) -> bool:
+        """Whether the model's ``step`` is the looping copy of a read call it made before (``planning.loops``).
+        Only the model's own steps count (not the kept ones a delta emits for it), and only reads: equal writes
+        are separate side effects a plan may well ask for. Once it has, every later step is past the loop too."""
+        if self.cut is not None:
+            return True
+        if step.tool_name not in self._reads:
+            return False
+        same = self._calls.setdefault(call_key(step), [])
+        self.cut = repeated_call(step, same)
+        if self.cut is None:
+            same.append(step)
+        return self.cut is not None
 
     def add(self, step: PlanStep) -> None:
         self.known[step.step_id] = step
@@ -241,6 +284,18 @@ class _Round:
 def param_order(schemas: Mapping[str, dict[str, Any]]) -> dict[str, list[str]]:
     """Each tool's parameters in signature order (terse arguments may be given by position)."""
     return {name: list((schema.get("properties") or {}).keys()) for name, schema in schemas.items()}
+
+
+def _read_tools(catalog: str) -> frozenset[str]:
+    """The tools the catalog marks read (its `` [write]`` / `` [admin]`` flags): the planner holds the catalog
+    text, not the tool specs, also after an MCP server's tool list changed."""
+    return frozenset(name for name, permission in catalog_permissions(catalog).items() if permission == "read")
+
+
+async def _close(stream: AsyncIterator[str | LLMReply]) -> None:
+    aclose = getattr(stream, "aclose", None)  # the LLM protocol asks for an async iterator, not a generator
+    if aclose is not None:
+        await aclose()
 
 
 def _abandoned(convo: list[dict[str, Any]], partial: str, error: str) -> Spend:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from agents.tools.decorator import Tool, tool
+from agents.tools.decorator import Permission, Tool, tool
 from agents.tools.errors import ToolDefinitionError, UnknownToolError
 
-__all__ = ["ToolRegistry", "catalog_params", "catalog_summary"]
+__all__ = ["ToolRegistry", "catalog_params", "catalog_permissions", "catalog_summary"]
 
 
 class ToolRegistry:
@@ -123,8 +124,29 @@ def catalog_params(catalog_text: str) -> dict[str, list[str]]:
     return params
 
 
+def catalog_permissions(catalog_text: str) -> dict[str, Permission]:
+    """Each tool's permission, read from ``catalog_text`` (the `` [write]`` / `` [admin]`` flag of its line; none:
+    read), so a role that holds only the catalog knows which calls are side effects.
+
+    The flag is searched up to the end of the line, past the return kind (free text) into the description:
+    a description that happens to hold `` [write]:`` makes its tool a write, which only ever makes a caller more
+    careful with it.
+
+    >>> catalog_permissions('- find(q: str) -> list[str]: Search.\\n    q: Words.\\n- save(x: str) [write]: Save.')
+    {'find': 'read', 'save': 'write'}
+    """
+    permissions: dict[str, Permission] = {}
+    for line in catalog_text.splitlines():
+        head = _tool_head(line)
+        if head is not None:
+            flag = _PERMISSION_FLAG.search(line, head[2])
+            permissions[head[0]] = "read" if flag is None else "admin" if flag.group(1) == "admin" else "write"
+    return permissions
+
+
 _ARG_INDENT = "    "
 _EXAMPLE = ", e.g. "
+_PERMISSION_FLAG = re.compile(r" \[(write|admin)\]:")
 
 
 def _tool_head(line: str) -> tuple[str, str, int] | None:

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from agents.events import PlanCut
 from agents.trace.gantt import STATUS_COLORS
 from agents.trace.model import TaskTrace, redact
 from dag.graph import topological_levels
@@ -145,6 +146,12 @@ def _usage(trace: TaskTrace) -> str:
     return "".join(rows)
 
 
+def _plan_cuts(trace: TaskTrace) -> list[PlanCut]:
+    """The looping plans the task's last outcome reports (each outcome carries all of them so far)."""
+    finished = [ev.payload for ev in trace.events if ev.type == "task_finished"]
+    return list(finished[-1].plan_cuts) if finished else []
+
+
 def render_html(trace: TaskTrace, secrets: Iterable[str] = ()) -> str:
     secrets = list(secrets)
     r = trace.result
@@ -155,6 +162,7 @@ def render_html(trace: TaskTrace, secrets: Iterable[str] = ()) -> str:
         for label, value in (("answer", r.answer), ("question", r.question), ("error", r.error)):
             if value:
                 summary += f"<p><b>{label}:</b> {_e(value, secrets)}</p>"
+    summary += "".join(f"<p><b>plan cut:</b> {_e(cut.describe(), secrets)}</p>" for cut in _plan_cuts(trace))
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>tetrarch trace {html.escape(trace.task_id)}"
             f"</title><style>{_CSS}</style></head><body><h1>Task {html.escape(trace.task_id)}</h1>"
             f"<p>{_e(trace.task, secrets)}</p>{summary}"

@@ -63,7 +63,7 @@ def test_independent_steps_overlap(ray_session, module_store):
 
 def test_streamed_plan_dispatches_before_the_plan_ends(ray_session, module_store):
     plan = wire.plan(wire.step(1, "sleepy", {"seconds": 0.05, "label": "a"}),
-                     *[wire.step(i, "sleepy", {"seconds": 0.05, "label": "b"}) for i in range(2, 7)])
+                     *[wire.step(i, "sleepy", {"seconds": 0.05, "label": f"b{i}"}) for i in range(2, 7)])
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role],
                       stream_chunk_size=8, chunk_delay_s=0.02)
     orch = orchestrator(llm, module_store)

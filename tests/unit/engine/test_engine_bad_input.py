@@ -88,8 +88,9 @@ def test_a_valid_streamed_plan_still_runs_its_writes_and_streams_its_reads():
     from support import tools as T
 
     T.reset("note-ok-1")
+    # three different reads: the same read written a third time would be a looping planner, cut there
     plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "append_note", {"note": "ok-1"}),
-                     *[wire.step(i, "lookup", {"city": "Rome"}) for i in range(3, 6)])
+                     *[wire.step(i, "lookup", {"city": c}) for i, c in enumerate(("Rome", "Berlin", "Madrid"), 3)])
     result, sink = asyncio.run(run_task(_streamed(plan), "notes"))
     assert result.status == "accepted" and T.count("note-ok-1") == 1
     types = [(e.type, e.payload.step.step_id if e.type == "plan_step" else getattr(e.payload, "step_id", None))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from agents.tools import tool
-from agents.tools.registry import ToolRegistry, catalog_params, catalog_summary
+from agents.tools.registry import ToolRegistry, catalog_params, catalog_permissions, catalog_summary
 from benchmarks.world import World, make_tools
 
 
@@ -53,3 +53,22 @@ def test_lines_that_are_not_tool_lines_are_kept_and_nothing_breaks() -> None:
     assert catalog_summary("") == "" and catalog_params("") == {}
     odd = "- broken(no closing paren: str\nsome free text\n- (nameless)"
     assert catalog_summary(odd) == odd and catalog_params(odd) == {}
+
+
+@tool(permission="write")
+def save(text: str) -> str:
+    """Save the text.
+
+    Returns:
+        list[str]: ids [write]-free words, e.g. "a: b".
+
+    Args:
+        text: What to save.
+    """
+    return text
+
+
+def test_each_tools_permission_is_read_back_from_its_catalog_line() -> None:
+    registry = ToolRegistry([pick, wipe, save, *make_tools(World.load())])
+    assert catalog_permissions(registry.catalog_text()) == {t.name: t.spec.permission for t in registry}
+    assert catalog_permissions("fetch_page(url)") == {}  # not a catalog line: no tool, so no read tool either

@@ -1,0 +1,145 @@
+"""On a one-request model server (``RuntimeConfig.serial_llm``, the embedded model): reasoning steps wait for the
+plan stream instead of queueing behind it, and a name hop that only feeds arithmetic is answered by code
+(``planning.name_hops``). In-process with scripted roles (no Ray)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from support import wire
+from support.local import run_task
+
+from agents import tool
+from agents.config import RuntimeConfig
+from agents.engine.step_run import BY_CODE
+from agents.llm import FunctionLLM
+from agents.tools.builtins import calculator
+
+TASK = "How many more people live in Rome than in Paris?"
+
+
+@tool
+def search(query: str) -> list[dict]:
+    """Search the reference passages.
+
+    Args:
+        query: what to look up.
+
+    Returns:
+        passages (text with figures, best first)
+    """
+    city = "Rome" if "Rome" in query else "Paris" if "Paris" in query else "Italy"
+    text = {"Paris": "Paris: Population: about 2.10 million in 2023.",
+            "Rome": "Rome: Population: about 2.75 million in 2023.",
+            "Italy": "Italy: its capital is Rome."}[city]
+    return [{"doc_id": city.lower(), "title": city, "text": text}]
+
+
+# make demo's plan: each named city searched, then a "name of" step over each search, both fed to arithmetic.
+NAME_HOPS = wire.plan(
+    wire.step(1, "search", {"query": "population of Paris"}),
+    wire.step(2, "search", {"query": "population of Rome"}),
+    wire.step(3, None, deps=[1], description="the name of the city-proper population of Paris"),
+    wire.step(4, None, deps=[2], description="the name of the city-proper population of Rome"),
+    wire.step(5, "calculator", {"expression": "max({$step_3_result}, {$step_4_result}) - "
+                                              "min({$step_3_result}, {$step_4_result})"}, deps=[3, 4]))
+
+
+def run(llm, task=TASK, **kw):
+    return asyncio.run(run_task(llm, task, tools=[search, calculator], **kw))
+
+
+def _seq(sink):
+    return {(e.type, getattr(e.payload, "step_id", None) or getattr(getattr(e.payload, "step", None), "step_id", None)):
+            e.seq for e in sink.events}
+
+
+def test_a_name_hop_for_arithmetic_is_answered_by_code():
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return NAME_HOPS
+            case "executor":
+                raise AssertionError("a name hop for arithmetic needs no model call")
+            case _:
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, sink = run(FunctionLLM(model, stream_chunk_size=16), config=RuntimeConfig(serial_llm=True))
+    assert result.status == "accepted"
+    assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
+    assert result.usage.total.llm_calls == 3  # router, planner, reflector
+    finished = {e.payload.step_id: e.payload for e in sink.events if e.type == "step_finished"}
+    assert finished[3].executor == finished[4].executor == BY_CODE
+    assert finished[1].executor != BY_CODE
+    seq = _seq(sink)
+    # A reasoning step starts only once the plan has streamed: its call would queue behind the planner's.
+    assert seq[("step_started", 3)] > seq[("plan_step", 5)]
+    assert seq[("step_started", 1)] < seq[("plan_step", 5)]  # tool steps still run while it streams
+
+
+def test_a_hop_whose_name_feeds_a_search_still_asks_the_model():
+    asked = []
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return wire.plan(wire.step(1, "search", {"query": "capital of Italy"}),
+                                 wire.step(2, None, deps=[1], description="the name of the capital of Italy"),
+                                 wire.step(3, "search", {"query": "population of {$step_2_result}"}, deps=[2]))
+            case "executor":
+                asked.append(request.metadata["step_id"])
+                return "Rome"
+            case _:
+                return wire.reflection(answer="Rome has about 2.75 million people")
+
+    result, _ = run(FunctionLLM(model), task="How many people live in the capital of Italy?",
+                    config=RuntimeConfig(serial_llm=True))
+    assert result.status == "accepted" and asked == ["2"]
+    assert result.steps[2].output[0]["title"] == "Rome"
+
+
+def test_a_hop_the_reviewer_changed_is_answered_by_the_model():
+    # The reviewer's instruction for the step is the model's to follow; code would ignore it.
+    asked = []
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return NAME_HOPS
+            case "executor":
+                asked.append(request.metadata["step_id"])
+                return {"3": "Paris", "4": "Rome"}[request.metadata["step_id"]]
+            case _:
+                if len([a for a in asked if a == "3"]) == 0:
+                    return wire.reflection("retry_step", (3, 3, 3), answer=None, retry_step=3,
+                                           modification="answer the city only")
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, _ = run(FunctionLLM(model), config=RuntimeConfig(serial_llm=True))
+    assert result.status == "accepted" and asked == ["3"]
+
+
+def test_without_a_serial_server_the_model_answers_each_hop():
+    asked = []
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return NAME_HOPS
+            case "executor":
+                asked.append(request.metadata["step_id"])
+                return {"3": "Paris", "4": "Rome"}[request.metadata["step_id"]]
+            case _:
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, _ = run(FunctionLLM(model))
+    assert result.status == "accepted" and sorted(asked) == ["3", "4"]
+    assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
