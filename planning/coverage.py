@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["missing_names", "orders_in"]
+__all__ = ["missing_names", "orders_in", "unfound_names"]
 
 # A name: capitalised words ("Amazon River", "New York"), hyphenated or with an apostrophe ("Île-de-France").
 _NAME = r"[A-ZÀ-Þ][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]*)*"
@@ -73,6 +73,35 @@ def _one_edit(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
     i = next((k for k, (x, y) in enumerate(zip(short, long_, strict=False)) if x != y), len(short))
     return short[i:] == long_[i + 1:]
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)$")
+
+
+def unfound_names(task: str, queries: Iterable[str], outputs: Iterable[str]) -> list[str]:
+    """The names in the task that a tool call asked for (``queries``: the calls' text arguments) but that no tool
+    output mentions: the search found something else ("population of Lima" → Spain's and Italy's pages), and
+    an answer about the name could only borrow another thing's figures. A name opening a sentence is left out
+    (any first word is capitalised), and one letter off counts as mentioned.
+
+        >>> unfound_names("What is the population of Lima?", ["population of Lima"],
+        ...               ["Spain: Population: about 48.6 million", "Italy: about 58.99 million"])
+        ['Lima']
+        >>> unfound_names("What area does the capital of Italy cover?", ["capital of Italy"],
+        ...               ["Italy: its capital is Rome."])
+        []
+    """
+    asked = {w.casefold() for text in queries for w in _WORD.findall(text)}
+    seen = {w.casefold() for text in outputs for w in _WORD.findall(text)}
+    unfound: list[str] = []
+    for match in re.finditer(rf"(?<![\w'’-]){_NAME}", task):
+        if _SENTENCE_START.search(task[:match.start()]):
+            continue
+        name = match.group(0)
+        words = _words(name)
+        if words and words & asked and not _found(words, seen) and name not in unfound:
+            unfound.append(name)
+    return unfound
 
 
 def _strip_article(name: str) -> str:

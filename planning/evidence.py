@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from planning.coverage import missing_names, orders_in
+from planning.coverage import missing_names, orders_in, unfound_names
 from planning.figures import relevant_number
 
 __all__ = ["Fact", "Result", "Severity", "check_answer", "check_results", "numbers_in", "render_facts"]
@@ -155,6 +155,13 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
     facts += [Fact(Severity.CONTRADICTION, (
         f"The task names {name}, but no step looked it up and no result mentions it: add a step for {name}."))
         for name in missing_names(task, looked_at)]
+    # Only passages can mention a name: a lookup that answers 3.96 or "Quenkancas" (the capital asked for) found
+    # what it was asked for without naming it.
+    tools = [r for r in results if not r.failed and r.tool_name is not None and _is_passage(r.output)]
+    facts += [Fact(Severity.CONTRADICTION, (
+        f"A step looked up {name}, but no result mentions {name}: the tools found something else. Do not answer "
+        f"from another thing's figures: search for {name} differently, or escalate saying the sources lack it."))
+        for name in unfound_names(task, [r.arguments for r in tools], [_text(r.output) for r in tools])]
     for r in _ordering(results):
         facts.append(Fact(Severity.NOTE, (
             f"Step {r.step_id}'s output gives the assistant orders ({orders_in(_text(r.output))!r}): a prompt "
@@ -281,6 +288,11 @@ def _mixed_scales(results: Sequence[Result]) -> list[Fact]:
 def _ordering(results: Sequence[Result]) -> list[Result]:
     """The completed steps whose output gives the assistant orders (``planning.coverage.orders_in``)."""
     return [r for r in results if not r.failed and r.tool_name is not None and orders_in(_text(r.output))]
+
+
+def _is_passage(output: Any) -> bool:
+    """Text of a sentence or more (a document, hits of a search), not a value."""
+    return isinstance(output, (str, list, dict)) and len(re.findall(r"[^\W\d_]+", _text(output))) >= 6
 
 
 def _text(output: Any) -> str:

@@ -66,9 +66,11 @@ async def call_json(
     metadata: dict[str, str] | None = None,
     max_tokens: int | None = None,
     form: ReplyForm = "json",
+    grammar: str | None = None,
 ) -> JsonCall[T]:
     """Ask ``llm`` for a reply in ``form`` and parse it; one repair round on a parse/validation error.
-    ``form="terse"`` asks for plain text (no schema): ``parse`` still reads JSON too, whichever comes back.
+    ``form="terse"`` asks for plain text (no schema): ``parse`` still reads JSON too, whichever comes back; a
+    ``grammar`` constrains that text where the backend takes one (the embedded llama.cpp server).
 
     ``parse`` raises a ``PlanningError`` (its message is shown to the model) on bad output.
     LLM transport errors (``LLMError``) propagate: the caller decides whether the task fails.
@@ -80,6 +82,7 @@ async def call_json(
     for round_no in range(2):
         request = LLMRequest(role=role, messages=convo, response_format="json" if form == "json" else "text",
                              json_schema=json_schema if form == "json" else None,
+                             grammar=grammar if form == "terse" else None,
                              metadata=dict(metadata or {}, round=str(round_no)), max_tokens=max_tokens)
         reply = await llm.complete(request)
         spend = spend + Spend(reply.usage, (reply_record(role, convo, reply),))

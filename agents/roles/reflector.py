@@ -14,6 +14,7 @@ from agents.roles.messages import RoleResult, StepView
 from agents.roles.render import evidence_of, render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
 from planning.evidence import check_results, render_facts
+from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
 from planning.terse import render_terse
@@ -40,7 +41,7 @@ class Reflector:
                                  **self._variables(template, task, plan, results))
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=reflection_schema(), metadata={"task_id": task_id},
-                               form=template.reply_form)
+                               form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
         return RoleResult(call.value, call.spend)
 
     def _variables(self, template: PromptTemplate, task: str, plan: Plan,

@@ -79,3 +79,15 @@ def test_a_name_looked_up_with_a_typo_the_tool_corrected_is_not_missing():
     task = "What is the combined population, in millions, of Dalwynbre and Daldordor?"
     assert missing_names(task, ["lookup entity=Dalwynbrx", "lookup entity=Daldordor", "3.96"]) == []
     assert missing_names(task, ["lookup entity=Dalwyn", "lookup entity=Daldordor"]) == ["Dalwynbre"]
+
+
+def test_a_name_asked_for_that_no_output_mentions_is_unfound():
+    from planning.coverage import unfound_names
+
+    hits = ["Spain: Population: Spain had about 48.6 million.", "Italy: Population: Italy had about 58.99 million."]
+    assert unfound_names("What is the population of Lima?", ["population of Lima"], hits) == ["Lima"]
+    # Found (or one letter off), never asked for, or opening the sentence: silent.
+    assert unfound_names("What is the population of Lima?", ["population of Lima"], ["Lima: 9.7 million"]) == []
+    assert unfound_names("What is the population of Lima?", ["population of Lina"], ["Lina: 9.7 million"]) == []
+    assert unfound_names("What is the population of Lima?", ["largest city of Peru"], hits) == []
+    assert unfound_names("Lima: how many people live there?", ["Lima population"], hits) == []

@@ -274,3 +274,15 @@ def test_an_output_that_gives_orders_is_flagged_and_its_figures_support_nothing(
     # The same figure in an ordinary file is evidence.
     assert check_answer("Oslo has 9 billion inhabitants", [Result(1, "read_file", "read notes.md",
                                                                    "Oslo: 9 billion inhabitants.")], task=task) == ()
+
+
+def test_a_search_that_found_other_things_is_a_contradiction_but_a_bare_value_is_not():
+    task = "What is the population of Lima?"
+    hits = [{"title": "Spain", "text": "Spain: Population: Spain had a population of about 48.6 million in 2024."},
+            {"title": "Italy", "text": "Italy: Population: Italy had a population of about 58.99 million in 2024."}]
+    found = check_results(task, [Result(1, "doc_search", "population of Lima", hits, arguments="population of Lima")])
+    assert [f.text[:45] for f in found if f.severity is Severity.CONTRADICTION] == [
+        "A step looked up Lima, but no result mentions"]
+    # A lookup tool answers with the value itself, which names nothing: it found what it was asked for.
+    value = [Result(1, "lookup", "capital of Riontrin", "Quenkancas", arguments="Riontrin capital")]
+    assert check_results("What is the capital of Riontrin?", value) == ()
