@@ -266,9 +266,9 @@ def _mixed_scales(results: Sequence[Result]) -> list[Fact]:
         if r.failed or r.tool_name is None or not r.depends_on or not r.arguments or _CONVERTS.search(r.arguments):
             continue
         sources = [_written(o.output) for o in results if o.step_id in r.depends_on and not o.failed]
+        readings = [reading for found in sources for options in found for reading in options]
         scaled_down, whole = [], []
         for (typed, _), *_ in _written(r.arguments):
-            readings = [reading for found in sources for options in found for reading in options]
             full = [v for v, _ in readings if math.isclose(v, typed, rel_tol=1e-9)]
             mantissas = [options for found in sources for options in found
                          if len(options) == 2 and math.isclose(options[1][0], typed, rel_tol=1e-9)]

@@ -102,10 +102,8 @@ def test_a_hop_whose_name_feeds_a_search_still_asks_the_model():
     assert result.steps[2].output[0]["title"] == "Rome"
 
 
-def test_a_hop_the_reviewer_changed_is_answered_by_the_model():
-    # The reviewer's instruction for the step is the model's to follow; code would ignore it.
-    asked = []
-
+def _hop_model(asked: list[str], review=lambda asked: wire.reflection(answer="Rome, by 650,000")):
+    """make demo's plan, with the executor's answers recorded in ``asked``; ``review`` writes the reviewer's."""
     def model(request):
         match request.role:
             case "router":
@@ -116,30 +114,27 @@ def test_a_hop_the_reviewer_changed_is_answered_by_the_model():
                 asked.append(request.metadata["step_id"])
                 return {"3": "Paris", "4": "Rome"}[request.metadata["step_id"]]
             case _:
-                if len([a for a in asked if a == "3"]) == 0:
-                    return wire.reflection("retry_step", (3, 3, 3), answer=None, retry_step=3,
-                                           modification="answer the city only")
-                return wire.reflection(answer="Rome, by 650,000")
+                return review(asked)
 
-    result, _ = run(FunctionLLM(model), config=RuntimeConfig(serial_llm=True))
+    return model
+
+
+def test_a_hop_the_reviewer_changed_is_answered_by_the_model():
+    # The reviewer's instruction for the step is the model's to follow; code would ignore it.
+    asked: list[str] = []
+
+    def review(asked):
+        if "3" not in asked:
+            return wire.reflection("retry_step", (3, 3, 3), answer=None, retry_step=3,
+                                   modification="answer the city only")
+        return wire.reflection(answer="Rome, by 650,000")
+
+    result, _ = run(FunctionLLM(_hop_model(asked, review)), config=RuntimeConfig(serial_llm=True))
     assert result.status == "accepted" and asked == ["3"]
 
 
 def test_without_a_serial_server_the_model_answers_each_hop():
-    asked = []
-
-    def model(request):
-        match request.role:
-            case "router":
-                return wire.route()
-            case "planner":
-                return NAME_HOPS
-            case "executor":
-                asked.append(request.metadata["step_id"])
-                return {"3": "Paris", "4": "Rome"}[request.metadata["step_id"]]
-            case _:
-                return wire.reflection(answer="Rome, by 650,000")
-
-    result, _ = run(FunctionLLM(model))
+    asked: list[str] = []
+    result, _ = run(FunctionLLM(_hop_model(asked)))
     assert result.status == "accepted" and sorted(asked) == ["3", "4"]
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
