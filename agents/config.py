@@ -236,7 +236,7 @@ class RuntimeConfig(BaseModel):
         return self
 
 
-EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v4", "planner": "v9", "reflector": "v4", "executor": "v2"}
+EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v6", "planner": "v9", "reflector": "v4", "executor": "v2"}
 """The JSON forms, for the embedded model: its server constrains a JSON reply with the schema, and the small
 CPU models write the terse forms unreliably without a grammar for every role (measured by `make test-llm`:
 qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""
@@ -249,7 +249,7 @@ def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     a queued plan ahead of the router would hold every step back until the route arrived.
 
         >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
-        {'router': 'v4', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
+        {'router': 'v6', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
     """
     update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
     if "speculative_planning" not in config.model_fields_set:

@@ -32,7 +32,7 @@ from enum import Enum
 from typing import Any
 
 from planning.coverage import missing_names, orders_in, unfound_names
-from planning.figures import relevant_number
+from planning.figures import relevant_number, relevant_numbers
 
 __all__ = ["Fact", "Result", "Severity", "check_answer", "check_results", "numbers_in", "render_facts"]
 
@@ -93,6 +93,13 @@ def numbers_in(value: Any) -> list[float]:
     return [v for readings in _written(value) for v, _ in readings]
 
 
+def stated_numbers(value: Any) -> tuple[float, ...]:
+    """Each number written in ``value`` once, read as written with its scale word applied ("2.10 million" →
+    2100000.0; not also 2.1, which ``numbers_in`` keeps for answers given "in millions"), in order."""
+    # 12 significant digits: "66.1 million" is 66100000, not the 66099999.99999999 of 66.1 * 1e6
+    return tuple(dict.fromkeys(float(f"{readings[0][0]:.12g}") for readings in _written(value)))
+
+
 def _written(value: Any) -> list[list[tuple[float, float]]]:
     """Per number written in ``value``, its readings as (number, half a unit of its last significant digit):
     "650,000" → [(650000, 5000)]; "2.1 million" → [(2100000, 50000), (2.1, 0.05)] — a scaled number may be the
@@ -147,8 +154,15 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
         difference = f"; the difference is {_show(b - a)}" if magnitude else ""
         facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): {_show(b)} > "
                                          f"{_show(a)} ({_subject(small)}, step {small.step_id}){difference}."))
+    elif which and (ranked := _ranked(results)) is not None:
+        # A passage that states two candidates ("metropolitan France … 551,695 km²; with overseas regions …
+        # 632,700 km²") has no one figure, but the comparison is settled when both are on the same side.
+        (small, low), (large, high) = ranked
+        facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): "
+                                         f"{_shown(high)} > {_shown(low)} ({_subject(small)}, step {small.step_id})."))
     last = _last_computed(results)
     facts += _partial_total(task, last, {r.step_id: n for r, n in figures})
+    facts += _wrong_difference(task, last, results)
     facts += _mixed_scales(results)
     looked_at = [text for r in results for text in (r.about, r.description, r.arguments,
                                                     "" if r.failed else _text(r.output))]
@@ -214,12 +228,10 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
     what it looked up that the other's lack ("nile" / "rhine"); silent when that is unclear."""
     if not _WHICH.search(task):
         return []
-    figures = [(r, n) for r in results if not r.failed and r.tool_name is not None
-               and not isinstance(r.output, (int, float))
-               and (n := relevant_number(r.output, r.about or r.description)) is not None]
-    if len(figures) != 2 or figures[0][1] == figures[1][1]:
+    ranked = _ranked(results)
+    if ranked is None:
         return []
-    (small, a), (large, b) = sorted(figures, key=lambda f: f[1])
+    (small, low), (large, high) = ranked
     words = [set(re.findall(r"[a-z]+", _subject(r).lower())) for r in (small, large)]
     own_small, own_large = words[0] - words[1], words[1] - words[0]
     text = answer.lower()
@@ -230,8 +242,65 @@ def _wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fac
     if leader not in own_small:
         return []
     return [Fact(Severity.CONTRADICTION, (
-        f"The answer names {leader!r} first, but step {large.step_id}'s figure ({_show(b)}) is larger than step "
-        f"{small.step_id}'s ({_show(a)}): the larger is what step {large.step_id} looked up."))]
+        f"The answer names {leader!r} first, but step {large.step_id}'s figure ({_shown(high)}) is larger than step "
+        f"{small.step_id}'s ({_shown(low)}): the larger is what step {large.step_id} looked up."))]
+
+
+def _ranked(results: Sequence[Result]) -> tuple[tuple[Result, tuple[float, ...]], tuple[Result, tuple[float, ...]]] | None:
+    """The two looked-up things a comparison weighs, smaller first, each with its candidate figures
+    (``relevant_numbers``): settled only when every candidate of one is below every candidate of the other.
+    None when there are not exactly two, or they overlap."""
+    figures = [(r, found) for r in results if not r.failed and r.tool_name is not None
+               and not isinstance(r.output, (int, float))
+               and (found := relevant_numbers(r.output, r.about or r.description))]
+    if len(figures) != 2:
+        return None
+    (first, a), (second, b) = figures
+    if max(a) < min(b):
+        return (first, a), (second, b)
+    if max(b) < min(a):
+        return (second, b), (first, a)
+    return None
+
+
+def _shown(candidates: tuple[float, ...]) -> str:
+    return " or ".join(_show(v) for v in candidates)
+
+
+def _wrong_difference(task: str, last: Result | None, results: Sequence[Result]) -> list[Fact]:
+    """"How many more people live in the larger of Cairo and France?" computed as 3,160,000 from passages stating
+    10 million and 68.4 million: the difference the plan computed from the two figures is none their figures
+    give (each candidate of the larger minus each of the smaller). Silent unless the computing step used both
+    looked-up steps (directly or through reasoning steps) and the task asks for a plain difference, not a share
+    or a ratio."""
+    if not _MAGNITUDE.search(task) or _NOT_A_SUM.search(task) or last is None or last.output < 0:
+        return []
+    ranked = _ranked(results)
+    if ranked is None:
+        return []
+    (small, low), (large, high) = ranked
+    if not {small.step_id, large.step_id} <= _upstream(last, results):
+        return []
+    differences = sorted({h - lo for h in high for lo in low})
+    if any(math.isclose(last.output, d, rel_tol=0.01) for d in differences):
+        return []
+    return [Fact(Severity.CONTRADICTION, (
+        f"Step {last.step_id} computed {_show(last.output)}, but {_subject(large)}'s figure ({_shown(high)}) minus "
+        f"{_subject(small)}'s ({_shown(low)}) is {' or '.join(_show(d) for d in differences)}: a figure was misread. "
+        "Compute the difference from the figures the results state."))]
+
+
+def _upstream(step: Result, results: Sequence[Result]) -> set[int]:
+    """The steps ``step`` used, directly or through the steps it used."""
+    deps = {r.step_id: r.depends_on for r in results}
+    seen: set[int] = set()
+    todo = list(step.depends_on)
+    while todo:
+        sid = todo.pop()
+        if sid not in seen:
+            seen.add(sid)
+            todo.extend(deps.get(sid, ()))
+    return seen
 
 
 def _partial_total(task: str, last: Result | None, figures: dict[int, float]) -> list[Fact]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["relevant_number", "top_passage"]
+__all__ = ["relevant_number", "relevant_numbers", "top_passage"]
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
 # A number glued to a word by a hyphen is part of a name or code ("INJ-01", "r-42", "COVID-19"), not a figure.
@@ -80,14 +80,28 @@ def _closest_sentences(text: str, terms: set[str]) -> list[str]:
 def relevant_number(output: Any, about: str) -> float | None:
     """The one number in ``output`` that a sentence about ``about`` states (scale words applied, years left
     out), or None when there is none or more than one. A number output is itself."""
+    found = relevant_numbers(output, about)
+    return found[0] if len(found) == 1 else None
+
+
+def relevant_numbers(output: Any, about: str) -> tuple[float, ...]:
+    """Every number a sentence about ``about`` states, as ``relevant_number`` weighs them (a figure written with
+    a unit or scale beats a bare count), in the order written: one is the figure; two or more are the
+    candidates ("metropolitan France covers about 551,695 km²; with overseas regions about 632,700 km²"), which
+    still settle a comparison when all of them are above, or all below, the other thing's.
+
+    >>> relevant_numbers("France: Area: metropolitan France covers about 551,695 km²; with overseas regions "
+    ...                  "about 632,700 km².", "area of France")
+    (551695.0, 632700.0)
+    """
     if isinstance(output, (int, float)) and not isinstance(output, bool):
-        return float(output)
+        return (float(output),)
     text, title = _top_text(output)
     # The passage is about its title, so every sentence names it: relevance is the *rest* of what was looked up
     # ("population" of "population of Paris"), or an atomic number would pass for a boiling point.
     terms = _terms(_ADDRESS.sub(" ", about)) - _terms(title)
     if text is None or not terms:
-        return None
+        return ()
     found: dict[float, bool] = {}  # value → written with a unit or scale ("828 m" beside "163 floors")
     for sentence in _closest_sentences(text, terms):
         for match in _NUMBER.finditer(sentence):
@@ -99,4 +113,4 @@ def relevant_number(output: Any, about: str) -> float | None:
             found[value] = found.get(value, False) or bool(scale_word or unit)
     if len(found) > 1:  # a measured figure beats a bare count; two measured figures stay ambiguous
         found = {v: m for v, m in found.items() if m}
-    return next(iter(found)) if len(found) == 1 else None
+    return tuple(found)

@@ -17,7 +17,13 @@ answers the title; a model call on two CPU cores costs 5-7 s.
     'Paris'
 
 A hop whose name feeds a search (the real hop: "capital of Italy" → the Italy page → "Rome") needs the model: the
-answer is in the passage, not its title.
+answer is in the passage, not its title. So does one whose hit states no figure at all: the numbers its users want
+are not in that passage, so the name they need is not its title ("capital of the United Kingdom" → the United
+Kingdom page, which names London and gives no population).
+
+    >>> title_answer(hop, [{"title": "United Kingdom", "text": "A country; its capital is London."}], [calc],
+    ...              number_slots=lambda step: frozenset({3, 4})) is None
+    True
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from planning.evidence import numbers_in
+from planning.figures import top_passage
 from planning.models import PlanStep
 
 __all__ = ["title_answer"]
@@ -42,6 +50,9 @@ def title_answer(reasoning: PlanStep, source_output: Any, consumers: Sequence[Pl
         return None
     hits = source_output if isinstance(source_output, list) else None
     if hits is None or len(hits) != 1 or not isinstance(hits[0], Mapping):
+        return None
+    text, _ = top_passage(hits)
+    if text is None or not numbers_in(text):
         return None
     title = hits[0].get("title")
     return title.strip() if isinstance(title, str) and title.strip() else None

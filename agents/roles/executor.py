@@ -26,6 +26,7 @@ from agents.roles.figure_fit import (
     numeric_refs,
     parse_figures,
     render_sources,
+    stated_figures,
     states_a_number,
 )
 from agents.roles.json_call import call_json, reply_record
@@ -229,12 +230,14 @@ class Executor:
 
     async def _read_figures(self, req: StepRequest, inputs: Mapping[int, Any], deps: list[int],
                             about: Mapping[int, str], acc: _Accumulator) -> dict[int, float]:
+        choices = {dep: stated_figures(inputs[dep]) for dep in deps}
         template = load_prompt("executor_figures", self._prompts.version("executor_figures"))
         prompt = template.render(task=req.task, step=req.step.description,
                                  sources=render_sources(deps, inputs, about))
         try:
             call = await call_json(self._llm, role="executor", messages=prompt.messages,
-                                   parse=lambda text: parse_figures(text, deps), json_schema=figures_schema(deps),
+                                   parse=lambda text: parse_figures(text, deps, choices),
+                                   json_schema=figures_schema(deps, choices),
                                    max_tokens=16 + 16 * len(deps),
                                    metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
         except InvalidLLMOutputError as exc:

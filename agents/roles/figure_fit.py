@@ -20,20 +20,20 @@ repair.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dag.refs import Template, compile_value, references
 from planning.errors import PlanningError
-from planning.evidence import numbers_in
+from planning.evidence import numbers_in, stated_numbers
 from planning.figures import relevant_number, top_passage
 from planning.parse import extract_json_object
 from prompts import fence_untrusted
 from prompts.compact import titled
 
 __all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "named_passage", "no_figure_message", "numeric_refs",
-           "parse_figures",
-           "render_sources", "states_a_number"]
+           "parse_figures", "render_sources", "stated_figures", "states_a_number"]
 
 _NUMBER_TYPES = frozenset({"number", "integer"})
 SOURCE_CHARS = 1500
@@ -66,6 +66,17 @@ def states_a_number(output: Any) -> bool:
     """Whether the passage a model would read holds any number at all: prose without one ("Rome is the
     larger city") has no figure to read, and the call itself must change (the generic repair)."""
     return bool(numbers_in(_passage_text(output)[:SOURCE_CHARS]))
+
+
+def stated_figures(output: Any) -> tuple[float, ...]:
+    """The numbers the passage a model reads for ``output`` states (``render_sources`` shows the same text): the
+    only figures it may read out of it. A 1.5B model read "68.4 million" as 6,840,000; a choice among the stated
+    numbers cannot drop a digit.
+
+    >>> stated_figures([{"title": "France", "text": "France had about 68.4 million people on 1 January 2024."}])
+    (68400000.0, 1.0, 2024.0)
+    """
+    return stated_numbers(_passage_text(output)[:SOURCE_CHARS])
 
 
 _NAME_CHARS = 80
@@ -124,16 +135,19 @@ def render_sources(deps: Iterable[int], inputs: Mapping[int, Any], about: Mappin
     return "\n\n".join(blocks)
 
 
-def figures_schema(deps: Iterable[int]) -> dict[str, Any]:
-    """The reply's JSON schema: one number per source, nothing else (the server constrains the reply to it)."""
+def figures_schema(deps: Iterable[int], choices: Mapping[int, Sequence[float]] | None = None) -> dict[str, Any]:
+    """The reply's JSON schema: one number per source, nothing else (the server constrains the reply to it). With
+    ``choices`` (``stated_figures`` of each source), a source's number is one its passage states."""
     keys = [str(d) for d in deps]
-    return {"type": "object", "properties": {k: {"type": "number"} for k in keys}, "required": keys,
-            "additionalProperties": False}
+    options = {str(d): [_plain(v) for v in found] for d, found in (choices or {}).items() if found}
+    return {"type": "object", "properties": {k: {"enum": options[k]} if k in options else {"type": "number"}
+                                             for k in keys},
+            "required": keys, "additionalProperties": False}
 
 
-def parse_figures(text: str, deps: Iterable[int]) -> dict[int, float]:
-    """The model's figures, one per source; raises ``PlanningError`` (shown to the model) when one is missing
-    or not a number."""
+def parse_figures(text: str, deps: Iterable[int], choices: Mapping[int, Sequence[float]] | None = None) -> dict[int, float]:
+    """The model's figures, one per source; raises ``PlanningError`` (shown to the model) when one is missing,
+    not a number, or (with ``choices``) not a number its source states."""
     obj = extract_json_object(text)
     figures: dict[int, float] = {}
     for dep in deps:
@@ -145,8 +159,16 @@ def parse_figures(text: str, deps: Iterable[int]) -> dict[int, float]:
                 pass
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise PlanningError(f"source {dep} needs one number, e.g. {{\"{dep}\": 2100000}}; got {value!r}")
+        allowed = (choices or {}).get(dep)
+        if allowed and not any(math.isclose(value, v, rel_tol=1e-9) for v in allowed):
+            raise PlanningError(f"source {dep} does not state {value!r}; use one of the numbers it states, written in "
+                                f"full: {', '.join(str(_plain(v)) for v in allowed)}")
         figures[dep] = float(value)
     return figures
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if value.is_integer() else value
 
 
 def _passage_text(output: Any) -> str:

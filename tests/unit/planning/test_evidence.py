@@ -286,3 +286,56 @@ def test_a_search_that_found_other_things_is_a_contradiction_but_a_bare_value_is
     # A lookup tool answers with the value itself, which names nothing: it found what it was asked for.
     value = [Result(1, "lookup", "capital of Riontrin", "Quenkancas", arguments="Riontrin capital")]
     assert check_results("What is the capital of Riontrin?", value) == ()
+
+
+# Passages that state two candidates for the figure looked up (a measured dev-split run: the reviewer accepted
+# "Cairo covers the larger area … 3,085 km² compared to France's … 551,695 km²"; and a difference of 3,160,000
+# computed from 10 million and a misread 68.4 million).
+CAIRO_AREA = Result(1, "doc_search", "area of Cairo", [{"title": "Cairo", "text": "Cairo: Area: Cairo Governorate covers "
+                                                                                   "about 3,085 km²."}], about="area of Cairo")
+FRANCE_AREA = Result(2, "doc_search", "area of France", [{"title": "France", "text": (
+    "France: Area: metropolitan France covers about 551,695 km²; with overseas regions about 632,700 km².")}],
+    about="area of France")
+CAIRO_PEOPLE = Result(1, "doc_search", "population of Cairo", [{"title": "Cairo", "text": (
+    "Cairo: Population: the city of Cairo had a population of roughly 10 million in 2023.")}], about="population of Cairo")
+FRANCE_PEOPLE = Result(2, "doc_search", "population of France", [{"title": "France", "text": (
+    "France: Population: France had a population of about 68.4 million on 1 January 2024 (including overseas "
+    "departments; about 66.1 million in metropolitan France).")}], about="population of France")
+
+
+def test_a_comparison_is_settled_when_every_candidate_figure_is_on_one_side():
+    task = "Which covers the larger area, Cairo or France?"
+    facts = render_facts(check_results(task, [CAIRO_AREA, FRANCE_AREA]))
+    assert "The larger is France (step 2): 551,695 or 632,700 > 3,085 (Cairo, step 1)" in facts
+    wrong = check_answer("Cairo covers the larger area with about 3,085 km² compared to France's 551,695 km².",
+                         [CAIRO_AREA, FRANCE_AREA], task=task)
+    assert [f.severity for f in wrong] == [Severity.CONTRADICTION] and "names 'cairo' first" in wrong[0].text
+    assert check_answer("France covers the larger area: about 551,695 km² against Cairo's 3,085 km².",
+                        [CAIRO_AREA, FRANCE_AREA], task=task) == ()
+
+
+def test_overlapping_candidates_settle_nothing():
+    lyon = Result(1, "doc_search", "area of Lyon", [{"title": "Lyon", "text": "Lyon: Area: the city covers about 560,000 km²."}],
+                  about="area of Lyon")
+    task = "Which covers the larger area, Lyon or France?"
+    assert "The larger" not in render_facts(check_results(task, [lyon, FRANCE_AREA]))
+    assert check_answer("Lyon covers the larger area.", [lyon, FRANCE_AREA], task=task) == ()
+
+
+@pytest.mark.parametrize(("computed", "wrong"), [(3160000.0, True), (58400000.0, False), (56100000.0, False)])
+def test_a_difference_none_of_the_candidates_give_is_a_contradiction(computed, wrong):
+    task = "How many more people live in the larger of Cairo and France?"
+    results = [CAIRO_PEOPLE, FRANCE_PEOPLE, Result(3, "calculator", "difference", computed, depends_on=(1, 2))]
+    facts = [f.text for f in check_results(task, results) if f.severity is Severity.CONTRADICTION]
+    assert bool(facts) is wrong
+    if wrong:
+        assert "Step 3 computed 3,160,000" in facts[0] and "56,100,000 or 58,400,000" in facts[0]
+
+
+def test_no_difference_check_for_a_share_or_a_step_that_did_not_use_both_figures():
+    results = [CAIRO_PEOPLE, FRANCE_PEOPLE, Result(3, "calculator", "x", 3160000.0, depends_on=(1,))]
+    assert not [f for f in check_results("How many more people live in France than in Cairo?", results)
+                if "misread" in f.text]
+    share = [CAIRO_PEOPLE, FRANCE_PEOPLE, Result(3, "calculator", "x", 14.6, depends_on=(1, 2))]
+    assert not [f for f in check_results("By how much, in percent, is France larger than Cairo?", share)
+                if "misread" in f.text]

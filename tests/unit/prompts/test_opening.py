@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.config import EMBEDDED_MODEL_PROMPTS
 from prompts import load_prompt
 from prompts.errors import PromptFormatError
 from prompts.registry import PromptRegistry
@@ -61,7 +62,7 @@ def test_an_opening_must_be_named_as_one(tmp_path):
 
 def test_the_shipped_embedded_router_opens_with_the_shared_text():
     opening = load_prompt("opening", "v1").render(tools=CATALOG).messages[0]["content"]
-    router = load_prompt("router", "v4").render(tools=CATALOG, task="t", history="").messages[0]["content"]
+    router = load_prompt("router", EMBEDDED_MODEL_PROMPTS["router"]).render(tools=CATALOG, task="t", history="").messages[0]["content"]
     assert router.startswith(opening)
 
 

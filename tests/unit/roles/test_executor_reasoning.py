@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from agents import tool
-from agents.config import RuntimeConfig, for_embedded_model
+from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig, for_embedded_model
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.roles.executor import Executor
@@ -44,7 +44,7 @@ def test_the_embedded_form_opens_like_the_router_and_carries_the_inputs():
     assert output == "2100000" and len(asked) == 1
     system, user = (m["content"] for m in asked[0].messages)
     catalog = ToolRegistry([population]).catalog_text()
-    router = load_prompt("router", "v4").render(tools=catalog, task="x", history="").messages[0]["content"]
+    router = load_prompt("router", EMBEDDED_MODEL_PROMPTS["router"]).render(tools=catalog, task="x", history="").messages[0]["content"]
     opening = load_prompt("opening", "v1").render(tools=catalog).messages[0]["content"]
     assert system.startswith(opening) and router.startswith(opening)
     assert "2.10 million" in user and "number alone" in system

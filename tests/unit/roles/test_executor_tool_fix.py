@@ -96,9 +96,17 @@ def test_passages_with_one_relevant_number_each_reach_the_calculator_as_numbers_
 
 def test_a_passage_whose_number_is_not_clear_goes_to_the_model_for_its_figure():
     # "Paris" alone says nothing about which figure is meant: one model call reads the figures (figure_fit).
-    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"1": 2.1, "2": 2.75}')
+    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"1": 2100000, "2": 2750000}')
     assert len(asked) == 1 and asked[0].json_schema["required"] == ["1", "2"]
-    assert outcome.ok and outcome.output == 0.65
+    assert outcome.ok and outcome.output == 650000
+
+
+def test_a_figure_read_in_millions_is_not_one_the_passage_states():
+    # "2.10 million" read as 2.1: the calculator would mix scales with a figure read in full. The reply may only
+    # hold the numbers as the passages state them; the repair round says which, and the step fails after it.
+    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "Paris", 2: "Rome"}, '{"1": 2.1, "2": 2.75}')
+    assert len(asked) == 2 and "does not state 2.1" in asked[1].messages[-1]["content"]
+    assert not outcome.ok and outcome.error_kind == "argument"
 
 
 BOTH = PARIS + ROME  # one search for both cities: its hits, best first

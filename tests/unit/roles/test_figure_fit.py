@@ -12,7 +12,14 @@ from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.roles.executor import Executor
-from agents.roles.figure_fit import figures_schema, named_passage, numeric_refs, parse_figures, render_sources
+from agents.roles.figure_fit import (
+    figures_schema,
+    named_passage,
+    numeric_refs,
+    parse_figures,
+    render_sources,
+    stated_figures,
+)
 from agents.roles.messages import StepRequest
 from agents.tools.builtins import calculator, doc_search
 from planning.errors import PlanningError
@@ -50,6 +57,20 @@ def test_the_figures_reply_is_checked_source_by_source():
     assert figures_schema([1, 2])["required"] == ["1", "2"]
 
 
+def test_a_figure_must_be_one_its_source_states():
+    # measured: the 1.5B model read "68.4 million" as 6,840,000, and the calculator computed 3,160,000 for a
+    # difference of 58.4 million; the schema offers the stated numbers only, and the parser holds to them too
+    france = [{"title": "France", "text": "France: Population: France had a population of about 68.4 million on "
+                                          "1 January 2024 (about 66.1 million in metropolitan France)."}]
+    choices = {1: stated_figures(france)}
+    assert 68400000.0 in choices[1] and 66100000.0 in choices[1] and 6840000.0 not in choices[1]
+    assert figures_schema([1], choices)["properties"]["1"]["enum"][:1] == [68400000]
+    assert parse_figures('{"1": 68400000}', [1], choices) == {1: 68400000.0}
+    with pytest.raises(PlanningError, match="source 1 does not state 6840000; use one of .*68400000"):
+        parse_figures('{"1": 6840000}', [1], choices)
+    assert figures_schema([1], {1: ()})["properties"]["1"] == {"type": "number"}  # nothing stated: any number
+
+
 def test_sources_are_fenced_and_say_what_each_step_looked_up():
     text = render_sources([2], {2: ROME}, {2: "population of Rome"})
     assert text.startswith("Source 2 (step 2 looked up: population of Rome):")
@@ -80,7 +101,9 @@ def test_the_model_reads_only_the_figures_code_could_not():
     [request] = asked
     user = request.messages[-1]["content"]
     assert "Source 2" in user and "Source 1" not in user  # Paris's figure was read by code
-    assert request.json_schema == figures_schema([2]) and request.max_tokens == 32
+    # the reply may only choose among the numbers Rome's passage states
+    assert request.json_schema == figures_schema([2], {2: stated_figures(ROME)}) and request.max_tokens == 32
+    assert request.json_schema["properties"]["2"]["enum"][0] == 2750000
     assert outcome.spend.usage.llm_calls == 1
 
 
