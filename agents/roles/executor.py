@@ -203,7 +203,8 @@ class Executor:
         if bare:
             # No figure to read, and none to write: a repaired call could only invent the number. The plan must
             # look the figure up, so the step fails now and says so (its error reaches the reviewer and replanner).
-            raise _StepFailure("argument", no_figure_message(req.step.step_id, tool.name, bare[0]))
+            raise _StepFailure("argument", no_figure_message(req.step.step_id, tool.name, bare[0],
+                                                             dep_is_a_name=bare[0] in req.read_through))
         if unread:
             figures.update(await self._read_figures(req, sources, unread, about, acc))
         fitted = dict(inputs)

@@ -110,13 +110,23 @@ def _name_key(value: Any) -> str:
     return " ".join(words[1:] if words[:1] == ["the"] else words)
 
 
-def no_figure_message(step_id: int, tool_name: str, dep: int) -> str:
+def no_figure_message(step_id: int, tool_name: str, dep: int, *, dep_is_a_name: bool = False) -> str:
     """Why a step cannot run when an output it needs as a number states none, and what the plan must do instead.
     The output is not quoted: this message reaches the planner as feedback, outside the fence tool output needs.
+    ``dep_is_a_name``: ``dep`` is a reasoning step that answered a name from the search it read, and that search
+    states no figure for it (the United Kingdom's page names London and no population). The 1.5B planner, told
+    only to look the figure up, sent back the same plan twice; it is told which step to add and where.
 
     >>> no_figure_message(2, "calculator", 1)
     'step 2 gives calculator the output of step 1 where a number is needed, but that output states no figure: there is nothing to compute with. Look the figure up first: when step 1 names what to look up, add a reasoning step that answers that name, then search for the figure with it.'
+    >>> print(no_figure_message(3, "calculator", 2, dep_is_a_name=True))
+    step 3 gives calculator the output of step 2 where a number is needed, but step 2 answers a name, and what it read states no figure for it. Add a search step for the figure with that name — its query is "{$step_2_result}" and the quantity the task asks for (population, area, height…) — and give that step's output to step 3 instead of step 2's.
     """
+    if dep_is_a_name:
+        return (f"step {step_id} gives {tool_name} the output of step {dep} where a number is needed, but step {dep} "
+                "answers a name, and what it read states no figure for it. Add a search step for the figure with that "
+                f"name — its query is \"{{$step_{dep}_result}}\" and the quantity the task asks for (population, area, "
+                f"height…) — and give that step's output to step {step_id} instead of step {dep}'s.")
     return (f"step {step_id} gives {tool_name} the output of step {dep} where a number is needed, but that output "
             "states no figure: there is nothing to compute with. Look the figure up first: when step "
             f"{dep} names what to look up, add a reasoning step that answers that name, then search for the figure "

@@ -128,4 +128,6 @@ def test_a_name_no_hit_carries_still_fails_the_step_with_what_to_do():
     outcome, asked = _calculate({1: "Madrid", 2: ROME, 5: BOTH}, {1: "capital", 2: "population of Rome", 5: "x"},
                                 through={1: 5})
     assert not outcome.ok and outcome.error_kind == "argument" and "states no figure" in outcome.error
+    # step 1 answered a name: the planner is told to search for the figure with it, and where to use it
+    assert 'its query is "{$step_1_result}"' in outcome.error and "instead of step 1's" in outcome.error
     assert asked == []
