@@ -279,10 +279,15 @@ def _wrong_difference(task: str, last: Result | None, results: Sequence[Result])
     if ranked is None:
         return []
     (small, low), (large, high) = ranked
-    if not {small.step_id, large.step_id} <= _upstream(last, results):
+    upstream = _upstream(last, results)
+    if not {small.step_id, large.step_id} <= upstream:
         return []
     differences = sorted({h - lo for h in high for lo in low})
-    if any(math.isclose(last.output, d, rel_tol=0.01) for d in differences):
+    # Any two numbers the inputs state will do: the candidates leave years out, and "by how many years" is
+    # computed from years ("opened in 1937" − "in 1889"). Only a difference no two stated numbers give is a misread.
+    stated = [n for r in results if r.step_id in upstream and not r.failed for n in numbers_in(r.output)]
+    if any(math.isclose(last.output, d, rel_tol=0.01) for d in differences) or any(
+            math.isclose(last.output, abs(a - b), rel_tol=0.01) for a in stated for b in stated):
         return []
     return [Fact(Severity.CONTRADICTION, (
         f"Step {last.step_id} computed {_show(last.output)}, but {_subject(large)}'s figure ({_shown(high)}) minus "

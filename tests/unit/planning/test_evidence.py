@@ -339,3 +339,15 @@ def test_no_difference_check_for_a_share_or_a_step_that_did_not_use_both_figures
     share = [CAIRO_PEOPLE, FRANCE_PEOPLE, Result(3, "calculator", "x", 14.6, depends_on=(1, 2))]
     assert not [f for f in check_results("By how much, in percent, is France larger than Cairo?", share)
                 if "misread" in f.text]
+
+
+def test_a_difference_of_two_stated_numbers_is_no_misread_even_when_they_are_years():
+    task = "By how many years did the Eiffel Tower open before the Golden Gate Bridge?"
+    eiffel = Result(1, "doc_search", "opening of the Eiffel Tower", [{"title": "Eiffel Tower", "text": (
+        "Eiffel Tower: The tower, 330 m tall, opened in 1889.")}], about="Eiffel Tower opened")
+    bridge = Result(2, "doc_search", "opening of the Golden Gate Bridge", [{"title": "Golden Gate Bridge", "text": (
+        "Golden Gate Bridge: The bridge, 2,737 m long, opened in 1937.")}], about="Golden Gate Bridge opened")
+    results = [eiffel, bridge, Result(3, "calculator", "difference", 48.0, depends_on=(1, 2))]
+    assert not [f for f in check_results(task, results) if "misread" in f.text]
+    # the candidates are the lengths (years are left out of them), so only the stated-numbers rule keeps it quiet
+    assert "The larger is Golden Gate Bridge" in render_facts(check_results(task, results))
