@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
 from planning.models import Reflection, Route, RouterDecision
+from planning.referents import named_only
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -156,8 +157,18 @@ def _question(r: Reflection, fallback: str) -> str:
     return base if base.endswith("?") else f"{base} How should I proceed?"
 
 
-def effective_route(decision: RouterDecision, min_confidence: float) -> Route:
-    """The route taken: below ``min_confidence`` the router's guess is not trusted and the user is asked."""
+def effective_route(decision: RouterDecision, min_confidence: float, task: str = "") -> Route:
+    """The route taken: below ``min_confidence`` the router's guess is not trusted and the user is asked. A
+    "clarify" for a ``task`` that names what it asks about and points at nothing else is planned instead
+    (``planning.referents.named_only``): there is nothing to ask.
+
+        >>> effective_route(RouterDecision(route="clarify", confidence=0.9), 0.6, "Which is taller, K2 or Denali?")
+        'plan'
+        >>> effective_route(RouterDecision(route="clarify", confidence=0.9), 0.6, "Which of them is taller?")
+        'clarify'
+    """
+    if decision.route == "clarify" and named_only(task):
+        return "plan"
     if decision.route != "clarify" and decision.confidence < min_confidence:
         return "clarify"
     return decision.route

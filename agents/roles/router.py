@@ -10,6 +10,7 @@ from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
 from planning.policy import effective_route
+from planning.referents import named_only
 from prompts import load_prompt
 
 __all__ = ["Router"]
@@ -50,9 +51,12 @@ class Router:
                                json_schema=router_schema(), metadata={"task_id": task_id},
                                form=template.reply_form)
         decision = call.value
-        route = effective_route(decision, self._options.min_confidence)
+        route = effective_route(decision, self._options.min_confidence, task)
         if route != decision.route:
-            # Low confidence: ask instead of guessing (DESIGN.md); keep the model's reason for the user.
-            decision = RouterDecision(route=route, confidence=decision.confidence, reason=decision.reason,
-                                      answer=decision.answer if decision.route == "clarify" else None)
+            # Low confidence: ask instead of guessing (DESIGN.md); keep the model's reason for the user. A question
+            # back on a task that names everything it asks about is planned, and the reason says code decided.
+            reason = decision.reason if route == "clarify" else \
+                f"planned by code: the task names {', '.join(named_only(task))} and points at nothing else (the " \
+                f"router asked back: {decision.reason})"
+            decision = RouterDecision(route=route, confidence=decision.confidence, reason=reason, answer=None)
         return RoleResult(decision, call.spend)

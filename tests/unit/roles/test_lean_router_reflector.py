@@ -136,3 +136,13 @@ def test_the_simulated_model_plays_every_suite_through_the_lean_defaults(suite: 
         replans += result.replans
     if suite == "repair":
         assert replans > 0  # an ambiguous typo still goes back to the planner
+
+
+def test_a_question_back_on_a_task_that_names_everything_is_planned_and_says_so():
+    reply = '{"route": "clarify", "confidence": 0.9, "reason": "\'Cairo\' and \'France\' are never named", "answer": "Which two?"}'
+    task = "Which covers the larger area, Cairo or France?"
+    result = asyncio.run(Router(FunctionLLM(lambda request: reply), CATALOG,
+                                RuntimeConfig(prompt_versions={"router": "v6"}).router_options()).route("t", task))
+    decision = result.value
+    assert decision.route == "plan" and decision.answer is None
+    assert decision.reason.startswith("planned by code: the task names Cairo, France") and "never named" in decision.reason
