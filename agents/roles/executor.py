@@ -25,6 +25,7 @@ from agents.roles.figure_fit import (
     no_figure_message,
     numeric_refs,
     parse_figures,
+    plain_number,
     render_sources,
     stated_figures,
     states_a_number,
@@ -210,7 +211,7 @@ class Executor:
         fitted = dict(inputs)
         for dep, number in figures.items():
             assert number is not None
-            fitted[dep] = int(number) if number.is_integer() else number
+            fitted[dep] = plain_number(number)
         return fitted
 
     @staticmethod

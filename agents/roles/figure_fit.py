@@ -33,7 +33,7 @@ from prompts import fence_untrusted
 from prompts.compact import titled
 
 __all__ = ["SOURCE_CHARS", "code_figures", "figures_schema", "named_passage", "no_figure_message", "numeric_refs",
-           "parse_figures", "render_sources", "stated_figures", "states_a_number"]
+           "parse_figures", "plain_number", "render_sources", "stated_figures", "states_a_number"]
 
 _NUMBER_TYPES = frozenset({"number", "integer"})
 SOURCE_CHARS = 1500
@@ -149,7 +149,7 @@ def figures_schema(deps: Iterable[int], choices: Mapping[int, Sequence[float]] |
     """The reply's JSON schema: one number per source, nothing else (the server constrains the reply to it). With
     ``choices`` (``stated_figures`` of each source), a source's number is one its passage states."""
     keys = [str(d) for d in deps]
-    options = {str(d): [_plain(v) for v in found] for d, found in (choices or {}).items() if found}
+    options = {str(d): [plain_number(v) for v in found] for d, found in (choices or {}).items() if found}
     return {"type": "object", "properties": {k: {"enum": options[k]} if k in options else {"type": "number"}
                                              for k in keys},
             "required": keys, "additionalProperties": False}
@@ -172,12 +172,13 @@ def parse_figures(text: str, deps: Iterable[int], choices: Mapping[int, Sequence
         allowed = (choices or {}).get(dep)
         if allowed and not any(math.isclose(value, v, rel_tol=1e-9) for v in allowed):
             raise PlanningError(f"source {dep} does not state {value!r}; use one of the numbers it states, written in "
-                                f"full: {', '.join(str(_plain(v)) for v in allowed)}")
+                                f"full: {', '.join(str(plain_number(v)) for v in allowed)}")
         figures[dep] = float(value)
     return figures
 
 
-def _plain(value: float) -> int | float:
+def plain_number(value: float) -> int | float:
+    """A whole figure as an int (2100000, not 2100000.0): how a schema, a message or a call writes it."""
     return int(value) if value.is_integer() else value
 
 
