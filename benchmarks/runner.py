@@ -203,6 +203,10 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     config = bench_config(store, embedded=embedded)
     owns_ray = not ray.is_initialized()
     orch = Orchestrator(llm=llm, tools=tools, config=config)
+    if embedded:
+        took = warm_every_system(llm, config, orch.tools, tools, systems)
+        progress(f"  prefilled every system's static prompts in {took:.1f}s" if took is not None else
+                 "  the warm-up failed: each system's first task reads its whole prompt")
     records: list[RunRecord] = []
     try:
         for rep in range(reps):
@@ -219,6 +223,26 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
         if owns_ray:
             ray.shutdown()
     return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records, split=split)
+
+
+def warm_every_system(llm: LLM, config: RuntimeConfig, tetrarch_tools: list, react_tools: list,
+                      systems: tuple[str, ...]) -> float | None:
+    """Prefill each system's static prompt once, before any timed run, as ``Orchestrator(llm=None)`` does for its
+    own roles at start-up: tetrarch's roles and each ReAct prompt. The benchmark passes its own model client, so
+    without this tetrarch's first task would read its roles' instructions in its timed run, and ReAct's system
+    prompt would be read again whenever the server's cache had dropped it. Prefilled states are kept over
+    conversation steps (``agents/llm/local/_prompt_cache.py``), so each system starts every task from its own."""
+    from agents.llm.local.warm import role_prefixes, template_prefix, warm_prefixes
+    from agents.tools import ToolRegistry
+    from prompts import load_prompt
+
+    prefixes = role_prefixes(config.prompt_options(), ToolRegistry(tetrarch_tools).catalog_text(),
+                             config.max_steps) if "tetrarch" in systems else []
+    for system in ("react", "react_parallel"):
+        if system in systems:
+            template = load_prompt(system, config.prompt_versions.get(system))
+            prefixes.append(template_prefix("react", template, {"tools": ToolRegistry(react_tools).catalog_text()}))
+    return warm_prefixes(llm, prefixes)
 
 
 def run_tetrarch(orch: Any, task: BenchTask) -> tuple[TaskResult, dict[int, float], str | None]:

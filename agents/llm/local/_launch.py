@@ -14,7 +14,8 @@ It runs ``llama_cpp.server`` with ``ARGS`` after four steps:
   (~0.3 GB for a 152k-token vocabulary), which the cap does not count, so the server grew without bound. The
   server runs with ``--logits_all False`` (we never ask for logprobs), where sampling reads the context's own
   logits and nothing reads that copy back; the cache therefore keeps states without it (``_LeanRAMCache``), and
-  the cap counts what is kept.
+  the cap counts what is kept. It also drops conversation steps before prefilled prefixes (``_prompt_cache.py``),
+  so the roles' instructions prefilled at start-up stay cached however many other calls come in between.
 * **One grammar check a token.** Our requests are greedy (temperature 0) and most carry a JSON-schema grammar;
   the library filters the whole 152k-token vocabulary through the grammar before every token (25-36 ms of a
   ~100 ms step on 2 cores). ``_greedy_grammar.py`` checks the greedy token alone and filters everything only when
@@ -41,7 +42,8 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 __all__ = ["PARENT_PID_ENV", "main"]
 
@@ -69,34 +71,61 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(0)
 
 
+def _load_sibling(name: str) -> Any:
+    """A module of this directory, by file path: this child must not import the agents package (see above)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        f"tetrarch_{name}", os.path.join(os.path.dirname(os.path.abspath(__file__)), f"_{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: dataclasses look their module up in sys.modules.
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def _install_lean_prompt_cache() -> None:
     """Make the server's ``--cache_type ram`` build ``_LeanRAMCache`` (it looks the class up at load time)."""
     import llama_cpp
     import numpy as np
-    from llama_cpp.llama import LlamaState
+    from llama_cpp.llama import Llama, LlamaState
     from llama_cpp.llama_cache import LlamaRAMCache
 
+    prompt_cache = _load_sibling("prompt_cache")
+
     class _LeanRAMCache(LlamaRAMCache):
-        def __setitem__(self, key: object, value: LlamaState) -> None:
+        def __init__(self, capacity_bytes: int = (2 << 30)) -> None:
+            super().__init__(capacity_bytes)
+            self.states = prompt_cache.PrefixStateCache(
+                capacity_bytes, size_of=lambda state: state.llama_state_size,
+                common_prefix=Llama.longest_token_prefix)
+
+        @property
+        def cache_size(self) -> int:
+            return int(self.states.size)
+
+        def _find_longest_prefix_key(self, key: tuple[int, ...]) -> tuple[int, ...] | None:
+            return self.states.longest_prefix_key(key)  # type: ignore[no-any-return]
+
+        def __getitem__(self, key: Sequence[int]) -> LlamaState:
+            return self.states.get(key)  # type: ignore[no-any-return]
+
+        def __contains__(self, key: Sequence[int]) -> bool:
+            return self.states.longest_prefix_key(key) is not None
+
+        def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
             # One zero row broadcasts into the rows load_state fills; with logits_all off nothing reads them.
             lean = LlamaState(input_ids=value.input_ids, scores=np.zeros((1, value.scores.shape[1]), np.single),
                               n_tokens=value.n_tokens, llama_state=value.llama_state,
                               llama_state_size=value.llama_state_size, seed=value.seed)
-            super().__setitem__(key, lean)  # type: ignore[index]
+            self.states.put(key, lean)
 
     llama_cpp.LlamaRAMCache = _LeanRAMCache  # type: ignore[misc]
 
 
 def _install_grammar_checked_greedy() -> None:
-    # By file path: this child must not import the agents package (see the module docstring).
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "tetrarch_greedy_grammar", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_greedy_grammar.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.install()
+    _load_sibling("greedy_grammar").install()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -75,8 +75,8 @@ PROMPT_CACHE_BYTES = 512 << 20
 """The server's prompt cache (``--cache``): model states kept in RAM, the one sharing the longest prefix with a new
 prompt loaded before it is read. Without it llama.cpp reuses only the *previous* prompt's prefix, and the roles take
 turns, so each call re-read its role's instructions. A state costs ~28 KB per token with the 1.5B model (24-38 MB
-for the demo's prompts), so 512 MiB keeps ~15 of them, least recently used first out; every role's static prefix
-(``agents.llm.local.warm``) is among the recently used while tasks run. The cap holds because the launcher keeps
+for the demo's prompts), so 512 MiB keeps ~15 of them. Conversation steps go first, least recently used first; the
+roles' static prefixes prefilled at start-up (``agents.llm.local.warm``) stay (``_prompt_cache.py``). The cap holds because the launcher keeps
 states without their logits copy (``_launch.py``); before that the server grew ~0.32 GB a call, 12.4 GB after 26.
 ``prompt_cache_bytes=0`` turns it off."""
 

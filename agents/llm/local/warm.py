@@ -17,14 +17,14 @@ import asyncio
 import concurrent.futures
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.config import PromptOptions
 from agents.llm.base import LLM, LLMError, LLMRequest, Role
-from prompts import load_prompt
+from prompts import PromptTemplate, load_prompt
 
-__all__ = ["WARMED_ROLES", "RolePrefix", "role_prefixes", "warm_prefixes"]
+__all__ = ["WARMED_ROLES", "RolePrefix", "role_prefixes", "template_prefix", "warm_prefixes"]
 
 log = logging.getLogger("tetrarch")
 
@@ -56,9 +56,20 @@ def role_prefixes(prompts: PromptOptions, tools_catalog: str, max_steps: int) ->
         template = load_prompt(role, prompts.version(role))
         if template.opening is None:
             continue
-        rendered = template.render(**{name: static.get(name, _TASK_MARK) for name in template.variables})
-        prefixes.append(RolePrefix(role, _up_to_mark(rendered.messages)))
+        prefixes.append(template_prefix(role, template, static))
     return prefixes
+
+
+def template_prefix(role: Role, template: PromptTemplate, static: Mapping[str, str]) -> RolePrefix:
+    """``template`` rendered with the ``static`` values and cut where its first other value (the task's) begins.
+
+        >>> from prompts import PromptTemplate, load_prompt
+        >>> prefix = template_prefix("react", load_prompt("react"), {"tools": "calculator: arithmetic"})
+        >>> [m["role"] for m in prefix.messages], prefix.messages[-1]["content"]
+        (['system', 'user'], 'Task: ')
+    """
+    rendered = template.render(**{name: static.get(name, _TASK_MARK) for name in template.variables})
+    return RolePrefix(role, _up_to_mark(rendered.messages))
 
 
 _TASK_MARK = "\ue000"  # a private-use character: stands in for the task's values, found and cut off

@@ -1,0 +1,57 @@
+"""Before the timed runs on the embedded model, the benchmark prefills every system's static prompt: what each
+system's first call of a task starts with (no Ray, no server: FunctionLLM stands in)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from agents.llm import FunctionLLM
+from agents.llm.base import LLMRequest
+from agents.react import ReActAgent
+from agents.tools.builtins import calculator, doc_search
+from benchmarks.runner import bench_config, warm_every_system
+
+TOOLS = [calculator, doc_search]
+
+
+def _starts_with(messages: list[dict[str, str]], prefix: list[dict[str, str]]) -> bool:
+    *whole, last = prefix
+    return (messages[:len(whole)] == whole and messages[len(whole)]["role"] == last["role"]
+            and messages[len(whole)]["content"].startswith(last["content"]))
+
+
+def _first_react_call(parallel: bool) -> list[dict[str, str]]:
+    seen: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        seen.append(request)
+        return json.dumps({"thought": "done", "final_answer": "4"})
+
+    config = bench_config(Path("/tmp/unused.db"), embedded=True)
+    asyncio.run(ReActAgent(FunctionLLM(model), TOOLS, config, parallel=parallel).run("What is 2 + 2?"))
+    return seen[0].messages
+
+
+def test_every_system_is_prefilled_with_what_its_first_call_starts_with():
+    asked: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        asked.append(request)
+        return "y"
+
+    config = bench_config(Path("/tmp/unused.db"), embedded=True)
+    took = warm_every_system(FunctionLLM(model), config, TOOLS, TOOLS, ("tetrarch", "react", "react_parallel"))
+    assert took is not None
+    assert [r.role for r in asked] == ["router", "planner", "executor", "reflector", "react", "react"]
+    assert all(r.max_tokens == 1 and "2 + 2" not in json.dumps(r.messages) for r in asked)
+    assert _starts_with(_first_react_call(parallel=False), asked[4].messages)
+    assert _starts_with(_first_react_call(parallel=True), asked[5].messages)
+
+
+def test_only_the_systems_being_run_are_prefilled():
+    asked: list[LLMRequest] = []
+    config = bench_config(Path("/tmp/unused.db"), embedded=True)
+    warm_every_system(FunctionLLM(lambda r: asked.append(r) or "y"), config, TOOLS, TOOLS, ("react_parallel",))
+    assert [r.role for r in asked] == ["react"]
