@@ -161,7 +161,7 @@ class StepFailedPayload(_Payload):
 
 class ReflectedPayload(_Payload):
     reflection: Reflection
-    decision: Literal["accept", "retry_step", "replan", "escalate"]
+    decision: Literal["accept", "retry_step", "replan", "review_again", "escalate"]
     reason: str = ""
 
 

@@ -23,6 +23,7 @@ from planning.policy import (
     ReflectionContext,
     Replan,
     RetryStep,
+    ReviewAgain,
     decide,
 )
 from planning.stream import StreamingPlanParser
@@ -46,6 +47,7 @@ __all__ = [
     "Replan",
     "RetryDetails",
     "RetryStep",
+    "ReviewAgain",
     "RouterDecision",
     "Scores",
     "StreamingPlanParser",

@@ -34,7 +34,8 @@ from typing import Any
 from planning.coverage import missing_names, orders_in, unfound_names
 from planning.figures import relevant_number, relevant_numbers
 
-__all__ = ["Fact", "Result", "Severity", "check_answer", "check_results", "numbers_in", "render_facts"]
+__all__ = [
+    "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "numbers_in", "render_facts"]
 
 
 class Severity(Enum):
@@ -141,9 +142,7 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
                 f"The task asks for a difference as a size (how many/much more, by how much), but step "
                 f"{last.step_id} computed {_show(last.output)}, a negative number: the subtraction is the wrong way "
                 "round. Compute the larger value minus the smaller one.")))
-    figures = [(r, number) for r in results if not r.failed and r.tool_name is not None
-               and not isinstance(r.output, (int, float)) and (number := relevant_number(r.output, r.about or
-                                                                                          r.description)) is not None]
+    figures = _figures(results)
     for r, number in figures:
         facts.append(Fact(Severity.NOTE, f"Step {r.step_id} ({_subject(r)}) states {_show(number)}."))
     magnitude, which = _MAGNITUDE.search(task) is not None, _WHICH.search(task) is not None
@@ -162,6 +161,9 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
                                          f"{_shown(high)} > {_shown(low)} ({_subject(small)}, step {small.step_id})."))
     last = _last_computed(results)
     facts += _partial_total(task, last, {r.step_id: n for r, n in figures})
+    if (total := _uncomputed_total(task, last, figures)) is not None:
+        facts.append(Fact(Severity.NOTE, f"The task asks for a total and no step computed one: the figures add up "
+                                         f"to {_show(total[0])} ({total[1]})."))
     facts += _wrong_difference(task, last, results)
     facts += _mixed_scales(results)
     looked_at = [text for r in results for text in (r.about, r.description, r.arguments,
@@ -198,9 +200,23 @@ def check_answer(answer: str | None, results: Sequence[Result], *, task: str = "
     "3.77 times") is."""
     if not answer:
         return ()
-    facts = [f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION]
-    facts += _wrong_winner(answer, results, task)
+    return (*(f for f in check_results(task, results) if f.severity is Severity.CONTRADICTION),
+            *answer_faults(answer, results, task=task))
+
+
+def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
+    """The contradictions of ``check_answer`` that are the answer's own, not the results': what a second review
+    of the same results can put right (the policy's ``ReviewAgain``).
+
+        >>> r = Result(step_id=1, tool_name="calculator", description="difference", output=7440000)
+        >>> [f.text[:40] for f in answer_faults("NYC has 744,000 more", [r], task="How many more?")]
+        ['The answer states 744,000, which no step']
+    """
+    if not answer:
+        return ()
+    facts = _wrong_winner(answer, results, task)
     facts += _amount_left_out(answer, results, task)
+    facts += _total_left_out(answer, results, task)
     # An output that gives orders is the attacker's text: the figures it dictates support nothing.
     ordering = {r.step_id for r in _ordering(results)}
     known = [n for r in results if not r.failed and r.step_id not in ordering
@@ -325,6 +341,37 @@ def _partial_total(task: str, last: Result | None, figures: dict[int, float]) ->
     return [Fact(Severity.CONTRADICTION, (
         f"The task asks for a total, but step {last.step_id} computed {_show(last.output)}, less than the sum of "
         f"the figures it used ({shown} = {_show(total)}): add them."))]
+
+
+def _figures(results: Sequence[Result]) -> list[tuple[Result, float]]:
+    """Each looked-up step's one figure about what it looked up (``planning.figures.relevant_number``)."""
+    return [(r, number) for r in results if not r.failed and r.tool_name is not None
+            and not isinstance(r.output, (int, float))
+            and (number := relevant_number(r.output, r.about or r.description)) is not None]
+
+
+def _uncomputed_total(task: str, last: Result | None, figures: Sequence[tuple[Result, float]]) -> \
+        tuple[float, str] | None:
+    """The sum a "total"/"combined" task asks for when the plan looked up two figures and computed nothing (the
+    embedded planner often leaves the adding to the reviewer, which then added them, or listed both): the sum and
+    how it is made. Two figures only: with more, one may be a hop's (the country searched to find its capital)."""
+    if not _TOTAL.search(task) or _NOT_A_SUM.search(task) or last is not None or len(figures) != 2:
+        return None
+    parts = [number for _, number in figures]
+    if any(p <= 0 for p in parts):
+        return None
+    return sum(parts), " + ".join(_show(p) for p in parts)
+
+
+def _total_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
+    """A total the plan left to the reviewer, answered without it ("2.10 million in Paris and 2.75 million in
+    Rome" for "the total population of Paris and Rome")."""
+    total = _uncomputed_total(task, _last_computed(results), _figures(results))
+    if total is None or any(_supported(v, r, [total[0]]) for options in _written(answer) for v, r in options):
+        return []
+    return [Fact(Severity.CONTRADICTION, (
+        f"The task asks for a total, and the figures the steps found add up to {_show(total[0])} ({total[1]}), but "
+        "the answer does not state it: state the total, rounded as the task asks."))]
 
 
 # "2.1 * 1000000", "2.1e6", "10 ** 6": the expression converts a scale itself.

@@ -22,12 +22,14 @@ __all__ = [
     "DEFAULT_LIMITS",
     "Accept",
     "Decision",
+    "DecisionKind",
     "Escalate",
     "EscalationCause",
     "PolicyLimits",
     "ReflectionContext",
     "Replan",
     "RetryStep",
+    "ReviewAgain",
     "decide",
     "decision_kind",
     "decision_reason",
@@ -54,13 +56,22 @@ class Replan:
 
 
 @dataclass(frozen=True, slots=True)
+class ReviewAgain:
+    """Ask the reviewer once more, told what code found wrong with its answer: the results hold, the answer text
+    does not (it named the smaller as the larger, left out the computed difference, or stated a figure no
+    result supports). A replan would rerun a plan that worked and let a small planner change it."""
+
+    feedback: str
+
+
+@dataclass(frozen=True, slots=True)
 class Escalate:
     reason: str
     question: str
     cause: EscalationCause = "reflector"
 
 
-Decision = Accept | RetryStep | Replan | Escalate
+Decision = Accept | RetryStep | Replan | ReviewAgain | Escalate
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +96,11 @@ class ReflectionContext:
     contradictions: tuple[str, ...] = ()
     """What code found wrong with the proposed answer (``planning.evidence.check_answer``): an accept with any
     is not an accept, whatever the scores say."""
+    answer_only: bool = False
+    """Every contradiction is the answer's (``planning.evidence.answer_faults``), none the results': the plan's
+    results are sound, so the reviewer is asked again before anything is replanned."""
+    reviewed_again: bool = False
+    """This plan's results were already reviewed again once: a second wrong answer replans as before."""
 
 
 def decide(ctx: ReflectionContext) -> Decision:
@@ -93,6 +109,8 @@ def decide(ctx: ReflectionContext) -> Decision:
     match r.action:
         case "accept":
             if ctx.contradictions:
+                if ctx.answer_only and not ctx.reviewed_again:
+                    return ReviewAgain(" ".join(ctx.contradictions))
                 return _replan(ctx, "Checked by code, the answer cannot be accepted: " + " ".join(ctx.contradictions))
             shortfall = _shortfall(ctx)
             if shortfall is None:
@@ -182,13 +200,19 @@ def decision_reason(decision: Decision) -> str:
             return reason
         case Replan(feedback=feedback):
             return feedback
+        case ReviewAgain(feedback=feedback):
+            return "Checked by code, the answer cannot be accepted, the results can; the reviewer is asked again: " \
+                + feedback
         case Accept() | RetryStep():
             return ""
         case _:
             assert_never(decision)
 
 
-def decision_kind(decision: Decision) -> Literal["accept", "retry_step", "replan", "escalate"]:
+DecisionKind = Literal["accept", "retry_step", "replan", "review_again", "escalate"]
+
+
+def decision_kind(decision: Decision) -> DecisionKind:
     """The decision's name in the reflected event."""
     match decision:
         case Accept():
@@ -197,6 +221,8 @@ def decision_kind(decision: Decision) -> Literal["accept", "retry_step", "replan
             return "retry_step"
         case Replan():
             return "replan"
+        case ReviewAgain():
+            return "review_again"
         case Escalate():
             return "escalate"
         case _:

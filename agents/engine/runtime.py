@@ -57,7 +57,7 @@ class Runtime(Protocol):
     async def fetch(self, output_ref: Any) -> Any: ...
 
     async def reflect(self, task_id: str, task: str, plan: Plan,
-                      results: list[StepView]) -> RoleResult[Reflection]: ...
+                      results: list[StepView], refused: str = "") -> RoleResult[Reflection]: ...
 
     def tool_spec(self, name: str | None) -> ToolSpec | None: ...
 
@@ -108,8 +108,9 @@ class LocalRuntime:
     async def fetch(self, output_ref: Any) -> Any:
         return output_ref
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView]) -> RoleResult[Reflection]:
-        return await self._reflector.reflect(task_id, task, plan, results)
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
+                      refused: str = "") -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results, refused)
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None

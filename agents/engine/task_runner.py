@@ -37,10 +37,12 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.roles.render import answer_contradictions
+from agents.roles.figure_fit import numeric_refs
+from agents.roles.render import answer_contradictions, results_hold
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
+from planning.hop_search import NameHop, add_hop_searches
 from planning.models import Plan, PlanStep
 from planning.policy import (
     Accept,
@@ -49,6 +51,7 @@ from planning.policy import (
     ReflectionContext,
     Replan,
     RetryStep,
+    ReviewAgain,
     decide,
     decision_kind,
     decision_reason,
@@ -176,9 +179,40 @@ class TaskRunner:
                 st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
         st.argument_replans += 1
+        hops = self._unsearched_hops([sid for sid, _ in rejected])
+        fixed = add_hop_searches(Plan(steps=list(st.plan_steps)), hops, st.task) if hops else None
+        if fixed is not None:
+            # The search the plan left out is determined by the plan itself (planning/hop_search.py): code writes
+            # it instead of a planner call that, on the 1.5B model, wrote the same plan again.
+            added = [s for s in fixed.steps if s.step_id not in {p.step_id for p in st.plan_steps}]
+            self._start_replan("Checked by code: " + "; ".join(
+                f"step {h.consumer} needs a figure for the name step {h.name_step} answers, and no step looked it "
+                f"up" for h in hops) + ". Code added " + ", ".join(
+                f"step {s.step_id} ({s.tool_name} {json.dumps(s.tool_input, ensure_ascii=False)})" for s in added)
+                + ".", plan=fixed)
+            return True
         self._start_replan("The tools rejected these calls' arguments (each error says why): " + "; ".join(
             f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
         return True
+
+    def _unsearched_hops(self, rejected: Sequence[int]) -> list[NameHop]:
+        """Each rejected call that wanted a number from a reasoning step that answered a name (no digit in it)
+        from one tool step's output; empty unless every rejected call is such a one."""
+        steps, outputs = {s.step_id: s for s in self.state.plan_steps}, self._outputs()
+        hops = []
+        for sid in rejected:
+            step = steps[sid]
+            spec = self._rt.tool_spec(step.tool_name)
+            slots = numeric_refs(spec.parameters, spec.returns or "", step.tool_input) if spec is not None else ()
+            found = [NameHop(sid, dep, steps[dep].depends_on[0]) for dep in sorted(slots)
+                     if dep in steps and steps[dep].tool_name is None and len(steps[dep].depends_on) == 1
+                     and isinstance(outputs.get(dep), str) and not any(c.isdigit() for c in outputs[dep])
+                     and steps.get(steps[dep].depends_on[0]) is not None
+                     and steps[steps[dep].depends_on[0]].tool_name is not None]
+            if not found:
+                return []
+            hops += found
+        return hops
 
     async def _route(self) -> None:
         st = self.state
@@ -312,15 +346,21 @@ class TaskRunner:
             # Only after a replan: a retried step that failed the same way may still be transient, and has its cap.
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
-        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan, views))
+        refused, st.review_again = st.review_again, ""
+        reflection = await self._ask("reflector",
+                                     lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
                                             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
                                             step_ids=frozenset(s.step_id for s in plan.steps),
-                                            contradictions=answer_contradictions(reflection, st.task, views, plan)))
-        if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None:
-            # A reused plan is judged at its first reflection: anything but accept is a wrong reuse.
+                                            contradictions=answer_contradictions(reflection, st.task, views, plan),
+                                            answer_only=results_hold(st.task, views, plan),
+                                            reviewed_again=st.reviewed_again_version == st.plan_version))
+        if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None \
+                and not isinstance(decision, ReviewAgain):
+            # A reused plan is judged at its first reflection: anything but accept is a wrong reuse (a second
+            # review of the same results judges the answer's wording, not the plan).
             st.cache_outcome_recorded = True
             self._memory.record_reuse(st.cached_template, isinstance(decision, Accept))
         self._sink.emit(ReflectedPayload(reflection=reflection, decision=decision_kind(decision),
@@ -341,6 +381,9 @@ class TaskRunner:
                 st.phase = "execute"
             case Replan(feedback=feedback):
                 self._start_replan(feedback)
+            case ReviewAgain(feedback=feedback):
+                st.review_again, st.reviewed_again_version = feedback, st.plan_version
+                st.phase = "reflect"
             case Escalate(reason=reason, question=question, cause=cause):
                 raise _Stop("escalated", "escalated_by_reflector" if cause == "reflector" else cause,
                             question=question, answer=st.reflections[-1].answer if st.reflections else None,
@@ -363,7 +406,9 @@ class TaskRunner:
         return _Stop("escalated", "loop_detected", question=question, answer=last.answer,
                      escalation=Escalation(kind="caps", reason=reason, question=question))
 
-    def _start_replan(self, feedback: str) -> None:
+    def _start_replan(self, feedback: str, plan: Plan | None = None) -> None:
+        """A new plan version: the planner's, told ``feedback``, or ``plan`` when code wrote it (the feedback then
+        says what code changed, for the replanned event)."""
         st = self.state
         self._feedback = feedback
         previous = Plan(steps=list(st.plan_steps))
@@ -379,6 +424,9 @@ class TaskRunner:
         self._exec = None
         self._sink.emit(ReplannedPayload(plan_version=st.plan_version, feedback=feedback,
                                          kept_steps=sorted(kept)), st)
+        if plan is not None:
+            self._exec = self._new_execution(kept=kept, stream=cached_plan_stream(plan))
+            return
         self._exec = self._new_execution(kept=kept, replan=ReplanContext(feedback, previous, views,
                                                                           kept=tuple(sorted(kept))))
 

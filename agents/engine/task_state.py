@@ -75,6 +75,11 @@ class TaskState(BaseModel):
     without a reflector call: one per task, then the reflector judges."""
     extra_replans: int = 0
     """Replans granted by a human's answer to an escalation, on top of max_replans."""
+    review_again: str = ""
+    """What code found wrong with the last answer when its results held (``planning.policy.ReviewAgain``): the
+    next review is told it. Empty otherwise."""
+    reviewed_again_version: int = 0
+    """The plan version whose results were last reviewed again: once a plan version."""
 
     usage: UsageReport = Field(default_factory=UsageReport)
     reflections: list[Reflection] = Field(default_factory=list)

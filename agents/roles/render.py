@@ -7,14 +7,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.roles.messages import StepView
-from planning.evidence import Fact, Result, check_answer, render_facts
+from planning.evidence import Fact, Result, Severity, check_answer, check_results, render_facts
 from planning.models import Plan, Reflection
 from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import describe_call
 from prompts import fence_untrusted
 
-__all__ = ["evidence_of", "output_text", "render_checks", "render_inputs", "render_plan", "render_results",
-           "step_calls"]
+__all__ = ["answer_contradictions", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
+           "render_results", "results_hold", "step_calls"]
 
 
 def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Result]:
@@ -36,6 +36,13 @@ def answer_contradictions(reflection: Reflection, task: str, views: Sequence[Ste
     if reflection.action != "accept":
         return ()
     return tuple(f.text for f in check_answer(reflection.answer, evidence_of(views, plan), task=task))
+
+
+def results_hold(task: str, views: Sequence[StepView], plan: Plan) -> bool:
+    """Whether code finds nothing wrong with the results themselves (``planning.evidence.check_results``): then
+    whatever it finds wrong with an answer is the answer's own, and the policy asks the reviewer again
+    (``planning.policy.ReviewAgain``) before it replans."""
+    return not any(f.severity is Severity.CONTRADICTION for f in check_results(task, evidence_of(views, plan)))
 
 
 def render_checks(facts: Sequence[Fact]) -> str:

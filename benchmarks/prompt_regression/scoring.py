@@ -14,7 +14,7 @@ from benchmarks.prompt_regression.case_files import PlannerCase, ReflectorCase, 
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision
 from planning.parse import parse_router_decision
-from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, RetryStep, decide
+from planning.policy import PolicyLimits, ReflectionContext, decide, decision_kind
 
 __all__ = ["CaseResult", "score_planner", "score_reflector", "score_router"]
 
@@ -141,9 +141,6 @@ def _first_round_error(records: Sequence[Mapping[str, Any]]) -> str:
     return ""
 
 
-_DECISION_KIND = {Accept: "accept", RetryStep: "retry_step", Replan: "replan", Escalate: "escalate"}
-
-
 def _norm(text: str) -> str:
     """Lower case, digit-group commas and spaces removed: '8,950,000' and '8 950 000' both read '8950000'."""
     out = text.lower().replace("\u202f", " ").replace("\u00a0", " ")
@@ -179,7 +176,7 @@ def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limit
                                         limits=limits or PolicyLimits(),
                                         step_ids=frozenset(s.step_id for s in case.plan.steps),
                                         contradictions=refused))
-    kind = _DECISION_KIND[type(decision)]
+    kind = decision_kind(decision)
     want_accept = case.expected == "accept"
     passed = (kind == "accept") == want_accept
     raw_agrees = (reflection.action == "accept") == want_accept

@@ -267,6 +267,37 @@ def test_an_accept_that_contradicts_the_results_is_replanned_not_answered():
     assert "larger value minus the smaller" in replanned.feedback
 
 
+def test_a_wrong_answer_over_sound_results_is_reviewed_again_not_replanned():
+    """dev arithmetic-11: the calculator computed 7,440,000, the reviewer wrote "744,000 more" and two replans ran
+    the same plan again until it wrote 7.44 million. The results hold, so the reviewer is asked once more and
+    told what code found; the plan is not run again."""
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES],
+                       "reflector": [wire.reflection(answer="Rome, by 12.5 million"),
+                                     wire.reflection(answer="Rome, by 0.7 million")]})
+    result, sink = run(llm, task="How many more people live in the larger of Paris and Rome?")
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
+    reflected = [e.payload for e in sink.events if e.type == "reflected"]
+    assert [r.decision for r in reflected] == ["review_again", "accept"]
+    assert "12,500,000" in reflected[0].reason and "asked again" in reflected[0].reason
+    assert not [e for e in sink.events if e.type == "replanned"]
+    second_review = [c for c in llm.calls if c.role == "reflector"][1]
+    told = " ".join(m["content"] for m in second_review.messages)
+    assert "Your previous answer to these results was refused" in told and "12,500,000" in told
+
+
+def test_a_second_wrong_answer_over_the_same_results_is_replanned():
+    rome_first = wire.plan(wire.step(1, "lookup", {"city": "Rome"}), wire.step(2, "lookup", {"city": "Paris"}),
+                           wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES, rome_first],
+                       "reflector": [wire.reflection(answer="Rome, by 12.5 million"),
+                                     wire.reflection(answer="Rome, by 13.5 million"),
+                                     wire.reflection(answer="Rome, by 0.7 million")]})
+    result, sink = run(llm, task="How many more people live in the larger of Paris and Rome?")
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
+    reflected = [e.payload for e in sink.events if e.type == "reflected"]
+    assert [r.decision for r in reflected] == ["review_again", "replan", "accept"]
+
+
 def test_arguments_still_invalid_after_repair_go_back_to_the_planner_once_without_a_reflector_call():
     """Fail fast (issue 20): not three identical retries judged by the reflector, but one replan carrying the
     tool's error; a second rejection is then the reflector's to judge."""

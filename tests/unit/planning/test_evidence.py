@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.evidence import Result, Severity, check_answer, check_results, numbers_in, render_facts
+from planning.evidence import Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts
 from planning.models import Reflection, Scores
 from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, decide
 
@@ -351,3 +351,30 @@ def test_a_difference_of_two_stated_numbers_is_no_misread_even_when_they_are_yea
     assert not [f for f in check_results(task, results) if "misread" in f.text]
     # the candidates are the lengths (years are left out of them), so only the stated-numbers rule keeps it quiet
     assert "The larger is Golden Gate Bridge" in render_facts(check_results(task, results))
+
+
+TOTAL_TASK = "What is the combined length of the Rhine and the Thames, in km?"
+
+
+def test_a_total_left_to_the_reviewer_is_shown_and_must_be_in_the_answer():
+    # dev arithmetic-01 with planner/v10: two searches, no calculator, and "2.10 million in Paris and 2.75 million
+    # in Rome" accepted for "the total population of Paris and Rome".
+    facts = check_results(TOTAL_TASK, RHINE_THAMES)
+    assert [f.text for f in facts if "add up" in f.text] == [
+        "The task asks for a total and no step computed one: the figures add up to 1,576 (1,230 + 346)."]
+    assert all(f.severity is Severity.NOTE for f in facts)  # the results hold: only the answer can be wrong
+    listed = answer_faults("The Rhine is about 1,230 km long and the Thames 346 km.", RHINE_THAMES, task=TOTAL_TASK)
+    assert len(listed) == 1 and "add up to 1,576" in listed[0].text
+    assert answer_faults("Together about 1,576 km.", RHINE_THAMES, task=TOTAL_TASK) == ()
+    assert answer_faults("Together about 1,600 km.", RHINE_THAMES, task=TOTAL_TASK) == ()  # rounded: fine
+
+
+@pytest.mark.parametrize("task, results", [
+    ("Which is longer, the Rhine or the Thames?", RHINE_THAMES),  # no total asked
+    ("What share of the total length of the Rhine and the Thames is the Thames?", RHINE_THAMES),  # a base
+    (TOTAL_TASK, RHINE_THAMES[:1]),  # one figure: nothing to add
+    (TOTAL_TASK, _total(1576.0)),  # computed by the plan: the computed-total checks apply instead
+])
+def test_no_uncomputed_total_where_none_is_asked_or_one_was_computed(task, results):
+    assert not [f for f in check_results(task, results) if "no step computed one" in f.text]
+    assert answer_faults("The Rhine is 1,230 km long.", results, task=task) == ()

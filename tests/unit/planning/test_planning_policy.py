@@ -89,3 +89,31 @@ def test_never_accepts_below_the_bar_and_never_exceeds_caps(sc, ok, action, retr
 ])
 def test_effective_route(route, confidence, expected):
     assert effective_route(RouterDecision(route=route, confidence=confidence), 0.6) == expected
+
+
+def _refused(r, *, answer_only, reviewed_again=False, replans=0):
+    return decide(ReflectionContext(reflection=r, step_retries={}, replans=replans, step_ids=frozenset({1, 2}),
+                                    contradictions=("The answer states 744,000, which no step result supports.",),
+                                    answer_only=answer_only, reviewed_again=reviewed_again))
+
+
+def test_an_answer_code_refuses_over_sound_results_is_reviewed_again_once():
+    from planning.policy import ReviewAgain, decision_kind, decision_reason
+
+    again = _refused(reflection("accept"), answer_only=True)
+    assert again == ReviewAgain("The answer states 744,000, which no step result supports.")
+    assert decision_kind(again) == "review_again" and "744,000" in decision_reason(again)
+    # Once a plan version; and never when the results themselves are wrong.
+    assert isinstance(_refused(reflection("accept"), answer_only=True, reviewed_again=True), Replan)
+    assert isinstance(_refused(reflection("accept"), answer_only=False), Replan)
+    # Even at the replan cap: asking again costs no replan.
+    assert isinstance(_refused(reflection("accept"), answer_only=True, replans=2), ReviewAgain)
+    assert isinstance(_refused(reflection("accept"), answer_only=True, reviewed_again=True, replans=2), Escalate)
+
+
+@given(st.booleans(), st.booleans(), st.sampled_from(["retry_step", "replan", "escalate"]))
+def test_only_a_refused_accept_is_ever_reviewed_again(answer_only, reviewed_again, action):
+    from planning.policy import ReviewAgain
+
+    r = reflection(action, retry=1 if action == "retry_step" else None, feedback="f")
+    assert not isinstance(_refused(r, answer_only=answer_only, reviewed_again=reviewed_again), ReviewAgain)

@@ -1,0 +1,45 @@
+"""A second review of the same results (``planning.policy.ReviewAgain``) is told what code found wrong with the
+answer before: among the facts code checked where the template shows them, after the task where it does not."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agents.config import RuntimeConfig
+from agents.llm import FunctionLLM, LLMRequest
+from agents.roles.messages import StepView
+from agents.roles.reflector import Reflector
+from planning.models import Plan, PlanStep
+
+PLAN = Plan(steps=[PlanStep(step_id=1, description="population of Rome", tool_name="lookup",
+                            tool_input={"city": "Rome"})])
+VIEWS = [StepView(1, "population of Rome", "lookup", "completed", 2.8)]
+REFUSED = "The answer states 28,000,000, which no step result supports."
+
+
+def _prompt(version: str, refused: str) -> str:
+    seen: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        seen.append(request)
+        return ('{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": true, '
+                '"action": "accept", "feedback": "", "answer": "2.8 million"}')
+
+    options = RuntimeConfig(prompt_versions={"reflector": version}).prompt_options()
+    asyncio.run(Reflector(FunctionLLM(model), options, "lookup: population").reflect(
+        "t", "How many people live in Rome?", PLAN, VIEWS, refused))
+    return "\n".join(m["content"] for m in seen[0].messages)
+
+
+@pytest.mark.parametrize("version", ["v1", "v3", "v4", "v5", "v6"])
+def test_the_refusal_is_shown_once_and_only_when_there_is_one(version):
+    told = _prompt(version, REFUSED)
+    assert told.count("Your previous answer to these results was refused: " + REFUSED) == 1
+    assert "refused" not in _prompt(version, "")
+
+
+def test_a_template_that_shows_code_checks_gets_it_as_a_contradiction_among_them():
+    told = _prompt("v4", REFUSED)
+    assert "- CONTRADICTION: Your previous answer to these results was refused" in told
