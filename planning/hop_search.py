@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from planning.models import Plan, PlanStep
 
-__all__ = ["NameHop", "add_hop_searches", "quantity_words"]
+__all__ = ["NameHop", "add_hop_searches", "call_words", "quantity_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +49,16 @@ _NOT_A_QUANTITY = frozenset("""
     their there this to was what which with live lives figure figures result value number step round min max abs
     floor ceil sqrt log exp pi tau e km metres meters square kilometres kilometers decimal decimals one two city
     country capital tell me please half double twice times sum total combined difference more less larger smaller
-    bigger percentage percent share ratio average
+    bigger percentage percent share ratio average count
 """.split())
+
+
+def call_words(consumer: PlanStep) -> str:
+    """The words a call wrote beside its references that are no function of an expression ("area" in
+    ``"{$step_2_result} area"``, "population" in ``"count(population) in {$step_2_result}"``): a call
+    with any is a search written as arithmetic."""
+    written = " ".join(v for v in consumer.tool_input.values() if isinstance(v, str))
+    return " ".join(w for w in _WORD.findall(_REF.sub(" ", written)) if w.lower() not in _NOT_A_QUANTITY)
 
 
 def quantity_words(consumer: PlanStep, task: str, hop_query: str) -> str:
@@ -62,10 +70,9 @@ def quantity_words(consumer: PlanStep, task: str, hop_query: str) -> str:
         >>> quantity_words(step, "How many people live in the capital of Spain?", "capital of Spain")
         'people'
     """
-    written = " ".join(v for v in consumer.tool_input.values() if isinstance(v, str))
-    own = [w for w in _WORD.findall(_REF.sub(" ", written)) if w.lower() not in _NOT_A_QUANTITY]
+    own = call_words(consumer)
     if own:
-        return " ".join(own)
+        return own
     hop = {w.lower() for w in _WORD.findall(hop_query)}
     asked = [w for w in _WORD.findall(task) if w.lower() not in _NOT_A_QUANTITY and w.lower() not in hop]
     return " ".join(asked)
@@ -73,8 +80,8 @@ def quantity_words(consumer: PlanStep, task: str, hop_query: str) -> str:
 
 def add_hop_searches(plan: Plan, hops: Sequence[NameHop], task: str) -> Plan | None:
     """``plan`` with one search added after each hop's name step, and each hop's consumer reading that search
-    instead of the name. A consumer that did no arithmetic (its argument is the reference and the quantity's
-    words) is dropped: the new search is the figure. None when a hop does not hold (a step missing, a search
+    instead of the name. A consumer that did no arithmetic (its argument is the reference alone, or holds words of
+    its own: a search written as arithmetic) is dropped: the new search is the figure. None when a hop does not hold (a step missing, a search
     with no text argument) or a dropped consumer has dependents: the planner is asked instead."""
     steps = {s.step_id: s for s in plan.steps}
     next_id = max(steps, default=0) + 1
@@ -94,7 +101,8 @@ def add_hop_searches(plan: Plan, hops: Sequence[NameHop], task: str) -> Plan | N
                          tool_name=search.tool_name, tool_input={**search.tool_input, query_key: query},
                          depends_on=[hop.name_step])
         added[hop.name_step] = found
-        replaced[hop.consumer] = _reading(consumer, hop.name_step, next_id, words)
+        # A call with words of its own searched in the calculator's place: the search replaces it.
+        replaced[hop.consumer] = None if call_words(consumer) else _reading(consumer, hop.name_step, next_id)
         next_id += 1
     dropped = {sid for sid, step in replaced.items() if step is None}
     if any(set(s.depends_on) & dropped for s in plan.steps if s.step_id not in dropped):
@@ -110,22 +118,16 @@ def add_hop_searches(plan: Plan, hops: Sequence[NameHop], task: str) -> Plan | N
     return Plan(steps=out)
 
 
-def _reading(consumer: PlanStep, name_step: int, search_step: int, words: str) -> PlanStep | None:
-    """``consumer`` reading step ``search_step``'s figure where it read ``name_step``'s name; None when what is
-    left of its arguments is the reference alone (no arithmetic)."""
+def _reading(consumer: PlanStep, name_step: int, search_step: int) -> PlanStep | None:
+    """``consumer`` reading step ``search_step``'s figure where it read ``name_step``'s name; None when its
+    arguments are the reference alone (no arithmetic)."""
     def ref(match: re.Match[str]) -> str:
         if int(match.group(1)) != name_step:
             return match.group(0)
         # The whole reference, subscripts too ("$step_2_result['population']"): the search's figure is the value.
         return f"{{$step_{search_step}_result}}" if match.group(0).startswith("{") else f"$step_{search_step}_result"
 
-    def swap(value: str) -> str:
-        text = _REF.sub(ref, value)
-        for word in words.split():
-            text = re.sub(rf"\b{re.escape(word)}\b", "", text)
-        return " ".join(text.split())
-
-    tool_input = {k: swap(v) if isinstance(v, str) else v for k, v in consumer.tool_input.items()}
+    tool_input = {k: _REF.sub(ref, v) if isinstance(v, str) else v for k, v in consumer.tool_input.items()}
     texts = [v for v in tool_input.values() if isinstance(v, str)]
     if texts and all(_REF.fullmatch(v) for v in texts):
         return None

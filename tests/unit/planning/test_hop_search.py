@@ -61,3 +61,14 @@ def test_every_step_comes_after_what_it_uses_and_uses_only_what_it_waits_for(exp
         assert references(compile_value(step.tool_input)) <= set(step.depends_on)
         seen.add(step.step_id)
     assert 2 not in {d for s in fixed.steps if s.tool_name == "calculator" for d in s.depends_on}
+
+
+def test_a_search_written_as_arithmetic_is_replaced_by_the_search():
+    # dev multi-hop-03 with planner/v9: calculator("count(population) in {$step_2_result}") for "How many people
+    # live in the capital of Spain?"
+    plan = Plan(steps=[*HOP, _step(3, "calculator", (2,), expression="count(population) in {$step_2_result}")])
+    fixed = add_hop_searches(plan, [NameHop(3, 2, 1)], "How many people live in the capital of Spain?")
+    assert fixed is not None
+    assert [(s.step_id, s.tool_name, s.tool_input) for s in fixed.steps] == [
+        (1, "doc_search", {"query": "capital of Spain", "k": 1}), (2, None, {}),
+        (4, "doc_search", {"query": "{$step_2_result} population", "k": 1})]
