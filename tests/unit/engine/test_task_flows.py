@@ -250,17 +250,26 @@ def test_reasoning_steps_call_the_executor_llm_once():
     assert result.usage.total.llm_calls == 4
 
 
+HOW_MANY_MORE = "How many more people live in the larger of Paris and Rome?"
+
+
+def _reviewed(plans, answers):
+    """The task run with these plans and reviewer answers (each an accept): the result, the reflected events'
+    payloads, the sink and the model."""
+    llm = ScriptedLLM({"router": [wire.route()], "planner": list(plans),
+                       "reflector": [wire.reflection(answer=a) for a in answers]})
+    result, sink = run(llm, task=HOW_MANY_MORE)
+    return result, [e.payload for e in sink.events if e.type == "reflected"], sink, llm
+
+
 def test_an_accept_that_contradicts_the_results_is_replanned_not_answered():
     """The demo's failure (issue 20): the plan subtracts in plan order, a "how many more" comes out negative and
     the reviewer accepts it anyway. Code sees the sign: the accept becomes a replan saying what to fix."""
     wrong_way = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}),
                           wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [wrong_way, TWO_CITIES],
-                       "reflector": [wire.reflection(answer="0.7 million more people live in Paris"),
-                                     wire.reflection(answer="Rome, by 0.7 million")]})
-    result, sink = run(llm, task="How many more people live in the larger of Paris and Rome?")
+    result, reflected, sink, _ = _reviewed([wrong_way, TWO_CITIES],
+                                           ["0.7 million more people live in Paris", "Rome, by 0.7 million"])
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
-    reflected = [e.payload for e in sink.events if e.type == "reflected"]
     assert [r.decision for r in reflected] == ["replan", "accept"]
     assert "Checked by code" in reflected[0].reason and "-0.7" in reflected[0].reason
     replanned = next(e.payload for e in sink.events if e.type == "replanned")
@@ -271,12 +280,8 @@ def test_a_wrong_answer_over_sound_results_is_reviewed_again_not_replanned():
     """dev arithmetic-11: the calculator computed 7,440,000, the reviewer wrote "744,000 more" and two replans ran
     the same plan again until it wrote 7.44 million. The results hold, so the reviewer is asked once more and
     told what code found; the plan is not run again."""
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES],
-                       "reflector": [wire.reflection(answer="Rome, by 12.5 million"),
-                                     wire.reflection(answer="Rome, by 0.7 million")]})
-    result, sink = run(llm, task="How many more people live in the larger of Paris and Rome?")
+    result, reflected, sink, llm = _reviewed([TWO_CITIES], ["Rome, by 12.5 million", "Rome, by 0.7 million"])
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
-    reflected = [e.payload for e in sink.events if e.type == "reflected"]
     assert [r.decision for r in reflected] == ["review_again", "accept"]
     assert "12,500,000" in reflected[0].reason and "asked again" in reflected[0].reason
     assert not [e for e in sink.events if e.type == "replanned"]
@@ -288,13 +293,9 @@ def test_a_wrong_answer_over_sound_results_is_reviewed_again_not_replanned():
 def test_a_second_wrong_answer_over_the_same_results_is_replanned():
     rome_first = wire.plan(wire.step(1, "lookup", {"city": "Rome"}), wire.step(2, "lookup", {"city": "Paris"}),
                            wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES, rome_first],
-                       "reflector": [wire.reflection(answer="Rome, by 12.5 million"),
-                                     wire.reflection(answer="Rome, by 13.5 million"),
-                                     wire.reflection(answer="Rome, by 0.7 million")]})
-    result, sink = run(llm, task="How many more people live in the larger of Paris and Rome?")
+    result, reflected, _, _ = _reviewed([TWO_CITIES, rome_first], ["Rome, by 12.5 million", "Rome, by 13.5 million",
+                                                                   "Rome, by 0.7 million"])
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
-    reflected = [e.payload for e in sink.events if e.type == "reflected"]
     assert [r.decision for r in reflected] == ["review_again", "replan", "accept"]
 
 
