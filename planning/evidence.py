@@ -162,8 +162,10 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
     last = _last_computed(results)
     facts += _partial_total(task, last, {r.step_id: n for r, n in figures})
     if (total := _uncomputed_total(task, last, figures)) is not None:
-        facts.append(Fact(Severity.NOTE, f"The task asks for a total and no step computed one: the figures add up "
-                                         f"to {_show(total[0])} ({total[1]})."))
+        # Worded as the answer's figure, not as a gap in the plan: "no step computed one" made the 1.5B reviewer
+        # replan a plan whose results were complete (dev arithmetic-01, where it had added them itself before).
+        steps = " and ".join(str(r.step_id) for r, _ in figures)
+        facts.append(Fact(Severity.NOTE, f"The total of steps {steps} is {_show(total[0])} ({total[1]})."))
     facts += _wrong_difference(task, last, results)
     facts += _mixed_scales(results)
     looked_at = [text for r in results for text in (r.about, r.description, r.arguments,
