@@ -43,54 +43,60 @@ class NameHop:
 
 _REF = re.compile(r"\{?\$step_(\d+)_result\}?(?:\[[^\]]*\])*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
-# Words of an expression or a question that say nothing about the quantity wanted.
-_NOT_A_QUANTITY = frozenset("""
+_ARITHMETIC = frozenset("round min max abs floor ceil sqrt log exp sin cos tan pi tau e".split())
+"""Names an expression may use: a call whose other words are these is arithmetic."""
+_FILLER = frozenset("""
     a an and are as at be by cover covers do does for from give has have how in is it its many much of on or the
-    their there this to was what which with live lives figure figures result value number step round min max abs
-    floor ceil sqrt log exp pi tau e km metres meters square kilometres kilometers decimal decimals one two city
-    country capital tell me please half double twice times sum total combined difference more less larger smaller
-    bigger percentage percent share ratio average count
+    their there this to was what which with live lives figure figures result value number step km metres meters
+    square kilometres kilometers decimal decimals one two city country capital tell me please half double twice
+    times sum total combined difference more less larger smaller bigger percentage percent share ratio average
+    count
 """.split())
+"""Words of an expression or a question that say nothing about the quantity wanted."""
+_SAYS = {"people": "population", "inhabitants": "population", "residents": "population", "tall": "height",
+         "high": "height", "long": "length"}
+"""The quantity a question's word asks for ("how many people live in …" asks for a population)."""
 
 
-def call_words(consumer: PlanStep) -> str:
-    """The words a call wrote beside its references that are no function of an expression ("area" in
-    ``"{$step_2_result} area"``, "population" in ``"count(population) in {$step_2_result}"``): a call
-    with any is a search written as arithmetic."""
+def call_words(consumer: PlanStep) -> list[str]:
+    """The words a call wrote beside its references that no expression uses ("area" in ``"{$step_2_result}
+    area"``, "count", "population" in ``"count(population) in {$step_2_result}"``): a call with any is a search
+    written as arithmetic."""
     written = " ".join(v for v in consumer.tool_input.values() if isinstance(v, str))
-    return " ".join(w for w in _WORD.findall(_REF.sub(" ", written)) if w.lower() not in _NOT_A_QUANTITY)
+    return [w for w in _WORD.findall(_REF.sub(" ", written)) if w.lower() not in _ARITHMETIC]
 
 
 def quantity_words(consumer: PlanStep, task: str, hop_query: str) -> str:
-    """What to search for beside the name: the words the failed call wrote next to its reference ("area" in
+    """What to search for beside the name: what the failed call wrote next to its reference ("area" in
     ``"{$step_2_result} area"``), else the task's words that are neither the hop's own ("capital", "Spain") nor
-    filler ("How many people live in the capital of Spain?" → "people").
+    filler, each as the quantity it asks for ("How many people live in the capital of Spain?" → "population").
 
         >>> step = PlanStep(step_id=3, description="", tool_name="calculator", tool_input={"expression": "round({$step_2_result})"})
         >>> quantity_words(step, "How many people live in the capital of Spain?", "capital of Spain")
-        'people'
+        'population'
     """
-    own = call_words(consumer)
-    if own:
-        return own
-    hop = {w.lower() for w in _WORD.findall(hop_query)}
-    asked = [w for w in _WORD.findall(task) if w.lower() not in _NOT_A_QUANTITY and w.lower() not in hop]
-    return " ".join(asked)
+    words = [w for w in call_words(consumer) if w.lower() not in _FILLER]
+    if not words:
+        hop = {w.lower() for w in _WORD.findall(hop_query)}
+        words = [w for w in _WORD.findall(task) if w.lower() not in _FILLER and w.lower() not in hop]
+    said = [_SAYS.get(w.lower(), w) for w in words]
+    return " ".join(dict.fromkeys(said))
 
 
 def add_hop_searches(plan: Plan, hops: Sequence[NameHop], task: str) -> Plan | None:
-    """``plan`` with one search added after each hop's name step, and each hop's consumer reading that search
-    instead of the name. A consumer that did no arithmetic (its argument is the reference alone, or holds words of
-    its own: a search written as arithmetic) is dropped: the new search is the figure. None when a hop does not hold (a step missing, a search
-    with no text argument) or a dropped consumer has dependents: the planner is asked instead."""
+    """``plan`` with one search for each hop's name, placed where the hop's consumer was, and the consumer
+    reading that search instead of the name. A consumer that did no arithmetic (its argument is the reference
+    alone, or holds words no expression uses: a search written as arithmetic) is dropped, and what used it
+    uses the search: the search's passage is the figure. None when a hop does not hold (a step missing, a search
+    with no text argument): the planner is asked instead."""
     steps = {s.step_id: s for s in plan.steps}
     next_id = max(steps, default=0) + 1
-    added: dict[int, PlanStep] = {}
-    replaced: dict[int, PlanStep | None] = {}
+    placed: dict[int, list[PlanStep]] = {}
+    instead: dict[int, int] = {}
     for hop in hops:
         consumer, name, search = steps.get(hop.consumer), steps.get(hop.name_step), steps.get(hop.search)
         if consumer is None or name is None or search is None or search.tool_name is None \
-                or name.tool_name is not None or hop.search not in name.depends_on:
+                or name.tool_name is not None or hop.search not in name.depends_on or hop.consumer in placed:
             return None
         query_key = next((k for k, v in search.tool_input.items() if isinstance(v, str)), None)
         if query_key is None:
@@ -100,36 +106,35 @@ def add_hop_searches(plan: Plan, hops: Sequence[NameHop], task: str) -> Plan | N
         found = PlanStep(step_id=next_id, description=f"{words or 'the figure'} of the name step {hop.name_step} found",
                          tool_name=search.tool_name, tool_input={**search.tool_input, query_key: query},
                          depends_on=[hop.name_step])
-        added[hop.name_step] = found
-        # A call with words of its own searched in the calculator's place: the search replaces it.
-        replaced[hop.consumer] = None if call_words(consumer) else _reading(consumer, hop.name_step, next_id)
+        reading = None if call_words(consumer) else _reading(consumer, {hop.name_step: next_id})
+        placed[hop.consumer] = [found] if reading is None else [found, reading]
+        if reading is None:
+            instead[hop.consumer] = next_id
         next_id += 1
-    dropped = {sid for sid, step in replaced.items() if step is None}
-    if any(set(s.depends_on) & dropped for s in plan.steps if s.step_id not in dropped):
-        return None
     out: list[PlanStep] = []
     for step in plan.steps:
-        if step.step_id in replaced:
-            continue  # placed after the search it now reads (dependencies before dependents)
-        out.append(step)
-        if step.step_id in added:
-            out.append(added[step.step_id])
-    out += [step for step in replaced.values() if step is not None]
+        if step.step_id in placed:
+            out += placed[step.step_id]  # where the consumer was: after the name step, before its dependents
+        elif set(step.depends_on) & set(instead):
+            out.append(_reading(step, instead, keep_bare=True) or step)
+        else:
+            out.append(step)
     return Plan(steps=out)
 
 
-def _reading(consumer: PlanStep, name_step: int, search_step: int) -> PlanStep | None:
-    """``consumer`` reading step ``search_step``'s figure where it read ``name_step``'s name; None when its
-    arguments are the reference alone (no arithmetic)."""
+def _reading(step: PlanStep, moved: dict[int, int], *, keep_bare: bool = False) -> PlanStep | None:
+    """``step`` using step ``moved[n]``'s output wherever it used step ``n``'s; None when its arguments are then
+    a reference alone (no arithmetic) and not ``keep_bare``."""
     def ref(match: re.Match[str]) -> str:
-        if int(match.group(1)) != name_step:
+        new = moved.get(int(match.group(1)))
+        if new is None:
             return match.group(0)
         # The whole reference, subscripts too ("$step_2_result['population']"): the search's figure is the value.
-        return f"{{$step_{search_step}_result}}" if match.group(0).startswith("{") else f"$step_{search_step}_result"
+        return f"{{$step_{new}_result}}" if match.group(0).startswith("{") else f"$step_{new}_result"
 
-    tool_input = {k: _REF.sub(ref, v) if isinstance(v, str) else v for k, v in consumer.tool_input.items()}
+    tool_input = {k: _REF.sub(ref, v) if isinstance(v, str) else v for k, v in step.tool_input.items()}
     texts = [v for v in tool_input.values() if isinstance(v, str)]
-    if texts and all(_REF.fullmatch(v) for v in texts):
+    if not keep_bare and texts and all(_REF.fullmatch(v) for v in texts):
         return None
-    depends_on = [search_step if d == name_step else d for d in consumer.depends_on]
-    return consumer.model_copy(update={"tool_input": tool_input, "depends_on": depends_on})
+    depends_on = list(dict.fromkeys(moved.get(d, d) for d in step.depends_on))
+    return step.model_copy(update={"tool_input": tool_input, "depends_on": depends_on})

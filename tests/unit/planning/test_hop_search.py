@@ -21,7 +21,7 @@ HOP = [_step(1, "doc_search", query="capital of Spain", k=1), _step(2, None, (1,
 
 @pytest.mark.parametrize("expression, task, words", [
     ("{$step_2_result} area", "What area does the capital of Spain cover?", "area"),
-    ("round($step_2_result['figures']['population'])", "How many people live in the capital of Spain?", "people"),
+    ("round($step_2_result['figures']['population'])", "How many people live in the capital of Spain?", "population"),
     ("{$step_2_result} * 2", "What is twice the height of the tallest tower in Spain?", "height tallest tower"),
 ])
 def test_the_quantity_comes_from_the_call_else_from_the_task(expression, task, words):
@@ -33,14 +33,19 @@ def test_subscripted_references_are_replaced_whole():
     fixed = add_hop_searches(plan, [NameHop(3, 2, 1)], "How many people live in the capital of Spain?")
     assert fixed is not None
     assert [(s.step_id, s.tool_input, s.depends_on) for s in fixed.steps[2:]] == [
-        (4, {"query": "{$step_2_result} people", "k": 1}, [2]),
+        (4, {"query": "{$step_2_result} population", "k": 1}, [2]),
         (3, {"expression": "round($step_4_result)"}, [4])]
 
 
-def test_a_dropped_call_with_dependents_or_a_hop_that_does_not_hold_goes_to_the_planner():
-    plan = Plan(steps=[*HOP, _step(3, "calculator", (2,), expression="{$step_2_result} area"),
-                       _step(4, "calculator", (3,), expression="{$step_3_result} * 2")])
-    assert add_hop_searches(plan, [NameHop(3, 2, 1)], "twice the area") is None
+def test_what_used_a_dropped_call_uses_the_search_and_a_hop_that_does_not_hold_goes_to_the_planner():
+    # dev multi-hop-11: calculator("count($step_2_result)"), then a reasoning step over step 3.
+    plan = Plan(steps=[*HOP, _step(3, "calculator", (2,), expression="count($step_2_result)"),
+                       _step(4, None, (3,)), _step(5, "calculator", (3,), expression="{$step_3_result} * 2")])
+    fixed = add_hop_searches(plan, [NameHop(3, 2, 1)], "How many people live in the capital of Spain?")
+    assert fixed is not None
+    assert [(s.step_id, s.tool_input, s.depends_on) for s in fixed.steps[2:]] == [
+        (6, {"query": "{$step_2_result} population", "k": 1}, [2]), (4, {}, [6]),
+        (5, {"expression": "{$step_6_result} * 2"}, [6])]
     assert add_hop_searches(plan, [NameHop(3, 2, 9)], "t") is None  # no such search step
     no_text = Plan(steps=[_step(1, "lookup", id=7), _step(2, None, (1,)),
                           _step(3, "calculator", (2,), expression="{$step_2_result} area")])
