@@ -22,13 +22,15 @@ it did no arithmetic at all: the search's passage is the answer's figure).
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from planning.models import Plan, PlanStep
 
-__all__ = ["NameHop", "add_hop_searches", "call_words", "quantity_words"]
+__all__ = ["NameHop", "add_hop_searches", "call_words", "describe", "quantity_words", "unsearched_hops"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,49 @@ class NameHop:
     consumer: int
     name_step: int
     search: int
+
+
+def unsearched_hops(steps: Sequence[PlanStep], outputs: Mapping[int, Any], rejected: Sequence[int],
+                    number_slots: Callable[[PlanStep], frozenset[int]]) -> list[NameHop]:
+    """Each rejected call's hops: the reasoning steps whose output it wanted as a number (``number_slots``) that
+    read one tool step and answered a name (text without a digit). Empty unless every rejected call has one:
+    the planner is asked about the rest anyway, so it is asked about all.
+
+        >>> steps = [PlanStep(step_id=1, description="", tool_name="doc_search", tool_input={"query": "capital of Spain"}),
+        ...          PlanStep(step_id=2, description="the name", depends_on=[1]),
+        ...          PlanStep(step_id=3, description="", tool_name="calculator", tool_input={"expression": "{$step_2_result} area"},
+        ...                   depends_on=[2])]
+        >>> unsearched_hops(steps, {1: [], 2: "Madrid"}, [3], lambda step: frozenset(step.depends_on))
+        [NameHop(consumer=3, name_step=2, search=1)]
+    """
+    by_id = {s.step_id: s for s in steps}
+
+    def a_name_from_a_search(dep: int) -> bool:
+        step, output = by_id.get(dep), outputs.get(dep)
+        if step is None or step.tool_name is not None or len(step.depends_on) != 1:
+            return False
+        source = by_id.get(step.depends_on[0])
+        return source is not None and source.tool_name is not None and isinstance(output, str) \
+            and not any(c.isdigit() for c in output)
+
+    hops = []
+    for sid in rejected:
+        found = [NameHop(sid, dep, by_id[dep].depends_on[0]) for dep in sorted(number_slots(by_id[sid]))
+                 if a_name_from_a_search(dep)]
+        if not found:
+            return []
+        hops += found
+    return hops
+
+
+def describe(hops: Sequence[NameHop], before: Plan, after: Plan) -> str:
+    """The replanned event's feedback: what code found and which steps it added."""
+    old = {s.step_id for s in before.steps}
+    found = "; ".join(f"step {h.consumer} needs a figure for the name step {h.name_step} answers, and no step "
+                      "looked it up" for h in hops)
+    added = ", ".join(f"step {s.step_id} ({s.tool_name} {json.dumps(s.tool_input, ensure_ascii=False)})"
+                      for s in after.steps if s.step_id not in old)
+    return f"Checked by code: {found}. Code added {added}."
 
 
 _REF = re.compile(r"\{?\$step_(\d+)_result\}?(?:\[[^\]]*\])*")

@@ -46,13 +46,19 @@ from planning.delta import same_call
 from planning.models import PlanStep
 from planning.name_hops import title_answer
 
-__all__ = ["Limits", "PlanExecution"]
+__all__ = ["Limits", "PlanExecution", "number_slots"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
 
 
 def _has_side_effects(spec: ToolSpec | None) -> bool:
     return spec is not None and not spec.idempotent
+
+
+def number_slots(runtime: Runtime, step: PlanStep) -> frozenset[int]:
+    """The steps whose outputs ``step``'s call takes where its tool wants a number (``figure_fit.numeric_refs``)."""
+    spec = runtime.tool_spec(step.tool_name)
+    return frozenset() if spec is None else numeric_refs(spec.parameters, spec.returns or "", step.tool_input)
 
 
 class PlanExecution:
@@ -316,8 +322,7 @@ class PlanExecution:
         return answered
 
     def _number_slots(self, step: PlanStep) -> frozenset[int]:
-        spec = self._rt.tool_spec(step.tool_name)
-        return frozenset() if spec is None else numeric_refs(spec.parameters, spec.returns or "", step.tool_input)
+        return number_slots(self._rt, step)
 
     def _complete_by_code(self, sid: int, value: Any) -> None:
         attempt = self._sched.start(sid)

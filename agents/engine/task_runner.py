@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar, assert_never
 
 from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
-from agents.engine.execution import PlanExecution
+from agents.engine.execution import PlanExecution, number_slots
 from agents.engine.gates import is_approval, needs_confirmation
 from agents.engine.memory_link import CachedPlan, MemoryLink, PlanHint, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
@@ -37,12 +37,11 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.roles.figure_fit import numeric_refs
 from agents.roles.render import answer_contradictions, results_hold
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
-from planning.hop_search import NameHop, add_hop_searches
+from planning.hop_search import add_hop_searches, describe, unsearched_hops
 from planning.models import Plan, PlanStep
 from planning.policy import (
     Accept,
@@ -179,40 +178,18 @@ class TaskRunner:
                 st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
         st.argument_replans += 1
-        hops = self._unsearched_hops([sid for sid, _ in rejected])
-        fixed = add_hop_searches(Plan(steps=list(st.plan_steps)), hops, st.task) if hops else None
+        steps = list(st.plan_steps)
+        hops = unsearched_hops(steps, self._outputs(), [sid for sid, _ in rejected],
+                               lambda step: number_slots(self._rt, step))
+        fixed = add_hop_searches(Plan(steps=steps), hops, st.task) if hops else None
         if fixed is not None:
             # The search the plan left out is determined by the plan itself (planning/hop_search.py): code writes
             # it instead of a planner call that, on the 1.5B model, wrote the same plan again.
-            added = [s for s in fixed.steps if s.step_id not in {p.step_id for p in st.plan_steps}]
-            self._start_replan("Checked by code: " + "; ".join(
-                f"step {h.consumer} needs a figure for the name step {h.name_step} answers, and no step looked it "
-                f"up" for h in hops) + ". Code added " + ", ".join(
-                f"step {s.step_id} ({s.tool_name} {json.dumps(s.tool_input, ensure_ascii=False)})" for s in added)
-                + ".", plan=fixed)
+            self._start_replan(describe(hops, Plan(steps=steps), fixed), plan=fixed)
             return True
         self._start_replan("The tools rejected these calls' arguments (each error says why): " + "; ".join(
             f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
         return True
-
-    def _unsearched_hops(self, rejected: Sequence[int]) -> list[NameHop]:
-        """Each rejected call that wanted a number from a reasoning step that answered a name (no digit in it)
-        from one tool step's output; empty unless every rejected call is such a one."""
-        steps, outputs = {s.step_id: s for s in self.state.plan_steps}, self._outputs()
-        hops = []
-        for sid in rejected:
-            step = steps[sid]
-            spec = self._rt.tool_spec(step.tool_name)
-            slots = numeric_refs(spec.parameters, spec.returns or "", step.tool_input) if spec is not None else ()
-            found = [NameHop(sid, dep, steps[dep].depends_on[0]) for dep in sorted(slots)
-                     if dep in steps and steps[dep].tool_name is None and len(steps[dep].depends_on) == 1
-                     and isinstance(outputs.get(dep), str) and not any(c.isdigit() for c in outputs[dep])
-                     and steps.get(steps[dep].depends_on[0]) is not None
-                     and steps[steps[dep].depends_on[0]].tool_name is not None]
-            if not found:
-                return []
-            hops += found
-        return hops
 
     async def _route(self) -> None:
         st = self.state

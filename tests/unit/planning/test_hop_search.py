@@ -77,3 +77,14 @@ def test_a_search_written_as_arithmetic_is_replaced_by_the_search():
     assert [(s.step_id, s.tool_name, s.tool_input) for s in fixed.steps] == [
         (1, "doc_search", {"query": "capital of Spain", "k": 1}), (2, None, {}),
         (4, "doc_search", {"query": "{$step_2_result} population", "k": 1})]
+
+
+def test_only_a_name_read_from_one_search_counts_and_every_rejected_call_must_have_one():
+    from planning.hop_search import unsearched_hops
+
+    steps = [*HOP, _step(3, "calculator", (2,), expression="{$step_2_result} area"),
+             _step(4, "lookup", (), id=1), _step(5, "calculator", (4,), expression="{$step_4_result} area")]
+    slots = lambda step: frozenset(step.depends_on)  # noqa: E731 - every dependency is a number slot here
+    assert unsearched_hops(steps, {2: "Madrid"}, [3], slots) == [NameHop(3, 2, 1)]
+    assert unsearched_hops(steps, {2: "about 3.3 million"}, [3], slots) == []  # a figure, not a name
+    assert unsearched_hops(steps, {2: "Madrid"}, [3, 5], slots) == []  # step 5 read a tool step, not a name
