@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dag.refs import Ref, Template, compile_value, decompile
 from planning.models import Plan, PlanStep
 
 __all__ = ["NameHop", "add_hop_searches", "call_words", "describe", "quantity_words", "unsearched_hops"]
@@ -86,7 +87,9 @@ def describe(hops: Sequence[NameHop], before: Plan, after: Plan) -> str:
     return f"Checked by code: {found}. Code added {added}."
 
 
-_REF = re.compile(r"\{?\$step_(\d+)_result\}?(?:\[[^\]]*\])*")
+_SUBSCRIPTS = re.compile(r"^(?:\[[^\]]*\])+")
+"""Python-style subscripts the planner writes after a reference (``$step_2_result['population']``): not the
+reference syntax (``dag.refs`` paths are dotted), and meaningless on a name or a search's passages."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 _ARITHMETIC = frozenset("round min max abs floor ceil sqrt log exp sin cos tan pi tau e".split())
 """Names an expression may use: a call whose other words are these is arithmetic."""
@@ -107,8 +110,20 @@ def call_words(consumer: PlanStep) -> list[str]:
     """The words a call wrote beside its references that no expression uses ("area" in ``"{$step_2_result}
     area"``, "count", "population" in ``"count(population) in {$step_2_result}"``): a call with any is a search
     written as arithmetic."""
-    written = " ".join(v for v in consumer.tool_input.values() if isinstance(v, str))
-    return [w for w in _WORD.findall(_REF.sub(" ", written)) if w.lower() not in _ARITHMETIC]
+    written = " ".join(_beside_references(v) for v in consumer.tool_input.values() if isinstance(v, str))
+    return [w for w in _WORD.findall(written) if w.lower() not in _ARITHMETIC]
+
+
+def _parts(text: str) -> tuple[str | Ref, ...]:
+    """``text`` as ``dag.refs`` reads it: literal text and references, each subscript after a reference cut off."""
+    compiled = compile_value(text)
+    parts = compiled.parts if isinstance(compiled, Template) else (compiled,)
+    return tuple(_SUBSCRIPTS.sub("", part) if isinstance(part, str) and i and isinstance(parts[i - 1], Ref) else part
+                 for i, part in enumerate(parts))
+
+
+def _beside_references(text: str) -> str:
+    return " ".join(part for part in _parts(text) if isinstance(part, str))
 
 
 def quantity_words(consumer: PlanStep, task: str, hop_query: str) -> str:
@@ -170,16 +185,15 @@ def add_hop_searches(plan: Plan, hops: Sequence[NameHop], task: str) -> Plan | N
 def _reading(step: PlanStep, moved: dict[int, int], *, keep_bare: bool = False) -> PlanStep | None:
     """``step`` using step ``moved[n]``'s output wherever it used step ``n``'s; None when its arguments are then
     a reference alone (no arithmetic) and not ``keep_bare``."""
-    def ref(match: re.Match[str]) -> str:
-        new = moved.get(int(match.group(1)))
-        if new is None:
-            return match.group(0)
-        # The whole reference, subscripts too ("$step_2_result['population']"): the search's figure is the value.
-        return f"{{$step_{new}_result}}" if match.group(0).startswith("{") else f"$step_{new}_result"
+    def pointed(text: str) -> str:
+        # The whole reference, path and subscripts too ("$step_2_result['population']"): the search's figure is
+        # the value.
+        parts = tuple(Ref(moved[p.step_id]) if isinstance(p, Ref) and p.step_id in moved else p for p in _parts(text))
+        return decompile(Template(parts) if len(parts) > 1 else parts[0])
 
-    tool_input = {k: _REF.sub(ref, v) if isinstance(v, str) else v for k, v in step.tool_input.items()}
+    tool_input = {k: pointed(v) if isinstance(v, str) else v for k, v in step.tool_input.items()}
     texts = [v for v in tool_input.values() if isinstance(v, str)]
-    if not keep_bare and texts and all(_REF.fullmatch(v) for v in texts):
+    if not keep_bare and texts and all(isinstance(compile_value(v), Ref) for v in texts):
         return None
     depends_on = list(dict.fromkeys(moved.get(d, d) for d in step.depends_on))
     return step.model_copy(update={"tool_input": tool_input, "depends_on": depends_on})

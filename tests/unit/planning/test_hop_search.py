@@ -34,7 +34,14 @@ def test_subscripted_references_are_replaced_whole():
     assert fixed is not None
     assert [(s.step_id, s.tool_input, s.depends_on) for s in fixed.steps[2:]] == [
         (4, {"query": "{$step_2_result} population", "k": 1}, [2]),
-        (3, {"expression": "round($step_4_result)"}, [4])]
+        (3, {"expression": "round({$step_4_result})"}, [4])]  # written as dag.refs writes a reference in text
+
+
+@pytest.mark.parametrize("expression", ["${step_2_result} / 2", "{$step_2_result.name} / 2", "$step_2_result / 2"])
+def test_every_spelling_of_a_reference_is_pointed_at_the_search(expression):
+    plan = Plan(steps=[*HOP, _step(3, "calculator", (2,), expression=expression)])
+    fixed = add_hop_searches(plan, [NameHop(3, 2, 1)], "What is half the area of the capital of Spain?")
+    assert fixed is not None and fixed.steps[-1].tool_input == {"expression": "{$step_4_result} / 2"}
 
 
 def test_what_used_a_dropped_call_uses_the_search_and_a_hop_that_does_not_hold_goes_to_the_planner():
