@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from planning.loops import RepeatedCall
 from planning.models import PlanStep, Reflection
+from planning.policy import DecisionKind
 
 __all__ = [
     "EventType",
@@ -161,7 +162,7 @@ class StepFailedPayload(_Payload):
 
 class ReflectedPayload(_Payload):
     reflection: Reflection
-    decision: Literal["accept", "retry_step", "replan", "review_again", "escalate"]
+    decision: DecisionKind
     reason: str = ""
 
 
