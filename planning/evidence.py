@@ -86,6 +86,7 @@ _NUMBER = re.compile(r"(?<![\w.])(?<!\w-)-?(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?
                      r"(?:\s*(?:million|billion|thousand|bn|m)\b)?", re.IGNORECASE)
 _GROUPING = str.maketrans("", "", ", \u00a0\u202f")
 _SCALE = {"thousand": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+_CURRENCY = frozenset("$£€¥")
 
 
 def numbers_in(value: Any) -> list[float]:
@@ -112,7 +113,11 @@ def _written(value: Any) -> list[list[tuple[float, float]]]:
         scale = 1.0
         word = re.search(r"[a-zA-Z]+$", token)
         if word:
-            scale = _SCALE[word.group(0).lower()]
+            # "m" is a million only as money writes it ("$2.1m", "£3m"): "4,806 m" is a height in metres, and
+            # read as 4.8 billion it was offered to the model as the mountain's figure (a climb of 4,805,999,670 m).
+            money = word.group(0).lower() != "m" or (word.start() == len(token.rstrip("mM")) and
+                                                      text[max(0, match.start() - 1):match.start()] in _CURRENCY)
+            scale = _SCALE[word.group(0).lower()] if money else 1.0
             token = token[: word.start()].strip()
         digits = token.translate(_GROUPING).lstrip("-")
         try:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.evidence import Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts
+from planning.evidence import (
+    Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts, stated_numbers)
 from planning.models import Reflection, Scores
 from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, decide
 
@@ -377,3 +378,25 @@ def test_a_total_left_to_the_reviewer_is_shown_and_must_be_in_the_answer():
 def test_no_uncomputed_total_where_none_is_asked_or_one_was_computed(task, results):
     assert not [f for f in check_results(task, results) if f.text.startswith("The total of steps")]
     assert answer_faults("The Rhine is 1,230 km long.", results, task=task) == ()
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("Mont Blanc: Height: about 4,806 m (measured at 4,805.59 m in 2021).", (4806.0, 4805.59, 2021.0)),
+    ("Leaning Tower of Pisa: about 55.9 m on the low side and 56.7 m on the high side.", (55.9, 56.7)),
+    ("The 330m tower.", (330.0,)),
+    ("A budget of $2.1m and £3m.", (2_100_000.0, 3_000_000.0)),
+])
+def test_m_after_a_figure_is_metres_unless_money_writes_it(text, numbers):
+    # Read as millions, a mountain's 4,806 m was offered as 4,806,000,000 and a climb of 4.8 billion metres computed.
+    assert stated_numbers(text) == numbers
+
+
+def test_a_difference_from_a_height_misread_as_millions_is_a_contradiction():
+    task = "By how many metres is the taller of Mount Kilimanjaro and the Leaning Tower of Pisa higher than the other?"
+    results = [Result(1, "doc_search", "height of Mount Kilimanjaro", [{"title": "Mount Kilimanjaro", "text":
+                      "Mount Kilimanjaro: Height: about 5,895 m (Uhuru Peak)."}], about="height of Mount Kilimanjaro"),
+               Result(2, "doc_search", "height of the Leaning Tower of Pisa", [{"title": "Leaning Tower of Pisa", "text":
+                      "Leaning Tower of Pisa: Height: about 55.9 m on the low side and 56.7 m on the high side."}],
+                      about="height of the Leaning Tower of Pisa"),
+               Result(3, "calculator", "difference", 56_694_105.0, depends_on=(1, 2))]
+    assert any(f.severity is Severity.CONTRADICTION and "misread" in f.text for f in check_results(task, results))
