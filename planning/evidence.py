@@ -33,9 +33,11 @@ from typing import Any
 
 from planning.coverage import missing_names, orders_in, unfound_names
 from planning.figures import relevant_number, relevant_numbers
+from planning.ratio import RatioFault, asked_ratio, ratio_values, side_of
 
 __all__ = [
-    "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "numbers_in", "render_facts"]
+    "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "numbers_in", "ratio_fault",
+    "render_facts"]
 
 
 class Severity(Enum):
@@ -172,6 +174,8 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
         steps = " and ".join(str(r.step_id) for r, _ in figures)
         facts.append(Fact(Severity.NOTE, f"The total of steps {steps} is {_show(total[0])} ({total[1]})."))
     facts += _wrong_difference(task, last, results)
+    if (fault := ratio_fault(task, results)) is not None:
+        facts.append(Fact(Severity.CONTRADICTION, _ratio_text(fault)))
     facts += _mixed_scales(results)
     looked_at = [text for r in results for text in (r.about, r.description, r.arguments,
                                                     "" if r.failed else _text(r.output))]
@@ -224,6 +228,7 @@ def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = 
     facts = _wrong_winner(answer, results, task)
     facts += _amount_left_out(answer, results, task)
     facts += _total_left_out(answer, results, task)
+    facts += _ratio_left_out(answer, results, task)
     # An output that gives orders is the attacker's text: the figures it dictates support nothing.
     ordering = {r.step_id for r in _ordering(results)}
     known = [n for r in results if not r.failed and r.step_id not in ordering
@@ -316,6 +321,76 @@ def _wrong_difference(task: str, last: Result | None, results: Sequence[Result])
         f"Step {last.step_id} computed {_show(last.output)}, but {_subject(large)}'s figure ({_shown(high)}) minus "
         f"{_subject(small)}'s ({_shown(low)}) is {' or '.join(_show(d) for d in differences)}: a figure was misread. "
         "Compute the difference from the figures the results state."))]
+
+
+def ratio_fault(task: str, results: Sequence[Result]) -> RatioFault | None:
+    """A ratio or percentage the task asks for (``planning.ratio.asked_ratio``) that the last computing step got
+    wrong: the division the wrong way round ("how many times larger is Rome than the United Kingdom" computed as
+    ``max / min``), or a figure left out or typed in (Everest's height over 3,083, a number no result states).
+    Silent unless each side of the ratio has a looked-up figure told apart by its name, and when the figure is the
+    asked ratio of any number one side's passages state to any the other's (one the candidates left out). Any two
+    numbers of the step's inputs would be too many: dev arithmetic-15 divided a Tokyo passage's area, found by a
+    search for "area of 505990", by Vienna's.
+
+        >>> task = "What percentage of the height of Mount Fuji is the height of Mont Blanc?"
+        >>> results = [Result(1, "doc_search", "height of Mount Fuji", [{"title": "Mount Fuji", "text": "Mount Fuji: "
+        ...                   "Height: Mount Fuji rises to 3,776 m, the highest peak of Japan."}]),
+        ...            Result(2, "doc_search", "height of Mont Blanc", [{"title": "Mont Blanc", "text": "Mont Blanc: "
+        ...                   "Height: Mont Blanc rises to 4,806 m above sea level in the Alps."}]),
+        ...            Result(3, "calculator", "percent", 78.57, depends_on=(1, 2))]
+        >>> fault = ratio_fault(task, results)
+        >>> fault.reversed, fault.numerator_steps, [round(v, 2) for v in fault.expected]
+        (True, (2,), [127.28])
+    """
+    asked, last = asked_ratio(task), _last_computed(results)
+    if asked is None or last is None:
+        return None
+    sides: dict[str, list[tuple[Result, tuple[float, ...]]]] = {"numerator": [], "denominator": []}
+    for r in results:
+        if r.failed or r.tool_name is None or not _is_passage(r.output):
+            continue
+        found = relevant_numbers(r.output, r.about or r.description)
+        side = side_of(asked, _subject(r))
+        if found and side is not None:
+            sides[side].append((r, found))
+    top, bottom = sides["numerator"], sides["denominator"]
+    if not top or not bottom:
+        return None
+    top_values = tuple(dict.fromkeys(v for _, found in top for v in found))
+    bottom_values = tuple(dict.fromkeys(v for _, found in bottom for v in found))
+    computed = float(last.output)
+    expected = ratio_values(asked, top_values, bottom_values)
+    if any(_rounded_to(computed, e) for e in expected):
+        return None
+    reversed_ = any(_rounded_to(computed, e) for e in ratio_values(asked, bottom_values, top_values))
+    if not reversed_ and any(_rounded_to(computed, e) for e in ratio_values(
+            asked, [n for r, _ in top for n in numbers_in(r.output)], [n for r, _ in bottom for n in numbers_in(r.output)])):
+        return None  # a figure each side's passage states that the candidates left out: not a misread
+    return RatioFault(last.step_id, computed, asked, tuple(r.step_id for r, _ in top),
+                      tuple(r.step_id for r, _ in bottom), _subject(top[0][0]), _subject(bottom[0][0]), expected,
+                      reversed_)
+
+
+def _ratio_text(fault: RatioFault) -> str:
+    times = " × 100" if fault.asked.percent else ""
+    asked = f"{fault.numerator_name}'s figure over {fault.denominator_name}'s{times}"
+    right = " or ".join(_show(v) for v in fault.expected)
+    if fault.reversed:
+        return (f"The task asks for {asked}, but step {fault.step} computed {_show(fault.computed)}, which is "
+                f"{fault.denominator_name}'s over {fault.numerator_name}'s: the division is the wrong way round. "
+                f"The asked figure is {right}.")
+    return (f"The task asks for {asked}, but step {fault.step} computed {_show(fault.computed)}, not that ratio of "
+            f"the figures the results state ({right}): compute it from step {fault.numerator_steps[0]}'s and step "
+            f"{fault.denominator_steps[0]}'s figures, with no number typed in.")
+
+
+def _rounded_to(value: float, exact: float) -> bool:
+    """``value`` is ``exact`` within 1%, or rounded to the decimals it is written with ("0.01" for 0.0053)."""
+    if math.isclose(value, exact, rel_tol=0.01, abs_tol=1e-9):
+        return True
+    written = repr(float(value))
+    decimals = len(written.split(".")[1]) if "." in written and "e" not in written else 0
+    return decimals <= 3 and abs(value - exact) <= 0.5 * 10 ** -decimals + 1e-12
 
 
 def _upstream(step: Result, results: Sequence[Result]) -> set[int]:
@@ -432,6 +507,22 @@ def _last_computed(results: Sequence[Result]) -> Result | None:
     computed = [r for r in results if not r.failed and r.tool_name is not None and r.depends_on
                 and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
     return computed[-1] if computed else None
+
+
+def _ratio_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
+    """A ratio task answered without the ratio the plan computed right (``ratio_fault`` found nothing): dev
+    arithmetic-15 computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two unrelated numbers of
+    the results happened to support. Silent when the task asks no ratio (``planning.ratio.asked_ratio``), when
+    nothing was computed, or when the computed ratio is itself wrong (the results' contradiction, not the answer's)."""
+    last = _last_computed(results)
+    if last is None or asked_ratio(task) is None or ratio_fault(task, results) is not None:
+        return []
+    computed = float(last.output)
+    if any(_supported(v, r, [computed]) or _rounded_to(v, computed) for options in _written(answer) for v, r in options):
+        return []
+    return [Fact(Severity.CONTRADICTION, (
+        f"The task asks for a ratio, and step {last.step_id} computed {_show(computed)} for it from the results, but "
+        "the answer does not state that figure: state it, rounded as the task asks."))]
 
 
 def _amount_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:

@@ -37,12 +37,15 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.roles.render import answer_contradictions, results_hold
+from agents.roles.render import answer_contradictions, evidence_of, results_hold
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
+from planning.evidence import ratio_fault
 from planning.hop_search import add_hop_searches, describe, unsearched_hops
 from planning.models import Plan, PlanStep
+from planning.ratio import describe as describe_ratio_fix
+from planning.ratio import rewrite_ratio
 from planning.policy import (
     Accept,
     Decision,
@@ -162,7 +165,7 @@ class TaskRunner:
             if st.phase in ("plan", "execute"):
                 await self._plan_and_execute()
                 st.phase = "reflect"
-                if self._replan_rejected_arguments():
+                if self._replan_rejected_arguments() or self._replan_wrong_ratio():
                     continue
             decision = await self._reflect()
             self._apply(decision)
@@ -189,6 +192,22 @@ class TaskRunner:
             return True
         self._start_replan("The tools rejected these calls' arguments (each error says why): " + "; ".join(
             f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
+        return True
+
+    def _replan_wrong_ratio(self) -> bool:
+        """A ratio or percentage computed the wrong way round, or from a figure no result states, is rewritten by
+        code before any review (``planning.ratio``): which figure the task puts on top is in its words, and a
+        1.5B planner told so in feedback divided the same way again (dev arithmetic-17, 139 s and escalated).
+        Once per expression: a rewritten step that still misses is the reviewer's to judge."""
+        st = self.state
+        if st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
+            return False
+        plan = Plan(steps=list(st.plan_steps))
+        fault = ratio_fault(st.task, evidence_of(self._views(plan), plan))
+        fixed = rewrite_ratio(plan, fault) if fault is not None else None
+        if fault is None or fixed is None:
+            return False
+        self._start_replan(describe_ratio_fix(fault), plan=fixed)
         return True
 
     async def _route(self) -> None:

@@ -163,10 +163,12 @@ def test_a_ratio_task_is_shown_the_computed_figure_not_a_difference():
     assert "difference" not in text and "The larger is" not in text
     assert "Step 3 computed 3.399 from the results before it" in text
     # A small decimal is a computed figure: one no result supports is refused.
-    assert [f.severity for f in check_answer("Istanbul is 3.771 times larger.", results, task=task)] == \
-        [Severity.CONTRADICTION]
+    # (and, the computed 3.399 left out, the answer does not state the ratio the plan computed)
+    assert [f.text[:30] for f in check_answer("Istanbul is 3.771 times larger.", results, task=task)] == \
+        ["The task asks for a ratio, and", "The answer states 3.771, which"]
     assert check_answer("Istanbul is 3.40 times larger than London.", results, task=task) == ()
-    assert check_answer("Istanbul covers 2 areas more.", results, task=task) == ()  # a small whole number: a count
+    # a small whole number is a count, not a figure to support
+    assert check_answer("Istanbul, counting 2 areas, is 3.40 times larger.", results, task=task) == ()
 
 
 COMPUTED = [*LOOKUPS, Result(3, "calculator", "difference", 650000.0, depends_on=(1, 2))]
