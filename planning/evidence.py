@@ -37,7 +37,7 @@ from planning.ratio import RatioFault, asked_ratio, ratio_values, side_of
 
 __all__ = [
     "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "numbers_in", "ratio_fault",
-    "render_facts"]
+    "render_facts", "states_computed"]
 
 
 class Severity(Enum):
@@ -507,6 +507,26 @@ def _last_computed(results: Sequence[Result]) -> Result | None:
     computed = [r for r in results if not r.failed and r.tool_name is not None and r.depends_on
                 and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
     return computed[-1] if computed else None
+
+
+def states_computed(answer: str | None, results: Sequence[Result], *, task: str = "") -> bool:
+    """The answer states the figure the plan's last step computed (rounded as written), and code finds nothing
+    wrong with the results or the answer (``check_answer``). A task with no computing step is never so: a
+    looked-up figure can be about the wrong thing, which only the reviewer can tell.
+
+        >>> r = [Result(1, "doc_search", "x", "Rome had 2.75 million"), Result(2, "doc_search", "y", "Paris had 2.10 million"),
+        ...      Result(3, "calculator", "difference", 650000.0, depends_on=(1, 2))]
+        >>> states_computed("Rome, by about 650,000 people.", r, task="How many more live in Rome than in Paris?")
+        True
+        >>> states_computed("Rome is larger.", r, task="Which is larger, Rome or Paris?")
+        False
+    """
+    last = _last_computed(results)
+    if not answer or last is None or check_answer(answer, results, task=task):
+        return False
+    computed = float(last.output)
+    return any(_supported(v, r, [computed]) or _rounded_to(v, computed) for options in _written(answer)
+               for v, r in options)
 
 
 def _ratio_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:

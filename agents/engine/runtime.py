@@ -56,8 +56,8 @@ class Runtime(Protocol):
 
     async def fetch(self, output_ref: Any) -> Any: ...
 
-    async def reflect(self, task_id: str, task: str, plan: Plan,
-                      results: list[StepView], refused: str = "") -> RoleResult[Reflection]: ...
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView], refused: str = "",
+                      refused_fault: bool = True) -> RoleResult[Reflection]: ...
 
     def tool_spec(self, name: str | None) -> ToolSpec | None: ...
 
@@ -108,9 +108,9 @@ class LocalRuntime:
     async def fetch(self, output_ref: Any) -> Any:
         return output_ref
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      refused: str = "") -> RoleResult[Reflection]:
-        return await self._reflector.reflect(task_id, task, plan, results, refused)
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView], refused: str = "",
+                      refused_fault: bool = True) -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results, refused, refused_fault)
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None

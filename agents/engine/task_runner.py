@@ -37,7 +37,7 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.roles.render import answer_contradictions, evidence_of, results_hold
+from agents.roles.render import answer_contradictions, answer_states_computed, evidence_of, results_hold
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
@@ -342,9 +342,9 @@ class TaskRunner:
             # Only after a replan: a retried step that failed the same way may still be transient, and has its cap.
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
-        refused, st.review_again = st.review_again, ""
+        refused, fault, st.review_again = st.review_again, st.review_again_fault, ""
         reflection = await self._ask("reflector",
-                                     lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused))
+                                     lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
         decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
@@ -352,6 +352,7 @@ class TaskRunner:
                                             step_ids=frozenset(s.step_id for s in plan.steps),
                                             contradictions=answer_contradictions(reflection, st.task, views, plan),
                                             answer_only=results_hold(st.task, views, plan),
+                                            states_computed=answer_states_computed(reflection, st.task, views, plan),
                                             reviewed_again=st.reviewed_again_version == st.plan_version))
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None \
                 and not isinstance(decision, ReviewAgain):
@@ -377,8 +378,9 @@ class TaskRunner:
                 st.phase = "execute"
             case Replan(feedback=feedback):
                 self._start_replan(feedback)
-            case ReviewAgain(feedback=feedback):
-                st.review_again, st.reviewed_again_version = feedback, st.plan_version
+            case ReviewAgain(feedback=feedback, answer_fault=answer_fault):
+                st.review_again, st.review_again_fault = feedback, answer_fault
+                st.reviewed_again_version = st.plan_version
                 st.phase = "reflect"
             case Escalate(reason=reason, question=question, cause=cause):
                 raise _Stop("escalated", "escalated_by_reflector" if cause == "reflector" else cause,

@@ -78,6 +78,8 @@ class TaskState(BaseModel):
     review_again: str = ""
     """What code found wrong with the last answer when its results held (``planning.policy.ReviewAgain``): the
     next review is told it. Empty otherwise."""
+    review_again_fault: bool = True
+    """Whether ``review_again`` says what code found wrong with the answer (False: only its scores were low)."""
     reviewed_again_version: int = 0
     """The plan version whose results were last reviewed again: once a plan version."""
 

@@ -36,24 +36,27 @@ class Reflector:
         self._tools = tools_catalog
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                      refused: str = "") -> RoleResult[Reflection]:
-        """Review the results and propose what happens next. ``refused``: what code found wrong with this
-        reviewer's previous answer to the same results (``planning.policy.ReviewAgain``); it is shown among the
-        facts code checked, or after the task in a template that shows none."""
+                      refused: str = "", refused_fault: bool = True) -> RoleResult[Reflection]:
+        """Review the results and propose what happens next. ``refused``: why this reviewer's previous answer to
+        the same results was not accepted (``planning.policy.ReviewAgain``); it is shown among the facts code
+        checked (a contradiction when code found the answer wrong, ``refused_fault``; a note when only its scores
+        were too low), or after the task in a template that shows none."""
         template = load_prompt("reflector", self._prompts.version("reflector"))
-        note = (f"Your previous answer to these results was refused: {refused} Write the answer again from the "
-                "results.") if refused else ""
+        note = "" if not refused else (
+            f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
+            if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
         shows_checks = bool(set(template.variables) & {"checks", "code_checks"})
         shown_task = f"{task}\n\n{note}" if note and not shows_checks else task
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=shown_task,
-                                 **self._variables(template, task, plan, results, note if shows_checks else ""))
+                                 **self._variables(template, task, plan, results, note if shows_checks else "",
+                                                   refused_fault))
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=reflection_schema(), metadata={"task_id": task_id},
                                form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
         return RoleResult(call.value, call.spend)
 
-    def _variables(self, template: PromptTemplate, task: str, plan: Plan,
-                   results: Sequence[StepView], refused_note: str = "") -> dict[str, str]:
+    def _variables(self, template: PromptTemplate, task: str, plan: Plan, results: Sequence[StepView],
+                   refused_note: str = "", refused_fault: bool = True) -> dict[str, str]:
         """What the template declares, besides the task. ``steps`` (reflector/v5, the lean reviewer): one line a
         step with its call and its result, all fenced, instead of the plan and the results apart; its
         ``code_checks`` are left out when code found nothing. ``plan`` and
@@ -69,7 +72,7 @@ class Reflector:
         if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (planning.evidence)
             facts = check_results(task, evidence_of(results, plan))
             if refused_note:
-                facts = (*facts, Fact(Severity.CONTRADICTION, refused_note))
+                facts = (*facts, Fact(Severity.CONTRADICTION if refused_fault else Severity.NOTE, refused_note))
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})
         if "steps" in wants:
             out["steps"] = render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools)))

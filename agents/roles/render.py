@@ -7,13 +7,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.roles.messages import StepView
-from planning.evidence import Fact, Result, Severity, check_answer, check_results, render_facts
+from planning.evidence import Fact, Result, Severity, check_answer, check_results, render_facts, states_computed
 from planning.models import Plan, Reflection
 from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import describe_call
 from prompts import fence_untrusted
 
-__all__ = ["answer_contradictions", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
+__all__ = ["answer_contradictions", "answer_states_computed", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
            "render_results", "results_hold", "step_calls"]
 
 
@@ -36,6 +36,12 @@ def answer_contradictions(reflection: Reflection, task: str, views: Sequence[Ste
     if reflection.action != "accept":
         return ()
     return tuple(f.text for f in check_answer(reflection.answer, evidence_of(views, plan), task=task))
+
+
+def answer_states_computed(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan) -> bool:
+    """For the policy's ``states_computed``: an accepted answer stating the figure the plan computed, with nothing
+    code finds wrong (``planning.evidence.states_computed``). False for the other actions."""
+    return reflection.action == "accept" and states_computed(reflection.answer, evidence_of(views, plan), task=task)
 
 
 def results_hold(task: str, views: Sequence[StepView], plan: Plan) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agents.config import RuntimeConfig, for_embedded_model
 from agents.errors import InvalidLLMOutputError
-from agents.llm.base import LLM, LLMError
+from agents.llm.base import LLM, LLMError, Spend
 from agents.roles.messages import PlanItem, StepEmitted
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
@@ -19,11 +19,13 @@ from benchmarks.prompt_regression.case_files import ROLES, Case, PlannerCase, Re
 from benchmarks.prompt_regression.scoring import (
     CaseResult,
     _short,
+    reflector_decision,
     score_planner,
     score_reflector,
     score_router,
 )
-from planning.policy import PolicyLimits
+from planning.models import Reflection
+from planning.policy import PolicyLimits, ReviewAgain
 
 __all__ = [
     "Roles",
@@ -74,16 +76,29 @@ async def run_planner_case(planner: Planner, case: PlannerCase) -> CaseResult:
 
 
 async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: PolicyLimits | None = None) -> CaseResult:
+    """One review, and a second one where production's policy asks for it (``planning.policy.ReviewAgain``):
+    scored on the verdict production would end on, so a false accept on the second review counts."""
     started = time.perf_counter()
-    try:
-        result = await reflector.reflect(f"regression-{case.id}", case.task, case.plan, case.results)
-    except InvalidLLMOutputError as exc:
-        return score_reflector(case, None, limits=limits, records=(exc.spend.calls if exc.spend else ()), usage=(exc.spend.usage if exc.spend else None), error=str(exc),
-                               latency_s=time.perf_counter() - started)
-    except LLMError as exc:
-        return _unavailable("reflector", case, exc, time.perf_counter() - started)
-    return score_reflector(case, result.value, limits=limits, records=result.spend.calls, usage=result.spend.usage,
-                           latency_s=time.perf_counter() - started)
+    spent = Spend()
+    first: Reflection | None = None
+    refused, fault = "", True
+    for _ in range(2):
+        try:
+            result = await reflector.reflect(f"regression-{case.id}", case.task, case.plan, case.results, refused,
+                                             fault)
+        except InvalidLLMOutputError as exc:
+            spent = spent + (exc.spend or Spend())
+            return score_reflector(case, None, limits=limits, records=spent.calls, usage=spent.usage, error=str(exc),
+                                   latency_s=time.perf_counter() - started, first=first)
+        except LLMError as exc:
+            return _unavailable("reflector", case, exc, time.perf_counter() - started)
+        spent = spent + result.spend
+        decision = reflector_decision(case, result.value, limits, reviewed_again=first is not None)
+        if first is not None or not isinstance(decision, ReviewAgain):
+            break
+        first, refused, fault = result.value, decision.feedback, decision.answer_fault
+    return score_reflector(case, result.value, limits=limits, records=spent.calls, usage=spent.usage,
+                           latency_s=time.perf_counter() - started, first=first)
 
 
 def demo_config(prompt_versions: Mapping[str, str] | None = None) -> RuntimeConfig:

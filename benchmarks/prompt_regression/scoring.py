@@ -9,14 +9,14 @@ from typing import Any
 
 from agents.llm.base import Usage
 from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted
-from agents.roles.render import answer_contradictions
+from agents.roles.render import answer_contradictions, answer_states_computed, results_hold
 from benchmarks.prompt_regression.case_files import PlannerCase, ReflectorCase, RouterCase
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision
 from planning.parse import parse_router_decision
-from planning.policy import PolicyLimits, ReflectionContext, decide, decision_kind
+from planning.policy import Decision, PolicyLimits, ReflectionContext, decide, decision_kind
 
-__all__ = ["CaseResult", "score_planner", "score_reflector", "score_router"]
+__all__ = ["CaseResult", "reflector_decision", "score_planner", "score_reflector", "score_router"]
 
 
 @dataclass(slots=True)
@@ -159,24 +159,36 @@ def _mentions(answer: str, mentions: Sequence[Sequence[str]]) -> list[str]:
     return [alts[0] for alts in mentions if not any(_norm(a) in text for a in alts)]
 
 
+def reflector_decision(case: ReflectorCase, reflection: Reflection, limits: PolicyLimits | None = None, *,
+                       reviewed_again: bool = False) -> Decision:
+    """The policy's decision on ``reflection`` as the task runner takes it (``agents/engine/task_runner.py``): with
+    the contradictions code finds in an accepted answer, whether the results hold, and whether the answer states
+    the figure the plan computed; ``reviewed_again``: this is the second review of the same results."""
+    return decide(ReflectionContext(reflection=reflection, step_retries={}, replans=0,
+                                    limits=limits or PolicyLimits(),
+                                    step_ids=frozenset(s.step_id for s in case.plan.steps),
+                                    contradictions=answer_contradictions(reflection, case.task, case.results, case.plan),
+                                    answer_only=results_hold(case.task, case.results, case.plan),
+                                    states_computed=answer_states_computed(reflection, case.task, case.results,
+                                                                           case.plan),
+                                    reviewed_again=reviewed_again))
+
+
 def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limits: PolicyLimits | None = None,
                     records: Sequence[Mapping[str, Any]] = (), usage: Usage | None = None, error: str | None = None,
-                    latency_s: float = 0.0) -> CaseResult:
+                    latency_s: float = 0.0, first: Reflection | None = None) -> CaseResult:
     """Agreement of the policy's decision with the case: accept exactly when ``case.expected == 'accept'``. The
-    policy decides as in production, with the contradictions code finds in an accepted answer."""
+    policy decides as in production (``reflector_decision``). ``first``: the verdict the policy sent back for a
+    second review (``planning.policy.ReviewAgain``), when ``reflection`` is that second review's: the case is
+    scored on the second, as production ends on it; a review-again decision scored here is no accept."""
     repaired = _needed_repair(records)
     base = dict(role="reflector", case_id=case.id, expected=case.expected, latency_s=latency_s, repaired=repaired,
                 **_usage_fields(usage))
     if reflection is None:
         return CaseResult(passed=False, got="invalid", reason=f"no usable reflection: {_short(error or '')}",
                           details={"raw_reply": _short(_last_reply(records), 400)}, **base)
-    # As production decides (agents/engine/task_runner.py): code's contradictions of an accepted answer first.
     refused = answer_contradictions(reflection, case.task, case.results, case.plan)
-    decision = decide(ReflectionContext(reflection=reflection, step_retries={}, replans=0,
-                                        limits=limits or PolicyLimits(),
-                                        step_ids=frozenset(s.step_id for s in case.plan.steps),
-                                        contradictions=refused))
-    kind = decision_kind(decision)
+    kind = decision_kind(reflector_decision(case, reflection, limits, reviewed_again=first is not None))
     want_accept = case.expected == "accept"
     passed = (kind == "accept") == want_accept
     raw_agrees = (reflection.action == "accept") == want_accept
@@ -190,6 +202,10 @@ def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limit
         "action_fits": (reflection.action in case.expected_actions) if case.expected_actions else None,
         "missing_mentions": None,
     }
+    if first is not None:
+        f = first.scores
+        details["first_review"] = {"action": first.action, "scores": [f.completeness, f.correctness, f.format],
+                                   "answer": _short(first.answer or "")}
     if want_accept and kind == "accept" and case.answer_mentions:
         details["missing_mentions"] = _mentions(reflection.answer or "", case.answer_mentions)
     reason = ""

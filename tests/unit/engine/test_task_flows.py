@@ -290,6 +290,21 @@ def test_a_wrong_answer_over_sound_results_is_reviewed_again_not_replanned():
     assert "Your previous answer to these results was refused" in told and "12,500,000" in told
 
 
+def test_a_low_score_on_an_answer_stating_the_computed_figure_is_asked_about_again_as_a_note():
+    """probe tasks: the reviewer wrote "about 127.3%" over a computed 127.28 and scored it completeness 1; the
+    replan reran the plan. Code found nothing wrong, so the reviewer is asked once more, told so as a note."""
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES],
+                       "reflector": [wire.reflection(answer="Rome, by 0.7 million", scores=(2, 4, 5)),
+                                     wire.reflection(answer="Rome, by 0.7 million")]})
+    result, sink = run(llm, task=HOW_MANY_MORE)
+    reflected = [e.payload for e in sink.events if e.type == "reflected"]
+    assert result.status == "accepted" and [r.decision for r in reflected] == ["review_again", "accept"]
+    assert not [e for e in sink.events if e.type == "replanned"]
+    told = " ".join(m["content"] for m in [c for c in llm.calls if c.role == "reflector"][1].messages)
+    assert "was not accepted: It was scored too low to accept (completeness 2/5" in told
+    assert "CONTRADICTION: Your previous" not in told
+
+
 def test_a_second_wrong_answer_over_the_same_results_is_replanned():
     rome_first = wire.plan(wire.step(1, "lookup", {"city": "Rome"}), wire.step(2, "lookup", {"city": "Paris"}),
                            wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))

@@ -117,3 +117,32 @@ def test_only_a_refused_accept_is_ever_reviewed_again(answer_only, reviewed_agai
 
     r = reflection(action, retry=1 if action == "retry_step" else None, feedback="f")
     assert not isinstance(_refused(r, answer_only=answer_only, reviewed_again=reviewed_again), ReviewAgain)
+
+
+def _low(*, states_computed, answer_only=True, reviewed_again=False, scores=(3, 4, 5), overall_pass=True):
+    r = Reflection(scores=Scores(completeness=scores[0], correctness=scores[1], format=scores[2]),
+                   overall_pass=overall_pass, action="accept", answer="About 127.3%.")
+    return decide(ReflectionContext(reflection=r, step_retries={}, replans=0, step_ids=frozenset({1, 2, 3}),
+                                    answer_only=answer_only, states_computed=states_computed,
+                                    reviewed_again=reviewed_again))
+
+
+def test_a_low_score_on_an_answer_stating_the_computed_figure_is_asked_about_once_more():
+    from planning.policy import ReviewAgain, decision_reason
+
+    again = _low(states_computed=True)
+    assert isinstance(again, ReviewAgain) and "completeness 3/5" in again.feedback
+    assert decision_reason(again).startswith("The results hold; the reviewer is asked again")
+    # Once a plan version, and only where code checked the figure and found the results sound.
+    assert isinstance(_low(states_computed=True, reviewed_again=True), Replan)
+    assert isinstance(_low(states_computed=False), Replan)
+    assert isinstance(_low(states_computed=True, answer_only=False), Replan)
+
+
+@given(st.tuples(*[st.integers(1, 5)] * 3), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_a_second_look_never_lowers_the_bar(scores, overall_pass, states_computed, answer_only, reviewed_again):
+    # The acceptance bar (every score ≥ 4, overall_pass) holds whatever code found: states_computed asks again.
+    d = _low(states_computed=states_computed, answer_only=answer_only, reviewed_again=reviewed_again,
+             scores=scores, overall_pass=overall_pass)
+    if isinstance(d, Accept):
+        assert min(scores) >= 4 and overall_pass

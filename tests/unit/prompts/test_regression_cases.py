@@ -241,6 +241,22 @@ def test_reflector_agreement_uses_the_policy(registry, expected, reply, passed, 
     assert bool(res.reason) is (not passed)
 
 
+def test_a_second_review_production_asks_for_is_run_and_scored(registry) -> None:
+    # reflector-01's answer states the 650,000 step 3 computed: a low score is asked about once more, as the task
+    # runner does (planning.policy.ReviewAgain), and the case ends on the second verdict, a false accept included.
+    replies = iter([_reflection("accept", scores=(3, 4, 5)), _reflection("accept")])
+    seen: list[str] = []
+
+    def fn(request: LLMRequest) -> str:
+        seen.append(request.messages[-1]["content"])
+        return next(replies)
+
+    res = asyncio.run(run_reflector_case(_roles(fn, registry).reflector, _reflector_case("not_accept")))
+    assert (res.passed, res.got, res.llm_calls) == (False, "accept", 2)
+    assert res.details["first_review"]["scores"] == [3, 4, 5]
+    assert "scored too low to accept (completeness 3/5" in seen[1] and "scored too low" not in seen[0]
+
+
 def test_reflector_answer_mentions_and_action_fit(registry) -> None:
     case = _reflector_case("accept", answer_mentions=(("650,000", "0.65 million"),))
     ok = _reflection("accept", answer="Rome has 650 000 more people than Paris.")

@@ -19,7 +19,7 @@ VIEWS = [StepView(1, "population of Rome", "lookup", "completed", 2.8)]
 REFUSED = "The answer states 28,000,000, which no step result supports."
 
 
-def _prompt(version: str, refused: str) -> str:
+def _prompt(version: str, refused: str, fault: bool = True) -> str:
     seen: list[LLMRequest] = []
 
     def model(request: LLMRequest) -> str:
@@ -29,7 +29,7 @@ def _prompt(version: str, refused: str) -> str:
 
     options = RuntimeConfig(prompt_versions={"reflector": version}).prompt_options()
     asyncio.run(Reflector(FunctionLLM(model), options, "lookup: population").reflect(
-        "t", "How many people live in Rome?", PLAN, VIEWS, refused))
+        "t", "How many people live in Rome?", PLAN, VIEWS, refused, fault))
     return "\n".join(m["content"] for m in seen[0].messages)
 
 
@@ -43,3 +43,13 @@ def test_the_refusal_is_shown_once_and_only_when_there_is_one(version):
 def test_a_template_that_shows_code_checks_gets_it_as_a_contradiction_among_them():
     told = _prompt("v4", REFUSED)
     assert "- CONTRADICTION: Your previous answer to these results was refused" in told
+
+
+def test_an_answer_only_scored_low_is_told_so_as_a_note_not_a_contradiction():
+    # The reviewer's prompt says never to accept against a contradiction: an answer code found nothing wrong with
+    # must not read as one.
+    low = "It was scored too low to accept (completeness 3/5, needs ≥ 4), though code found nothing wrong with it."
+    told = _prompt("v4", low, fault=False)
+    assert "- note: Your previous answer to these results was not accepted: " + low in told
+    assert "CONTRADICTION: Your previous" not in told
+    assert _prompt("v1", low, fault=False).count("was not accepted: " + low) == 1
