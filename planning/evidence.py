@@ -36,8 +36,8 @@ from planning.figures import relevant_number, relevant_numbers
 from planning.ratio import RatioFault, asked_ratio, ratio_values, side_of
 
 __all__ = [
-    "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "numbers_in", "ratio_fault",
-    "render_facts", "states_computed"]
+    "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "TotalFault", "numbers_in",
+    "ratio_fault", "render_facts", "states_computed", "total_fault"]
 
 
 class Severity(Enum):
@@ -167,7 +167,7 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
         facts.append(Fact(Severity.NOTE, f"The larger is {_subject(large)} (step {large.step_id}): "
                                          f"{_shown(high)} > {_shown(low)} ({_subject(small)}, step {small.step_id})."))
     last = _last_computed(results)
-    facts += _partial_total(task, last, {r.step_id: n for r, n in figures})
+    facts += _partial_total(task, results)
     if (total := _uncomputed_total(task, last, figures)) is not None:
         # Worded as the answer's figure, not as a gap in the plan: "no step computed one" made the 1.5B reviewer
         # replan a plan whose results were complete (dev arithmetic-01, where it had added them itself before).
@@ -406,23 +406,43 @@ def _upstream(step: Result, results: Sequence[Result]) -> set[int]:
     return seen
 
 
-def _partial_total(task: str, last: Result | None, figures: dict[int, float]) -> list[Fact]:
-    """"What is the combined length of the Rhine and the Thames?" computed as ``max(1230, 346)``: a total smaller
-    than the sum of the figures it was computed from (each of them read from its own step, all positive) is
-    not that total. Silent unless every input of the computing step has its figure, and where the total is
-    only a base ("what share of the total"). ``last``: the step that computed the answer's figure."""
+@dataclass(frozen=True, slots=True)
+class TotalFault:
+    """Step ``step`` computed ``computed`` for a total, less than ``total``, the sum of its inputs' figures (the
+    looked-up steps ``parts``, in the order it used them)."""
+
+    step: int
+    computed: float
+    parts: tuple[int, ...]
+    figures: tuple[float, ...]
+    total: float
+
+
+def total_fault(task: str, results: Sequence[Result]) -> TotalFault | None:
+    """"What is the combined length of the Rhine and the Thames?" computed as ``max(1230, 346) - min(…)``: a total
+    smaller than the sum of the figures it was computed from (each of them read from its own step, all positive)
+    is not that total. Silent unless every input of the computing step has its figure, and where the total is
+    only a base ("what share of the total")."""
+    last = _last_computed(results)
     if not _TOTAL.search(task) or _NOT_A_SUM.search(task) or last is None or len(last.depends_on) < 2:
-        return []
+        return None
+    figures = {r.step_id: n for r, n in _figures(results)}
     parts = [figures.get(dep) for dep in last.depends_on]
     if any(p is None or p <= 0 for p in parts):
+        return None
+    values = tuple(p for p in parts if p is not None)
+    if last.output >= sum(values) * 0.99:
+        return None
+    return TotalFault(last.step_id, float(last.output), tuple(last.depends_on), values, sum(values))
+
+
+def _partial_total(task: str, results: Sequence[Result]) -> list[Fact]:
+    if (fault := total_fault(task, results)) is None:
         return []
-    total = sum(p for p in parts if p is not None)
-    if last.output >= total * 0.99:
-        return []
-    shown = " + ".join(_show(p) for p in parts if p is not None)
+    shown = " + ".join(_show(p) for p in fault.figures)
     return [Fact(Severity.CONTRADICTION, (
-        f"The task asks for a total, but step {last.step_id} computed {_show(last.output)}, less than the sum of "
-        f"the figures it used ({shown} = {_show(total)}): add them."))]
+        f"The task asks for a total, but step {fault.step} computed {_show(fault.computed)}, less than the sum of "
+        f"the figures it used ({shown} = {_show(fault.total)}): add them."))]
 
 
 def _figures(results: Sequence[Result]) -> list[tuple[Result, float]]:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planning.models import Plan
+from planning.rewrite import rewrite_expression
 
 __all__ = ["AskedRatio", "RatioFault", "asked_ratio", "describe", "ratio_expression", "ratio_values", "rewrite_ratio", "side_of"]
 
@@ -128,16 +129,10 @@ def rewrite_ratio(plan: Plan, fault: RatioFault) -> Plan | None:
     >>> rewrite_ratio(plan, fault).step(3).tool_input
     {'expression': '{$step_1_result} / {$step_2_result}'}
     """
-    step = next((s for s in plan.steps if s.step_id == fault.step), None)
-    if step is None or "expression" not in step.tool_input or not fault.numerator_steps or not fault.denominator_steps:
+    if not fault.numerator_steps or not fault.denominator_steps:
         return None
     top, bottom = fault.numerator_steps[0], fault.denominator_steps[0]
-    expression = ratio_expression(fault.asked, top, bottom)
-    if step.tool_input.get("expression") == expression:
-        return None
-    fixed = step.model_copy(update={"tool_input": {**step.tool_input, "expression": expression},
-                                    "depends_on": sorted({top, bottom})})
-    return Plan(steps=[fixed if s.step_id == step.step_id else s for s in plan.steps])
+    return rewrite_expression(plan, fault.step, ratio_expression(fault.asked, top, bottom), (top, bottom))
 
 
 def describe(fault: RatioFault) -> str:

@@ -41,11 +41,12 @@ from agents.roles.render import answer_contradictions, answer_states_computed, e
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
-from planning.evidence import ratio_fault
+from planning.evidence import ratio_fault, total_fault
 from planning.hop_search import add_hop_searches, describe, unsearched_hops
 from planning.models import Plan, PlanStep
 from planning.ratio import describe as describe_ratio_fix
 from planning.ratio import rewrite_ratio
+from planning.rewrite import rewrite_expression, sum_expression
 from planning.policy import (
     Accept,
     Decision,
@@ -165,7 +166,7 @@ class TaskRunner:
             if st.phase in ("plan", "execute"):
                 await self._plan_and_execute()
                 st.phase = "reflect"
-                if self._replan_rejected_arguments() or self._replan_wrong_ratio():
+                if self._replan_rejected_arguments() or self._replan_wrong_arithmetic():
                     continue
             decision = await self._reflect()
             self._apply(decision)
@@ -194,21 +195,28 @@ class TaskRunner:
             f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
         return True
 
-    def _replan_wrong_ratio(self) -> bool:
-        """A ratio or percentage computed the wrong way round, or from a figure no result states, is rewritten by
-        code before any review (``planning.ratio``): which figure the task puts on top is in its words, and a
-        1.5B planner told so in feedback divided the same way again (dev arithmetic-17, 139 s and escalated).
-        Once per expression: a rewritten step that still misses is the reviewer's to judge."""
+    def _replan_wrong_arithmetic(self) -> bool:
+        """A ratio or percentage computed the wrong way round or from a figure no result states
+        (``planning.ratio``), or a total computed short of the sum of its inputs (``planning.evidence.total_fault``),
+        is rewritten by code before any review: what the task asks is in its words, and a 1.5B planner told so in
+        feedback divided the same way again (dev arithmetic-17, 139 s and escalated), or took a replan to add
+        (arithmetic-03, 166 s). Once per expression: a rewritten step that still misses is the reviewer's."""
         st = self.state
         if st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
         plan = Plan(steps=list(st.plan_steps))
-        fault = ratio_fault(st.task, evidence_of(self._views(plan), plan))
-        fixed = rewrite_ratio(plan, fault) if fault is not None else None
-        if fault is None or fixed is None:
-            return False
-        self._start_replan(describe_ratio_fix(fault), plan=fixed)
-        return True
+        results = evidence_of(self._views(plan), plan)
+        if (ratio := ratio_fault(st.task, results)) is not None and (fixed := rewrite_ratio(plan, ratio)) is not None:
+            self._start_replan(describe_ratio_fix(ratio), plan=fixed)
+            return True
+        total = total_fault(st.task, results)
+        if total is not None and (fixed := rewrite_expression(plan, total.step, sum_expression(total.parts),
+                                                              total.parts)) is not None:
+            self._start_replan(f"Checked by code: the task asks for a total, but step {total.step} computed "
+                               f"{total.computed:,.4g}, less than the sum of the figures it used. Code rewrote "
+                               f"step {total.step} to add them.", plan=fixed)
+            return True
+        return False
 
     async def _route(self) -> None:
         st = self.state

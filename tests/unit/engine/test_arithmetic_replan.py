@@ -1,4 +1,5 @@
-"""A ratio computed the wrong way round is rewritten by code before any review: no planner call, one review."""
+"""A ratio computed the wrong way round, or a total computed short, is rewritten by code before any review: no
+planner call, one review."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from agents.tools import tool
 from agents.tools.builtins import calculator
 
 PASSAGES = {"area of Rome": [{"title": "Rome", "text": "Rome: Area: the city covers about 1,285 km²."}],
+            "length of the Rhine": [{"title": "Rhine", "text": "Rhine: Length: about 1,230 km."}],
+            "length of the Thames": [{"title": "Thames", "text": "Thames: Length: about 346 km."}],
             "area of the United Kingdom": [{"title": "United Kingdom",
                                             "text": "United Kingdom: Area: the country covers about 243,610 km²."}]}
 searched: list[str] = []
@@ -57,3 +60,21 @@ def test_a_ratio_the_asked_way_is_reviewed_as_it_is():
     result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator]))
     assert result.status == "accepted"
     assert not [e for e in sink.events if e.type == "replanned"]
+
+
+def test_a_total_computed_short_is_rewritten_to_add_its_inputs():
+    # Dev arithmetic-03: "combined length" computed as max − min (884), then a replan to add them (166 s).
+    searched.clear()
+    plan = wire.plan(wire.step(1, "search", {"query": "length of the Rhine"}),
+                     wire.step(2, "search", {"query": "length of the Thames"}),
+                     wire.step(3, "calculator", {"expression": "max({$step_1_result}, {$step_2_result}) - "
+                                                               "min({$step_1_result}, {$step_2_result})"}, deps=[1, 2]))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [plan],
+                       "reflector": [wire.reflection(answer="About 1,576 km (1,230 + 346).")]})
+    result, sink = asyncio.run(run_task(llm, "What is the combined length of the Rhine and the Thames, in km?",
+                                        tools=[search, calculator]))
+    assert result.status == "accepted" and [s.output for s in result.steps if s.step_id == 3] == [1576]
+    replanned = [e.payload.feedback for e in sink.events if e.type == "replanned"]
+    assert len(replanned) == 1 and "less than the sum of the figures it used" in replanned[0]
+    assert searched == ["length of the Rhine", "length of the Thames"]
+    assert [c.role for c in llm.calls].count("planner") == 1 and llm.remaining() == {}
