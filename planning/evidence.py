@@ -409,7 +409,7 @@ def _upstream(step: Result, results: Sequence[Result]) -> set[int]:
 @dataclass(frozen=True, slots=True)
 class TotalFault:
     """Step ``step`` computed ``computed`` for a total, less than ``total``, the sum of its inputs' figures (the
-    looked-up steps ``parts``, in the order it used them)."""
+    looked-up steps ``parts`` its inputs read, in the order it used them)."""
 
     step: int
     computed: float
@@ -421,19 +421,31 @@ class TotalFault:
 def total_fault(task: str, results: Sequence[Result]) -> TotalFault | None:
     """"What is the combined length of the Rhine and the Thames?" computed as ``max(1230, 346) - min(…)``: a total
     smaller than the sum of the figures it was computed from (each of them read from its own step, all positive)
-    is not that total. Silent unless every input of the computing step has its figure, and where the total is
-    only a base ("what share of the total")."""
+    is not that total. An input that is a reasoning step answering the name of the one search it read ("Danube")
+    stands for that search's figure, as the calculator reads it (``StepRequest.read_through``). Silent unless
+    every input has its figure, and where the total is only a base ("what share of the total")."""
     last = _last_computed(results)
     if not _TOTAL.search(task) or _NOT_A_SUM.search(task) or last is None or len(last.depends_on) < 2:
         return None
     figures = {r.step_id: n for r, n in _figures(results)}
-    parts = [figures.get(dep) for dep in last.depends_on]
-    if any(p is None or p <= 0 for p in parts):
+    by_id = {r.step_id: r for r in results}
+    looked_up = [dep if dep in figures else _read_through(by_id.get(dep), figures) for dep in last.depends_on]
+    if any(step is None or figures[step] <= 0 for step in looked_up):
         return None
-    values = tuple(p for p in parts if p is not None)
-    if last.output >= sum(values) * 0.99:
+    parts = tuple(step for step in looked_up if step is not None)
+    values = tuple(figures[step] for step in parts)
+    if len(set(parts)) < len(parts) or last.output >= sum(values) * 0.99:
         return None
-    return TotalFault(last.step_id, float(last.output), tuple(last.depends_on), values, sum(values))
+    return TotalFault(last.step_id, float(last.output), parts, values, sum(values))
+
+
+def _read_through(step: Result | None, figures: dict[int, float]) -> int | None:
+    """The looked-up step a reasoning step stands for: one that read one search with a figure and answered with
+    no number of its own (the name the search found)."""
+    if step is None or step.tool_name is not None or step.failed or len(step.depends_on) != 1 or \
+            step.depends_on[0] not in figures or numbers_in(step.output):
+        return None
+    return step.depends_on[0]
 
 
 def _partial_total(task: str, results: Sequence[Result]) -> list[Fact]:
@@ -550,19 +562,23 @@ def states_computed(answer: str | None, results: Sequence[Result], *, task: str 
 
 
 def _ratio_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
-    """A ratio task answered without the ratio the plan computed right (``ratio_fault`` found nothing): dev
-    arithmetic-15 computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two unrelated numbers of
-    the results happened to support. Silent when the task asks no ratio (``planning.ratio.asked_ratio``), when
-    nothing was computed, or when the computed ratio is itself wrong (the results' contradiction, not the answer's)."""
+    """A ratio or total task answered without the figure the plan computed right (``ratio_fault``, ``total_fault``
+    found nothing): dev arithmetic-15 computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two
+    unrelated numbers of the results happened to support; a "combined length" was answered with one river's.
+    Silent when the task asks neither (``planning.ratio.asked_ratio``, "total"/"combined"), when nothing was
+    computed, or when the computed figure is itself wrong (the results' contradiction, not the answer's)."""
     last = _last_computed(results)
-    if last is None or asked_ratio(task) is None or ratio_fault(task, results) is not None:
+    ratio = asked_ratio(task) is not None
+    total = _TOTAL.search(task) is not None and _NOT_A_SUM.search(task) is None
+    if last is None or not (ratio or total) or ratio_fault(task, results) is not None or \
+            total_fault(task, results) is not None:
         return []
     computed = float(last.output)
     if any(_supported(v, r, [computed]) or _rounded_to(v, computed) for options in _written(answer) for v, r in options):
         return []
     return [Fact(Severity.CONTRADICTION, (
-        f"The task asks for a ratio, and step {last.step_id} computed {_show(computed)} for it from the results, but "
-        "the answer does not state that figure: state it, rounded as the task asks."))]
+        f"The task asks for a {'ratio' if ratio else 'total'}, and step {last.step_id} computed {_show(computed)} for "
+        "it from the results, but the answer does not state that figure: state it, rounded as the task asks."))]
 
 
 def _amount_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:

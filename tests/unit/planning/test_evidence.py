@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planning.evidence import (
-    Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts, stated_numbers)
+    Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts, stated_numbers,
+    total_fault)
 from planning.models import Reflection, Scores
 from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, decide
 
@@ -375,11 +376,29 @@ def test_a_total_left_to_the_reviewer_is_shown_and_must_be_in_the_answer():
     ("Which is longer, the Rhine or the Thames?", RHINE_THAMES),  # no total asked
     ("What share of the total length of the Rhine and the Thames is the Thames?", RHINE_THAMES),  # a base
     (TOTAL_TASK, RHINE_THAMES[:1]),  # one figure: nothing to add
-    (TOTAL_TASK, _total(1576.0)),  # computed by the plan: the computed-total checks apply instead
 ])
 def test_no_uncomputed_total_where_none_is_asked_or_one_was_computed(task, results):
     assert not [f for f in check_results(task, results) if f.text.startswith("The total of steps")]
     assert answer_faults("The Rhine is 1,230 km long.", results, task=task) == ()
+
+
+def test_a_total_the_plan_computed_must_be_in_the_answer():
+    # probe: "combined length of the Danube and the Tiber" answered with the Danube's 2,850 km alone.
+    assert not [f for f in check_results(TOTAL_TASK, _total(1576.0)) if f.text.startswith("The total of steps")]
+    faults = answer_faults("The Rhine is 1,230 km long.", _total(1576.0), task=TOTAL_TASK)
+    assert [f.text[:60] for f in faults] == ["The task asks for a total, and step 3 computed 1,576 for it "]
+    assert answer_faults("Together about 1,576 km.", _total(1576.0), task=TOTAL_TASK) == ()
+
+
+def test_a_total_through_name_steps_is_checked_against_the_searches_they_read():
+    # probe: "the name of the Danube" and "the name of the Tiber" read each search; max − min of them is no total.
+    names = [Result(3, None, "the name of the Rhine", "Rhine", depends_on=(1,)),
+             Result(4, None, "the name of the Thames", "Thames", depends_on=(2,))]
+    short = [*RHINE_THAMES, *names, Result(5, "calculator", "total", 884.0, depends_on=(3, 4))]
+    fault = total_fault(TOTAL_TASK, short)
+    assert fault is not None and (fault.step, fault.parts, fault.total) == (5, (1, 2), 1576.0)
+    added = [*RHINE_THAMES, *names, Result(5, "calculator", "total", 1576.0, depends_on=(3, 4))]
+    assert total_fault(TOTAL_TASK, added) is None
 
 
 @pytest.mark.parametrize(("text", "numbers"), [
