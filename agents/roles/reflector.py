@@ -38,9 +38,9 @@ class Reflector:
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
                       refused: str = "", refused_fault: bool = True) -> RoleResult[Reflection]:
         """Review the results and propose what happens next. ``refused``: why this reviewer's previous answer to
-        the same results was not accepted (``planning.policy.ReviewAgain``: code found it wrong, ``refused_fault``,
-        or only its scores were too low); it is shown as a note among the facts code checked, or after the task in
-        a template that shows none."""
+        the same results was not accepted (``planning.policy.ReviewAgain``); it is shown among the facts code
+        checked (a contradiction when code found the answer wrong, ``refused_fault``; a note when only its scores
+        were too low), or after the task in a template that shows none."""
         template = load_prompt("reflector", self._prompts.version("reflector"))
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
@@ -72,10 +72,7 @@ class Reflector:
         if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (planning.evidence)
             facts = check_results(task, evidence_of(results, plan))
             if refused_note:
-                # A note, not a contradiction: the prompt says to replan against a contradiction, and the answer is
-                # what is to be written again (probe: told as a contradiction, the reviewer replanned a plan that
-                # had computed the right 4,476 m, and the planner wrote it again).
-                facts = (*facts, Fact(Severity.NOTE, refused_note))
+                facts = (*facts, Fact(Severity.CONTRADICTION if refused_fault else Severity.NOTE, refused_note))
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})
         if "steps" in wants:
             out["steps"] = render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools)))

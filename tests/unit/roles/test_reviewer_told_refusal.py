@@ -40,11 +40,9 @@ def test_the_refusal_is_shown_once_and_only_when_there_is_one(version):
     assert "refused" not in _prompt(version, "")
 
 
-def test_a_template_that_shows_code_checks_gets_it_as_a_note_among_them():
-    # Never as a contradiction: the reviewer's prompt says to replan against one, and the answer is what is wrong.
+def test_a_template_that_shows_code_checks_gets_it_as_a_contradiction_among_them():
     told = _prompt("v4", REFUSED)
-    assert "- note: Your previous answer to these results was refused" in told
-    assert "CONTRADICTION: Your previous" not in told
+    assert "- CONTRADICTION: Your previous answer to these results was refused" in told
 
 
 def test_an_answer_only_scored_low_is_told_so_as_a_note_not_a_contradiction():
