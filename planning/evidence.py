@@ -292,7 +292,8 @@ def _ranked(results: Sequence[Result]) -> tuple[tuple[Result, tuple[float, ...]]
 
 
 def _shown(candidates: tuple[float, ...]) -> str:
-    return " or ".join(_show(v) for v in candidates)
+    """Candidates as shown, each once ("4,806", not "4,806 or 4,806" for 4,806 and 4,805.59)."""
+    return " or ".join(dict.fromkeys(_show(v) for v in candidates))
 
 
 def _wrong_difference(task: str, last: Result | None, results: Sequence[Result]) -> list[Fact]:
