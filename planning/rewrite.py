@@ -4,11 +4,14 @@
     >>> from planning.models import Plan, PlanStep
     >>> plan = Plan(steps=[PlanStep(step_id=1, tool_name="doc_search", tool_input={"query": "length of the Rhine"}),
     ...                    PlanStep(step_id=2, tool_name="doc_search", tool_input={"query": "length of the Thames"}),
-    ...                    PlanStep(step_id=3, tool_name="calculator", depends_on=[1, 2], tool_input={
+    ...                    PlanStep(step_id=3, tool_name="calculator", depends_on=[1, 2], description="calculator "
+    ...                             "expression=max({$step_1_result}, {$step_2_result}) - min({$step_1_result}, "
+    ...                             "{$step_2_result})", tool_input={
     ...                             "expression": "max({$step_1_result}, {$step_2_result}) - min({$step_1_result}, "
     ...                                           "{$step_2_result})"})])
-    >>> rewrite_expression(plan, 3, sum_expression([1, 2]), [1, 2]).step(3).tool_input
-    {'expression': '{$step_1_result} + {$step_2_result}'}
+    >>> fixed = rewrite_expression(plan, 3, sum_expression([1, 2]), [1, 2]).step(3)
+    >>> fixed.tool_input, fixed.description
+    ({'expression': '{$step_1_result} + {$step_2_result}'}, 'calculator expression={$step_1_result} + {$step_2_result}')
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from planning.models import Plan
+from planning.terse_line import describe_call
 
 __all__ = ["rewrite_expression", "sum_expression"]
 
@@ -31,6 +35,10 @@ def rewrite_expression(plan: Plan, step_id: int, expression: str, depends_on: Se
     step = next((s for s in plan.steps if s.step_id == step_id), None)
     if step is None or "expression" not in step.tool_input or step.tool_input["expression"] == expression:
         return None
-    fixed = step.model_copy(update={"tool_input": {**step.tool_input, "expression": expression},
-                                    "depends_on": sorted(set(depends_on))})
+    tool_input = {**step.tool_input, "expression": expression}
+    # A description that only spelled the old call out would show the reviewer an expression no longer run.
+    implied = step.tool_name is not None and step.description == describe_call(step.tool_name, step.tool_input)
+    fixed = step.model_copy(update={"tool_input": tool_input, "depends_on": sorted(set(depends_on)),
+                                    "description": describe_call(step.tool_name, tool_input) if implied and
+                                    step.tool_name is not None else step.description})
     return Plan(steps=[fixed if s.step_id == step_id else s for s in plan.steps])
