@@ -228,7 +228,7 @@ def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = 
     facts = _wrong_winner(answer, results, task)
     facts += _amount_left_out(answer, results, task)
     facts += _total_left_out(answer, results, task)
-    facts += _ratio_left_out(answer, results, task)
+    facts += _computed_left_out(answer, results, task)
     # An output that gives orders is the attacker's text: the figures it dictates support nothing.
     ordering = {r.step_id for r in _ordering(results)}
     known = [n for r in results if not r.failed and r.step_id not in ordering
@@ -557,12 +557,16 @@ def states_computed(answer: str | None, results: Sequence[Result], *, task: str 
     last = _last_computed(results)
     if not answer or last is None or check_answer(answer, results, task=task):
         return False
-    computed = float(last.output)
-    return any(_supported(v, r, [computed]) or _rounded_to(v, computed) for options in _written(answer)
+    return _states(answer, float(last.output))
+
+
+def _states(answer: str, figure: float) -> bool:
+    """Whether ``answer`` writes ``figure``, rounded as it writes it ("7.44 million", "1,220", "0.01")."""
+    return any(_supported(v, r, [figure]) or _rounded_to(v, figure) for options in _written(answer)
                for v, r in options)
 
 
-def _ratio_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
+def _computed_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
     """A ratio or total task answered without the figure the plan computed right (``ratio_fault``, ``total_fault``
     found nothing): dev arithmetic-15 computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two
     unrelated numbers of the results happened to support; a "combined length" was answered with one river's.
@@ -575,7 +579,7 @@ def _ratio_left_out(answer: str, results: Sequence[Result], task: str) -> list[F
             total_fault(task, results) is not None:
         return []
     computed = float(last.output)
-    if any(_supported(v, r, [computed]) or _rounded_to(v, computed) for options in _written(answer) for v, r in options):
+    if _states(answer, computed):
         return []
     return [Fact(Severity.CONTRADICTION, (
         f"The task asks for a {'ratio' if ratio else 'total'}, and step {last.step_id} computed {_show(computed)} for "
@@ -589,7 +593,7 @@ def _amount_left_out(answer: str, results: Sequence[Result], task: str) -> list[
     last = _last_computed(results)
     if not _MAGNITUDE.search(task) or last is None or last.output < 0:
         return []
-    if any(_supported(v, r, [last.output]) for options in _written(answer) for v, r in options):
+    if _states(answer, float(last.output)):
         return []
     return [Fact(Severity.CONTRADICTION, (
         f"The task asks for a difference (how many/much more, by how much), and step {last.step_id} computed "
