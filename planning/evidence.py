@@ -542,22 +542,18 @@ def _last_computed(results: Sequence[Result]) -> Result | None:
     return computed[-1] if computed else None
 
 
-def states_computed(answer: str | None, results: Sequence[Result], *, task: str = "") -> bool:
-    """The answer states the figure the plan's last step computed (rounded as written), and code finds nothing
-    wrong with the results or the answer (``check_answer``). A task with no computing step is never so: a
-    looked-up figure can be about the wrong thing, which only the reviewer can tell.
+def states_computed(answer: str | None, results: Sequence[Result]) -> bool:
+    """The answer states the figure the plan's last step computed (rounded as written). A task with no computing
+    step is never so: a looked-up figure can be about the wrong thing, which only the reviewer can tell. Whether
+    code finds anything wrong with the answer is ``check_answer``'s to say (the policy reads both).
 
         >>> r = [Result(1, "doc_search", "x", "Rome had 2.75 million"), Result(2, "doc_search", "y", "Paris had 2.10 million"),
         ...      Result(3, "calculator", "difference", 650000.0, depends_on=(1, 2))]
-        >>> states_computed("Rome, by about 650,000 people.", r, task="How many more live in Rome than in Paris?")
-        True
-        >>> states_computed("Rome is larger.", r, task="Which is larger, Rome or Paris?")
-        False
+        >>> states_computed("Rome, by about 650,000 people.", r), states_computed("Rome is larger.", r)
+        (True, False)
     """
     last = _last_computed(results)
-    if not answer or last is None or check_answer(answer, results, task=task):
-        return False
-    return _states(answer, float(last.output))
+    return bool(answer) and last is not None and _states(answer or "", float(last.output))
 
 
 def _states(answer: str, figure: float) -> bool:

@@ -37,21 +37,17 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.roles.render import answer_contradictions, answer_states_computed, evidence_of, results_hold
+from agents.roles.render import evidence_of, review_context
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.evidence import ratio_fault, total_fault
 from planning.hop_search import add_hop_searches, describe, unsearched_hops
 from planning.models import Plan, PlanStep
-from planning.ratio import describe as describe_ratio_fix
-from planning.ratio import rewrite_ratio
-from planning.rewrite import rewrite_expression, sum_expression
 from planning.policy import (
     Accept,
     Decision,
     Escalate,
-    ReflectionContext,
     Replan,
     RetryStep,
     ReviewAgain,
@@ -59,6 +55,9 @@ from planning.policy import (
     decision_kind,
     decision_reason,
 )
+from planning.ratio import describe as describe_ratio_fix
+from planning.ratio import rewrite_ratio
+from planning.rewrite import rewrite_expression, sum_expression
 from prompts.errors import PromptBudgetError
 
 __all__ = ["TaskRunner", "build_result"]
@@ -355,13 +354,9 @@ class TaskRunner:
                                      lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
-        decision = decide(ReflectionContext(reflection=reflection, step_retries=dict(st.step_retries),
-                                            replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
-                                            step_ids=frozenset(s.step_id for s in plan.steps),
-                                            contradictions=answer_contradictions(reflection, st.task, views, plan),
-                                            answer_only=results_hold(st.task, views, plan),
-                                            states_computed=answer_states_computed(reflection, st.task, views, plan),
-                                            reviewed_again=st.reviewed_again_version == st.plan_version))
+        decision = decide(review_context(reflection, st.task, views, plan, step_retries=st.step_retries,
+                                         replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
+                                         reviewed_again=st.reviewed_again_version == st.plan_version))
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None \
                 and not isinstance(decision, ReviewAgain):
             # A reused plan is judged at its first reflection: anything but accept is a wrong reuse (a second

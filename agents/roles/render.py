@@ -9,12 +9,13 @@ from typing import Any
 from agents.roles.messages import StepView
 from planning.evidence import Fact, Result, Severity, check_answer, check_results, render_facts, states_computed
 from planning.models import Plan, Reflection
+from planning.policy import PolicyLimits, ReflectionContext
 from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import describe_call
 from prompts import fence_untrusted
 
-__all__ = ["answer_contradictions", "answer_states_computed", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
-           "render_results", "results_hold", "step_calls"]
+__all__ = ["answer_contradictions", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
+           "render_results", "review_context", "step_calls"]
 
 
 def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Result]:
@@ -38,17 +39,23 @@ def answer_contradictions(reflection: Reflection, task: str, views: Sequence[Ste
     return tuple(f.text for f in check_answer(reflection.answer, evidence_of(views, plan), task=task))
 
 
-def answer_states_computed(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan) -> bool:
-    """For the policy's ``states_computed``: an accepted answer stating the figure the plan computed, with nothing
-    code finds wrong (``planning.evidence.states_computed``). False for the other actions."""
-    return reflection.action == "accept" and states_computed(reflection.answer, evidence_of(views, plan), task=task)
-
-
-def results_hold(task: str, views: Sequence[StepView], plan: Plan) -> bool:
-    """Whether code finds nothing wrong with the results themselves (``planning.evidence.check_results``): then
-    whatever it finds wrong with an answer is the answer's own, and the policy asks the reviewer again
-    (``planning.policy.ReviewAgain``) before it replans."""
-    return not any(f.severity is Severity.CONTRADICTION for f in check_results(task, evidence_of(views, plan)))
+def review_context(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan, *,
+                   step_retries: Mapping[int, int] | None = None, replans: int = 0,
+                   limits: PolicyLimits | None = None, reviewed_again: bool = False) -> ReflectionContext:
+    """The policy's input for one review, with what code finds (``planning.evidence``), so the task runner and
+    the prompt regression set decide alike: what is wrong with an accepted answer (an accept it contradicts is
+    not one), whether the results themselves hold (then what is wrong is the answer's own, and the reviewer is
+    asked again before anything is replanned), and whether a contradiction-free accept states the figure the
+    plan computed (a low score is then asked about once more)."""
+    results = evidence_of(views, plan)
+    accepted = reflection.action == "accept"
+    contradictions = tuple(f.text for f in check_answer(reflection.answer, results, task=task)) if accepted else ()
+    return ReflectionContext(
+        reflection=reflection, step_retries=dict(step_retries or {}), replans=replans, limits=limits or PolicyLimits(),
+        step_ids=frozenset(s.step_id for s in plan.steps), contradictions=contradictions,
+        answer_only=not any(f.severity is Severity.CONTRADICTION for f in check_results(task, results)),
+        states_computed=accepted and not contradictions and states_computed(reflection.answer, results),
+        reviewed_again=reviewed_again)
 
 
 def render_checks(facts: Sequence[Fact]) -> str:

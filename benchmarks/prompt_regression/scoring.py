@@ -9,12 +9,12 @@ from typing import Any
 
 from agents.llm.base import Usage
 from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted
-from agents.roles.render import answer_contradictions, answer_states_computed, results_hold
+from agents.roles.render import review_context
 from benchmarks.prompt_regression.case_files import PlannerCase, ReflectorCase, RouterCase
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision
 from planning.parse import parse_router_decision
-from planning.policy import Decision, PolicyLimits, ReflectionContext, decide, decision_kind
+from planning.policy import Decision, PolicyLimits, decide, decision_kind
 
 __all__ = ["CaseResult", "reflector_decision", "score_planner", "score_reflector", "score_router"]
 
@@ -162,16 +162,10 @@ def _mentions(answer: str, mentions: Sequence[Sequence[str]]) -> list[str]:
 def reflector_decision(case: ReflectorCase, reflection: Reflection, limits: PolicyLimits | None = None, *,
                        reviewed_again: bool = False) -> Decision:
     """The policy's decision on ``reflection`` as the task runner takes it (``agents/engine/task_runner.py``): with
-    the contradictions code finds in an accepted answer, whether the results hold, and whether the answer states
-    the figure the plan computed; ``reviewed_again``: this is the second review of the same results."""
-    return decide(ReflectionContext(reflection=reflection, step_retries={}, replans=0,
-                                    limits=limits or PolicyLimits(),
-                                    step_ids=frozenset(s.step_id for s in case.plan.steps),
-                                    contradictions=answer_contradictions(reflection, case.task, case.results, case.plan),
-                                    answer_only=results_hold(case.task, case.results, case.plan),
-                                    states_computed=answer_states_computed(reflection, case.task, case.results,
-                                                                           case.plan),
-                                    reviewed_again=reviewed_again))
+    the same context (``agents.roles.render.review_context``); ``reviewed_again``: this is the second review of the
+    same results."""
+    return decide(review_context(reflection, case.task, case.results, case.plan, limits=limits,
+                                 reviewed_again=reviewed_again))
 
 
 def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limits: PolicyLimits | None = None,
@@ -187,8 +181,10 @@ def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limit
     if reflection is None:
         return CaseResult(passed=False, got="invalid", reason=f"no usable reflection: {_short(error or '')}",
                           details={"raw_reply": _short(_last_reply(records), 400)}, **base)
-    refused = answer_contradictions(reflection, case.task, case.results, case.plan)
-    kind = decision_kind(reflector_decision(case, reflection, limits, reviewed_again=first is not None))
+    context = review_context(reflection, case.task, case.results, case.plan, limits=limits,
+                             reviewed_again=first is not None)
+    refused = context.contradictions
+    kind = decision_kind(decide(context))
     want_accept = case.expected == "accept"
     passed = (kind == "accept") == want_accept
     raw_agrees = (reflection.action == "accept") == want_accept
