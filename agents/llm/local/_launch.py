@@ -13,8 +13,9 @@ It runs ``llama_cpp.server`` with ``ARGS`` after four steps:
   request and drops the oldest states past ``--cache_size``. Each state also carries a copy of the logits array
   (~0.3 GB for a 152k-token vocabulary), which the cap does not count, so the server grew without bound. The
   server runs with ``--logits_all False`` (we never ask for logprobs), where sampling reads the context's own
-  logits and nothing reads that copy back; the cache therefore keeps states without it (``_LeanRAMCache``), and
-  the cap counts what is kept. It also drops conversation steps before prefilled prefixes (``_prompt_cache.py``),
+  logits and nothing reads that copy back; states are therefore saved and loaded without it (``_lean_state.py``:
+  the copy alone cost ~1.1 s a request), the cache keeps them so (``_LeanRAMCache``), and the cap counts what is
+  kept. It also drops conversation steps before prefilled prefixes (``_prompt_cache.py``),
   so the roles' instructions prefilled at start-up stay cached however many other calls come in between.
 * **One grammar check a token.** Our requests are greedy (temperature 0) and most carry a JSON-schema grammar;
   the library filters the whole 152k-token vocabulary through the grammar before every token (25-36 ms of a
@@ -115,6 +116,9 @@ def _install_lean_prompt_cache() -> None:
             return self.states.longest_prefix_key(key) is not None
 
         def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
+            if value.scores.shape[0] <= 1:  # saved lean already (_lean_state.py)
+                self.states.put(key, value)
+                return
             # One zero row broadcasts into the rows load_state fills; with logits_all off nothing reads them.
             lean = LlamaState(input_ids=value.input_ids, scores=np.zeros((1, value.scores.shape[1]), np.single),
                               n_tokens=value.n_tokens, llama_state=value.llama_state,
@@ -136,6 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     _scrub_settings_env()
     if "--cache" in args:
         _install_lean_prompt_cache()
+        _load_sibling("lean_state").install()
     _install_grammar_checked_greedy()
     from llama_cpp.server.__main__ import main as server_main
 
