@@ -4,10 +4,10 @@ Example:
     >>> from agents import Orchestrator, tool
     >>> from agents.llm import FunctionLLM
     >>> orch = Orchestrator(llm=FunctionLLM(my_script), tools=[lookup])       # doctest: +SKIP
-    >>> handle = orch.submit("Which is bigger, Paris or Rome?")                # returns at once
-    >>> for ev in handle.events(): print(ev.type)                              # live, typed
-    >>> result = handle.result(timeout=120)
-    >>> orch.shutdown()
+    >>> handle = orch.submit("Which is bigger, Paris or Rome?")                # doctest: +SKIP
+    >>> for ev in handle.events(): print(ev.type)                              # doctest: +SKIP
+    >>> result = handle.result(timeout=120)                                    # doctest: +SKIP
+    >>> orch.shutdown()                                                        # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Importing this package makes ``tiktoken.get_encoding("cl100k_base" | "o200k_base")`` work offline.
 
     >>> from prompts import load_prompt
-    >>> load_prompt("router").variables
+    >>> load_prompt("router", "v1").variables
     ('task', 'tools')
 """
 
@@ -20,7 +20,8 @@ from prompts.errors import (
     PromptVariableError,
 )
 from prompts.fence import fence_untrusted
-from prompts.registry import PromptRegistry, PromptTemplate, RenderedPrompt, available_prompts, load_prompt
+from prompts.registry import (PromptRegistry, PromptTemplate, RenderedPrompt, available_prompts, load_prompt,
+                              prepare_prompts)
 
 __all__ = [
     "AssembledPrompt",
@@ -41,4 +42,5 @@ __all__ = [
     "fence_untrusted",
     "get_encoding",
     "load_prompt",
+    "prepare_prompts",
 ]

@@ -16,7 +16,7 @@ File format (see prompts/README.md)::
     === guardrails
     ...
 
-    >>> p = load_prompt("repair").render(error="Expecting ',' delimiter")
+    >>> p = load_prompt("repair", "v1").render(error="Expecting ',' delimiter")
     >>> p.template_id, p.messages[1]["role"]
     ('repair/v1', 'user')
 """
@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from prompts.assemble import ContextItem, fit_context
 from prompts.errors import PromptBudgetError, PromptFormatError, PromptNotFoundError, PromptVariableError
-from prompts.tokens import count_message_tokens
+from prompts.tokens import count_message_tokens, get_encoding
 
 __all__ = [
     "DEFAULT_VERSIONS",
@@ -43,6 +43,7 @@ __all__ = [
     "RenderedPrompt",
     "available_prompts",
     "load_prompt",
+    "prepare_prompts",
 ]
 
 PROMPTS_DIR = Path(__file__).parent
@@ -255,6 +256,18 @@ def _default() -> PromptRegistry:
 def load_prompt(name: str, version: str | None = None) -> PromptTemplate:
     """The template ``name`` at ``version`` ("v1", "1"), or its default (``DEFAULT_VERSIONS``, else the newest)."""
     return _default().load(name, version)
+
+
+def prepare_prompts(versions: dict[str, str | None], encoding: str = "o200k_base") -> None:
+    """Load the templates ``versions`` names (name → version, None: the default) and the tokenizer their
+    renders count with, so a role's first call does not: the tokenizer alone takes ~0.4 s to load, which a
+    role actor otherwise spends on the critical path of its first task.
+
+    >>> prepare_prompts({"router": None})
+    """
+    for name, version in versions.items():
+        load_prompt(name, version)
+    get_encoding(encoding)
 
 
 def available_prompts() -> dict[str, list[str]]:

@@ -105,6 +105,7 @@ class ExecutorActor(WhereAmI):
         journal = RemoteJournal(journal_name, namespace) if journal_name else None
         self._name = name
         self._role = Executor(tools, llm, options, name=name, journal=journal, node_id=node_id())
+        self._role.warm_up()
         self._slots = asyncio.Semaphore(max_steps)
         self._batched: dict[str, asyncio.Task[tuple[StepOutcome, Any]]] = {}
         if supervisor_name and any(isinstance(t, MCPTool) for t in tools):

@@ -40,7 +40,7 @@ from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.parse import extract_json_object
-from prompts import fence_untrusted, load_prompt
+from prompts import fence_untrusted, load_prompt, prepare_prompts
 
 __all__ = ["Executor"]
 
@@ -69,6 +69,11 @@ class Executor:
         self._name = name
         self._node_id = node_id
         self._clock = clock
+
+    def warm_up(self) -> None:
+        """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
+        call this while the model server starts, so no task waits for it."""
+        prepare_prompts({name: self._prompts.version(name) for name in ("executor", "executor_figures", "executor_repair")})
 
     def use_tools(self, tools: Sequence[Tool]) -> None:
         """Run steps with these tools from now on (an MCP server's tool list changed); calls already under

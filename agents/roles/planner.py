@@ -27,7 +27,7 @@ from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
 from planning.stream import StreamingPlanParser
 from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
-from prompts import count_message_tokens, count_tokens, load_prompt
+from prompts import count_message_tokens, count_tokens, load_prompt, prepare_prompts
 from prompts.registry import ReplyForm
 
 __all__ = ["Planner"]
@@ -61,6 +61,11 @@ class Planner:
         self._reads = _read_tools(tools_catalog)
         self._options = options
         self._grammar: str | None = None
+
+    def warm_up(self) -> None:
+        """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
+        call this while the model server starts, so no task waits for it."""
+        prepare_prompts({"planner": self._options.prompts.version("planner")})
 
     def use_tools(self, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str) -> None:
         """Plan with these tools from the next ``plan`` call on (an MCP server's tool list changed); a plan

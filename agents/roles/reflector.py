@@ -18,7 +18,7 @@ from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
 from planning.terse import render_terse
-from prompts import PromptTemplate, load_prompt
+from prompts import PromptTemplate, load_prompt, prepare_prompts
 from prompts.compact import render_results_compact
 
 __all__ = ["Reflector"]
@@ -31,6 +31,11 @@ class Reflector:
         self._tools = tools_catalog
         """Shown only by a template that opens like the other roles' prompts (the shared prefix); otherwise read
         for each tool's parameter order, to write a step's arguments by position as the planner does."""
+
+    def warm_up(self) -> None:
+        """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
+        call this while the model server starts, so no task waits for it."""
+        prepare_prompts({"reflector": self._prompts.version("reflector")})
 
     def use_tools(self, tools_catalog: str) -> None:
         self._tools = tools_catalog

@@ -11,7 +11,7 @@ from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
 from planning.policy import effective_route
 from planning.referents import named_only
-from prompts import load_prompt
+from prompts import load_prompt, prepare_prompts
 
 __all__ = ["Router"]
 
@@ -29,6 +29,11 @@ class Router:
         self._llm = llm
         self._tools = tools_catalog
         self._options = options
+
+    def warm_up(self) -> None:
+        """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
+        call this while the model server starts, so no task waits for it."""
+        prepare_prompts({"router": self._options.prompts.version("router")})
 
     def use_tools(self, tools_catalog: str) -> None:
         """Route with this tool catalog from the next task on (an MCP server's tool list changed)."""

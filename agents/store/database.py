@@ -14,7 +14,7 @@ Example:
     >>> with Store(pathlib.Path(tempfile.mkdtemp()) / "t.db", secrets=["s3cret-token"]) as store:
     ...     store.create_task("t1", "add 2 and 2", {"api_key": "s3cret-token"})
     ...     ev = make_event(TaskSubmittedPayload(task="add 2 and 2"), task_id="t1", seq=1, ts=0.0)
-    ...     store.commit("t1", [ev], checkpoint={"phase": "route"}, status="running")
+    ...     _ = store.commit("t1", [ev], checkpoint={"phase": "route"}, status="running")
     ...     (store.last_seq("t1"), store.checkpoint_version("t1"), store.get_task("t1").config)
     (1, 1, {'api_key': '[REDACTED]'})
 """

@@ -154,7 +154,7 @@ def pull(name: str | None = DEFAULT_MODEL, cache_dir: Path | str | None = None, 
 
     Example:
         >>> path = pull("smollm2-135m")        # doctest: +SKIP
-        >>> path.name
+        >>> path.name                          # doctest: +SKIP
         'smollm2-135m.gguf'
 
     Raises:
