@@ -109,6 +109,12 @@ class ReflectionContext:
     or the answer (``planning.evidence.states_computed``): a low score is then asked about once more before the
     same plan is replanned (the 1.5B reviewer scored "about 127.3%" over a computed 127.28 completeness 1)."""
 
+    @property
+    def checked(self) -> bool:
+        """Code found the proposed answer consistent with results that hold: no contradiction, and it states the
+        figure the plan computed. Whatever the scores, an escalation may propose it (never accept it)."""
+        return self.states_computed and self.answer_only
+
 
 def decide(ctx: ReflectionContext) -> Decision:
     """What happens next, from the reflector's proposal and the counters."""

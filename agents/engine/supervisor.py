@@ -146,7 +146,9 @@ class SupervisorCore:
         while True:
             changed = self._changed
             got = self._results.get(task_id)
-            if got is None and not self._is_running(task_id):
+            # Not ``_is_running``: a run that finished without awaiting anything (an approved escalation is accepted
+            # at once) is done before ``_on_done`` records its result, and the store still holds the run before.
+            if got is None and task_id not in self._running:
                 stored = self._store.get_result(task_id)
                 if stored is None and self._store.get_task(task_id) is None:
                     raise UnknownTaskError(task_id)

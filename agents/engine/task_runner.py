@@ -354,9 +354,12 @@ class TaskRunner:
                                      lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
         st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
-        decision = decide(review_context(reflection, st.task, views, plan, step_retries=st.step_retries,
-                                         replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
-                                         reviewed_again=st.reviewed_again_version == st.plan_version))
+        context = review_context(reflection, st.task, views, plan, step_retries=st.step_retries,
+                                 replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
+                                 reviewed_again=st.reviewed_again_version == st.plan_version)
+        if context.checked:
+            st.checked_answer = reflection.answer
+        decision = decide(context)
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None \
                 and not isinstance(decision, ReviewAgain):
             # A reused plan is judged at its first reflection: anything but accept is a wrong reuse (a second
@@ -386,8 +389,9 @@ class TaskRunner:
                 st.reviewed_again_version = st.plan_version
                 st.phase = "reflect"
             case Escalate(reason=reason, question=question, cause=cause):
+                question = self._with_checked_answer(question)
                 raise _Stop("escalated", "escalated_by_reflector" if cause == "reflector" else cause,
-                            question=question, answer=st.reflections[-1].answer if st.reflections else None,
+                            question=question, answer=self._proposed_answer(),
                             escalation=Escalation(kind="reflector" if cause == "reflector" else "caps",
                                                   reason=reason, question=question))
             case _:
@@ -397,15 +401,34 @@ class TaskRunner:
         """Fail fast: the replan wrote the plan again that the reviewer already turned down, and its steps gave the
         same results, so a review would read the same prompt and give the same verdict (at temperature 0, always;
         the embedded model did this on every multi-hop task it got wrong, two replans and ~60 s for nothing)."""
-        last = self.state.reflections[-1]
         reason = (f"the replanned plan repeats plan v{self.state.plan_version - 1} step for step, with the same "
                   "results, so reviewing it again would not change the verdict")
         feedback = self._feedback.strip().rstrip(".") or "none"
+        proposed = self._proposed_answer()
+        checked = proposed is not None and proposed == self.state.checked_answer
         question = (f"The planner could not find another plan after this feedback: {feedback}. "
-                    "Rephrase the task or add what is missing, or accept the last proposed answer"
-                    + (f": {last.answer}" if last.answer else "") + ".")
-        return _Stop("escalated", "loop_detected", question=question, answer=last.answer,
+                    "Rephrase the task or add what is missing, or accept the "
+                    + ("last answer code found consistent with the results" if checked else "last proposed answer")
+                    + (f": {proposed}" if proposed else "") + ("" if proposed and proposed[-1] in ".!?" else "."))
+        return _Stop("escalated", "loop_detected", question=question, answer=proposed,
                      escalation=Escalation(kind="caps", reason=reason, question=question))
+
+    def _proposed_answer(self) -> str | None:
+        """The answer an escalation proposes (and ``orch.respond(id, "approve")`` accepts): the latest one code
+        found consistent with the results, else the last review's. A later review can lose a checked answer: a
+        second look at a low-scored "127.3%" wrote "127.28%" scored as low, a replan followed, and the last review
+        asked for another replan with no answer at all."""
+        last = self.state.reflections[-1].answer if self.state.reflections else None
+        return self.state.checked_answer or last
+
+    def _with_checked_answer(self, question: str) -> str:
+        """An escalation's question, told of the checked answer it proposes when the last review wrote another."""
+        st = self.state
+        last = st.reflections[-1].answer if st.reflections else None
+        if st.checked_answer is None or st.checked_answer == last:
+            return question
+        return (f"{question} An earlier answer, which code found consistent with the results but the review "
+                f"did not accept: {st.checked_answer}")
 
     def _start_replan(self, feedback: str, plan: Plan | None = None) -> None:
         """A new plan version: the planner's, told ``feedback``, or ``plan`` when code wrote it (the feedback then
@@ -447,7 +470,7 @@ class TaskRunner:
                 self._exec.fail_unconfirmed(esc.step_id, f"a human refused this call: {text!r}")
             return
         if is_approval(text) and st.reflections:
-            raise _Stop("accepted", "accepted", answer=st.reflections[-1].answer or self._fallback_answer())
+            raise _Stop("accepted", "accepted", answer=self._proposed_answer() or self._fallback_answer())
         st.extra_replans += 1
         self._start_replan(f"A human reviewer says: {text}")
 

@@ -82,6 +82,9 @@ class TaskState(BaseModel):
     """Whether ``review_again`` says what code found wrong with the answer (False: only its scores were low)."""
     reviewed_again_version: int = 0
     """The plan version whose results were last reviewed again: once a plan version."""
+    checked_answer: str | None = None
+    """The latest answer a review proposed that code found consistent with the results (``ReflectionContext.
+    checked``), accepted or not: an escalation proposes it when a later review's answer is worse or missing."""
 
     usage: UsageReport = Field(default_factory=UsageReport)
     reflections: list[Reflection] = Field(default_factory=list)
