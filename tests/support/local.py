@@ -63,6 +63,30 @@ async def _run_in_turn(config: RuntimeConfig, fn: Callable[[LLMRequest], str], t
     return out
 
 
+async def _run_then_respond(config: RuntimeConfig, llm: LLM, task: str, reply: str,
+                            tools: Sequence[Tool]) -> tuple[dict, TaskResult]:
+    core = SupervisorCore(Store(config.store_path), local_runtime(llm, tools, config=config), config)
+    try:
+        task_id = await core.submit(task)
+        first = None
+        while first is None:
+            first = await core.wait_result(task_id, timeout_s=30)
+        run = await core.respond(task_id, reply)
+        data = None
+        while data is None:
+            data = await core.wait_result(task_id, run=run, timeout_s=30)
+        return first, TaskResult.model_validate(data)
+    finally:
+        await core.shutdown()
+
+
+def run_then_respond(config: RuntimeConfig, llm: LLM, task: str, reply: str = "approve", *,
+                     tools: Sequence[Tool] = ALL) -> tuple[dict, TaskResult]:
+    """Run ``task`` on a fresh Supervisor core until it stops, answer its escalation with ``reply``
+    (``orch.respond``), and wait for the run that follows: (the first result as stored, the second)."""
+    return asyncio.run(_run_then_respond(config, llm, task, reply, tools))
+
+
 def run_in_turn(config: RuntimeConfig, fn: Callable[[LLMRequest], str], tasks: Sequence[str],
                 session_id: str | None = None) -> list[tuple[TaskResult, list[dict]]]:
     """Run the tasks one after another (each sees the turns and cache entries finished before it) on a fresh

@@ -7,13 +7,10 @@ from __future__ import annotations
 import asyncio
 
 from support import wire
-from support.local import local_runtime, run_task
+from support.local import run_task, run_then_respond
 
 from agents.config import RuntimeConfig
-from agents.engine.supervisor import SupervisorCore
 from agents.llm import FunctionLLM, ScriptedLLM
-from agents.results import TaskResult
-from agents.store import Store
 from agents.tools import tool
 from agents.tools.builtins import calculator
 
@@ -93,22 +90,6 @@ def test_approving_the_escalation_accepts_the_answer_it_proposed(tmp_path):
     def model(request) -> str:
         return {"router": wire.route(), "planner": PLAN}.get(request.role) or next(reviews)
 
-    async def scenario() -> TaskResult:
-        core = SupervisorCore(Store(config.store_path),
-                              local_runtime(FunctionLLM(model), tools=[search, calculator], config=config), config)
-        try:
-            task_id = await core.submit(TASK)
-            first = None
-            while first is None:
-                first = await core.wait_result(task_id, timeout_s=30)
-            assert first["status"] == "escalated", first
-            run = await core.respond(task_id, "approve")
-            data = None
-            while data is None:
-                data = await core.wait_result(task_id, run=run, timeout_s=30)
-            return TaskResult.model_validate(data)
-        finally:
-            await core.shutdown()
-
-    result = asyncio.run(scenario())
+    first, result = run_then_respond(config, FunctionLLM(model), TASK, tools=[search, calculator])
+    assert first["status"] == "escalated", first
     assert result.status == "accepted" and result.answer == "About 127.3% (4,806 m over 3,776 m)."

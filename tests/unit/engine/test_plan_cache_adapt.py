@@ -3,23 +3,19 @@ template as a marked hint and writes the plan (the real Supervisor core, roles a
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from support import wire
-from support.local import local_runtime, run_in_turn
+from support.local import run_in_turn, run_then_respond
 
 from agents.config import RuntimeConfig
 from agents.engine.memory_link import hint_block
-from agents.engine.supervisor import SupervisorCore
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.memory import PlanCacheStore
-from agents.results import TaskResult
-from agents.store import Store
 
 PARIS, ROME, OSLO = ("What is the population of Paris?", "What is the population of Rome?",
                      "What is the population of Oslo?")
@@ -133,23 +129,8 @@ def test_a_replanned_plan_with_a_write_call_is_not_learned(tmp_path: Path) -> No
             return wire.reflection("replan", scores=(2, 2, 5), answer=None, feedback="Atlantis is unknown")
         return wire.reflection(answer="Atlantis is not known; noted.")
 
-    async def scenario() -> TaskResult:
-        core = SupervisorCore(Store(config.store_path), local_runtime(FunctionLLM(fn), config=config), config)
-        try:
-            task_id = await core.submit(task)
-            first = None
-            while first is None:
-                first = await core.wait_result(task_id, timeout_s=30)
-            assert first["stopped_reason"] == "needs_confirmation", first
-            run = await core.respond(task_id, "approve")
-            data = None
-            while data is None:
-                data = await core.wait_result(task_id, run=run, timeout_s=30)
-            return TaskResult.model_validate(data)
-        finally:
-            await core.shutdown()
-
-    result = asyncio.run(scenario())
+    first, result = run_then_respond(config, FunctionLLM(fn), task)
+    assert first["stopped_reason"] == "needs_confirmation", first
     assert result.status == "accepted" and result.replans == 1
     assert "append_note" in {s.tool_name for s in result.steps if s.status == "completed"}
     assert PlanCacheStore(config.store_path).list() == []
