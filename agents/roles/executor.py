@@ -73,7 +73,8 @@ class Executor:
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
         call this while the model server starts, so no task waits for it."""
-        prepare_prompts({name: self._prompts.version(name) for name in ("executor", "executor_figures", "executor_repair")})
+        names = ("executor", "executor_figures", "executor_repair")
+        prepare_prompts({name: self._prompts.version(name) for name in names})
 
     def use_tools(self, tools: Sequence[Tool]) -> None:
         """Run steps with these tools from now on (an MCP server's tool list changed); calls already under

@@ -29,7 +29,8 @@ __all__ = ["install", "lean_scores"]
 
 
 def lean_scores(n_vocab: int) -> Any:
-    """The ``scores`` a lean state carries: one zero row (``load_state`` of the library broadcasts it, ours skips it)."""
+    """The ``scores`` a lean state carries: one zero row (the library's ``load_state`` broadcasts it; ours
+    skips it)."""
     import numpy as np
 
     return np.zeros((1, n_vocab), np.single)
