@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from planning.models import Plan
-from planning.terse_line import describe_call
+from planning.terse_line import describe_call, implied_description
 
 __all__ = ["rewrite_expression", "sum_expression"]
 
@@ -37,8 +37,8 @@ def rewrite_expression(plan: Plan, step_id: int, expression: str, depends_on: Se
         return None
     tool_input = {**step.tool_input, "expression": expression}
     # A description that only spelled the old call out would show the reviewer an expression no longer run.
-    implied = step.tool_name is not None and step.description == describe_call(step.tool_name, step.tool_input)
+    described = describe_call(step.tool_name, tool_input) \
+        if step.tool_name is not None and implied_description(step) else step.description
     fixed = step.model_copy(update={"tool_input": tool_input, "depends_on": sorted(set(depends_on)),
-                                    "description": describe_call(step.tool_name, tool_input) if implied and
-                                    step.tool_name is not None else step.description})
+                                    "description": described})
     return Plan(steps=[fixed if s.step_id == step_id else s for s in plan.steps])

@@ -25,7 +25,7 @@ from planning.errors import LLMOutputError
 from planning.lenient import describe_validation_error
 from planning.models import PlanStep
 
-__all__ = ["IDENT", "THINK", "describe_call", "parse_terse_line", "translate_text"]
+__all__ = ["IDENT", "THINK", "describe_call", "implied_description", "parse_terse_line", "translate_text"]
 
 THINK = "think"
 """The pseudo-tool of a reasoning step (wire ``tool_name: null``); a real tool cannot be named ``think``."""
@@ -65,6 +65,17 @@ def describe_call(tool_name: str, tool_input: dict[str, Any]) -> str:
     args = ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
                      for k, v in tool_input.items())
     return f"{tool_name} {args}".rstrip()
+
+
+def implied_description(step: PlanStep) -> bool:
+    """Whether ``step``'s description only spells out its call (``describe_call``): a reader shown the call
+    needs no second copy, and a rewritten call must not keep the old one's.
+
+        >>> implied_description(PlanStep(step_id=1, tool_name="lookup", tool_input={"city": "Paris"},
+        ...                              description="lookup city=Paris"))
+        True
+    """
+    return step.tool_name is not None and step.description == describe_call(step.tool_name, step.tool_input)
 
 
 class _Line:

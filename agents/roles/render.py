@@ -11,7 +11,7 @@ from planning.evidence import Fact, Result, Severity, check_answer, check_result
 from planning.models import Plan, Reflection
 from planning.policy import PolicyLimits, ReflectionContext
 from planning.terse import TerseEncodingError, render_terse_step
-from planning.terse_line import describe_call
+from planning.terse_line import implied_description
 from prompts import fence_untrusted
 
 __all__ = ["answer_contradictions", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
@@ -76,8 +76,7 @@ def render_plan(plan: Plan) -> str:
         call = f"{s.tool_name}({json.dumps(s.tool_input, ensure_ascii=False)})" if s.tool_name else "reasoning"
         deps = f" after {s.depends_on}" if s.depends_on else ""
         # A description implied by the call (a short JSON or terse step) would say the call twice.
-        implied = s.tool_name is not None and s.description == describe_call(s.tool_name, s.tool_input)
-        lines.append(f"{s.step_id}. {call}{deps}" if implied or not s.description else
+        lines.append(f"{s.step_id}. {call}{deps}" if implied_description(s) or not s.description else
                      f"{s.step_id}. {s.description} — {call}{deps}")
     return "\n".join(lines)
 
