@@ -14,7 +14,7 @@ from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import implied_description
 from prompts import fence_untrusted
 
-__all__ = ["answer_contradictions", "evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
+__all__ = ["evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
            "render_results", "review_context", "step_calls"]
 
 
@@ -29,14 +29,6 @@ def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Res
                    depends_on=deps.get(v.step_id, ()),
                    arguments=" ".join(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str)))
             for v in views]
-
-
-def answer_contradictions(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan) -> tuple[str, ...]:
-    """What code finds wrong with an accepted answer (``planning.evidence.check_answer``), for the policy's
-    ``contradictions``: an accept it contradicts is not one. Nothing for the other actions."""
-    if reflection.action != "accept":
-        return ()
-    return tuple(f.text for f in check_answer(reflection.answer, evidence_of(views, plan), task=task))
 
 
 def review_context(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan, *,

@@ -14,7 +14,7 @@ import pytest
 from agents.config import EMBEDDED_MODEL_PROMPTS
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
-from agents.roles.render import answer_contradictions
+from agents.roles.render import review_context
 from agents.tools.builtins import builtin_tools
 from benchmarks.prompt_regression.run import (
     CASES_DIR,
@@ -314,7 +314,7 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
 
     # The canned accept goes through the same code checks as production: refused where they contradict it.
     canned = Reflection.model_validate_json(_reflection("accept"))
-    refused = {c.id for c in shipped["reflector"] if answer_contradictions(canned, c.task, c.results, c.plan)}
+    refused = {c.id for c in shipped["reflector"] if review_context(canned, c.task, c.results, c.plan).contradictions}
     acc = [c.id for c in shipped["reflector"] if c.expected == "accept"]
     rej = [c.id for c in shipped["reflector"] if c.expected != "accept"]
     right_refused, wrong_refused = len(refused & set(acc)), len(refused & set(rej))
