@@ -28,7 +28,6 @@ from agents.roles.messages import StepOutcome, StepRequest
 from agents.tools import Tool
 from agents.tools.journal import ClaimReply, Fence
 from agents.tools.mcp import MCPTool
-from agents.tools.output import load_output_tokenizer
 
 __all__ = ["BatchItem", "ExecutorActor", "RemoteJournal", "WhereAmI", "node_id"]
 
@@ -101,10 +100,11 @@ class ExecutorActor(WhereAmI):
     def __init__(self, tools: Sequence[Tool], llm: LLM, options: ExecutorOptions, name: str,
                  journal_name: str | None, namespace: str, supervisor_name: str | None = None,
                  max_steps: int = 64) -> None:
-        load_output_tokenizer()  # a cold first batch waited 0.7-2.3 s for it (measured), slow and quick steps alike
         journal = RemoteJournal(journal_name, namespace) if journal_name else None
         self._name = name
         self._role = Executor(tools, llm, options, name=name, journal=journal, node_id=node_id())
+        # The templates and the tokenizer outputs are measured with: a cold first batch waited 0.7-2.3 s for the
+        # tokenizer (measured), slow and quick steps alike.
         self._role.warm_up()
         self._slots = asyncio.Semaphore(max_steps)
         self._batched: dict[str, asyncio.Task[tuple[StepOutcome, Any]]] = {}

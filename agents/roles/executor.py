@@ -71,8 +71,9 @@ class Executor:
         self._clock = clock
 
     def warm_up(self) -> None:
-        """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
-        call this while the model server starts, so no task waits for it."""
+        """Load the prompt templates and tokenizer the first call would (``prompts.prepare_prompts``; the same
+        tokenizer measures tool outputs, ``agents.tools.output.truncate_output``): the actors call this while the
+        model server starts, so no task waits for it."""
         names = ("executor", "executor_figures", "executor_repair")
         prepare_prompts({name: self._prompts.version(name) for name in names})
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pydantic
 
-__all__ = ["TRUNCATION_MARKER", "UnserializableOutputError", "serialize_output", "load_output_tokenizer", "truncate_output"]
+__all__ = ["TRUNCATION_MARKER", "UnserializableOutputError", "serialize_output", "truncate_output"]
 
 TRUNCATION_MARKER = "\n…[output truncated by tetrarch: showing {shown} of {total} tokens]"
 _HUGE_MARKER = "\n…[output truncated by tetrarch: showing {shown} tokens of {chars} characters]"
@@ -73,14 +73,6 @@ def serialize_output(value: Any) -> Any:
     if isinstance(value, _TEXT_VALUES):
         return str(value)
     raise UnserializableOutputError(type(value).__qualname__)
-
-
-def load_output_tokenizer(encoding: str = "o200k_base") -> None:
-    """Load the tokenizer outputs are measured with (0.6 s on an idle core, 1-2 s under load), so that a fresh
-    executor process pays it at start-up instead of inside its first steps' timings."""
-    from prompts import get_encoding
-
-    get_encoding(encoding)
 
 
 def truncate_output(value: Any, max_tokens: int, *, encoding: str = "o200k_base") -> tuple[Any, bool]:
