@@ -146,9 +146,7 @@ class SupervisorCore:
         while True:
             changed = self._changed
             got = self._results.get(task_id)
-            # Not ``_is_running``: a run that finished without awaiting anything (an approved escalation is accepted
-            # at once) is done before ``_on_done`` records its result, and the store still holds the run before.
-            if got is None and task_id not in self._running:
+            if got is None and not self._is_running(task_id):
                 stored = self._store.get_result(task_id)
                 if stored is None and self._store.get_task(task_id) is None:
                     raise UnknownTaskError(task_id)
@@ -221,8 +219,11 @@ class SupervisorCore:
         return self._store.events(task_id, after_seq=after_seq)
 
     def _is_running(self, task_id: str) -> bool:
-        task = self._running.get(task_id)
-        return task is not None and not task.done()
+        """From ``_start`` until ``_on_done`` has recorded the run's result. Not the asyncio task's ``done()``: a
+        run that ends without awaiting anything (an approved escalation is accepted at once) is done before its
+        callback runs, and in between the store still held the run before (``wait_result`` returned the
+        escalation right after the approval) and ``respond`` could start a run whose entry the callback removed."""
+        return task_id in self._running
 
     def _load(self, task_id: str) -> TaskState:
         data = self._store.load_checkpoint(task_id)
@@ -256,14 +257,19 @@ class SupervisorCore:
         task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
     def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
+        try:
+            self._record(state, sink, task)
+        finally:  # whatever recording raised, the run is over: it must not look running forever
+            if self._running.get(state.task_id) is task:
+                self._running.pop(state.task_id, None)
+            self._notify()
+
+    def _record(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
         if not task.cancelled():
             sink.flush()
         if task.cancelled() or sink.lost is not None:
             # Shutdown: the checkpoint says "running", so the next Supervisor resumes it. Lost: another runner
             # owns the task and writes its result.
-            if self._running.get(state.task_id) is task:
-                self._running.pop(state.task_id, None)
-            self._notify()
             return
         result = task.result()
         # What the caller gets is what the store keeps: a secret a tool output echoed is redacted in both.
@@ -278,5 +284,3 @@ class SupervisorCore:
         if state.session_id is not None:
             self._memory.finish_turn(result)
         self._results[state.task_id] = (state.run, result)
-        self._running.pop(state.task_id, None)
-        self._notify()
