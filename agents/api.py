@@ -242,6 +242,11 @@ class Orchestrator:
                                   "configure_logging": True,
                                   "logging_level": getattr(logging, self.config.log_level)}
         kwargs.update(self.config.ray_init_kwargs)
+        if address is None and self.config.local_ray_system_config:
+            # Only a Ray this Orchestrator starts takes _system_config (joining a cluster refuses it); the
+            # caller's own entries win.
+            mine = self.config.ray_init_kwargs.get("_system_config") or {}
+            kwargs["_system_config"] = {**self.config.local_ray_system_config, **mine}  # type: ignore[dict-item]
         if ship:
             from agents.cluster.deploy import build_runtime_env, merge_runtime_env
 

@@ -37,6 +37,7 @@ class PromptOptions:
 class RouterOptions:
     prompts: PromptOptions
     min_confidence: float
+    stop_at_plan: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,11 @@ class RuntimeConfig(BaseModel):
     """Start the planner together with the router (off the critical path); nothing is dispatched before the
     route is ``plan``, and on any other route the plan is cancelled and its tokens are charged to the planner.
     False: the planner starts after the router (saves the cancelled plan's tokens on direct/clarify/refuse)."""
+    router_stop_at_plan: bool = False
+    """Stop reading the router's reply once it has written a plan route with a trusted confidence
+    (``planning.settled_route``): the reason after it is shown, never read, and on the embedded model it is ~2 s
+    of decoding before the planner may start (``Orchestrator(llm=None)`` sets it). The route event then says the
+    reason was not written. Other routes are always read whole."""
     max_replans: int = Field(DEFAULT_LIMITS.max_replans, ge=0)
     max_step_retries: int = Field(DEFAULT_LIMITS.max_step_retries, ge=0)
     accept_min_score: int = Field(DEFAULT_LIMITS.accept_min_score, ge=1, le=5)
@@ -181,6 +187,10 @@ class RuntimeConfig(BaseModel):
     runtime_env: dict[str, object] = Field(default_factory=dict)
     """More runtime_env for the job (``pip``, ``env_vars``, extra ``py_modules``…), merged with the shipped code."""
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
+    local_ray_system_config: dict[str, object] = Field(default_factory=dict)
+    """Ray ``_system_config`` entries for a private local Ray that this Orchestrator starts (never sent to a
+    cluster it joins); ``ray_init_kwargs["_system_config"]`` wins on the same key. ``Orchestrator(llm=None)``
+    sets ``QUIET_LOCAL_RAY``."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
     """Level of the driver's ``tetrarch`` logger and of Ray's own logging when the Orchestrator starts Ray."""
 
@@ -189,7 +199,7 @@ class RuntimeConfig(BaseModel):
         return PromptOptions(dict(self.prompt_versions), self.context_token_budget)
 
     def router_options(self) -> RouterOptions:
-        return RouterOptions(self.prompt_options(), self.router_min_confidence)
+        return RouterOptions(self.prompt_options(), self.router_min_confidence, self.router_stop_at_plan)
 
     def planner_options(self) -> PlannerOptions:
         return PlannerOptions(self.prompt_options(), self.max_steps, self.stream_plan)
@@ -242,11 +252,28 @@ CPU models write the terse forms unreliably without a grammar for every role (me
 qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""
 
 
+QUIET_LOCAL_RAY: dict[str, object] = {
+    "raylet_report_resources_period_milliseconds": 1000,
+    "raylet_check_gc_period_milliseconds": 1000,
+    "memory_monitor_refresh_ms": 1000,
+    "task_events_report_interval_ms": 5000,
+    "event_stats": False,
+}
+"""Ray's periodic work, done less often beside the embedded model (defaults: 100, 100, 250 and 1000 ms, and event
+loop statistics on). llama.cpp decodes with one thread per core that meet at every layer, so each wake-up of a
+Ray process on a 2-core machine stalls both; idle Ray with six actors took ~17% of a core, ~10% with these, and
+the model decoded correspondingly slower beside it (docs/architecture.md, "The embedded model"). Each is a
+reporting or housekeeping period of one node's own processes: resource reports to the GCS, garbage-collection
+checks, the memory monitor (OOM kills come up to 0.75 s later) and the task-event feed of the dashboard."""
+
+
 def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     """``config`` as the embedded llama.cpp model needs it, keeping whatever the caller set explicitly:
     the JSON prompt forms (``EMBEDDED_MODEL_PROMPTS`` under the caller's pins), no speculative planning and
     ``serial_llm`` — the server runs one request at a time, so a plan started beside the router only queues, and
-    a queued plan ahead of the router would hold every step back until the route arrived.
+    a queued plan ahead of the router would hold every step back until the route arrived —,
+    ``router_stop_at_plan``, since the planner waits for the router's last token, and a quieter private Ray
+    (``QUIET_LOCAL_RAY``).
 
         >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
         {'router': 'v6', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
@@ -256,4 +283,8 @@ def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
         update["speculative_planning"] = False
     if "serial_llm" not in config.model_fields_set:
         update["serial_llm"] = True
+    if "router_stop_at_plan" not in config.model_fields_set:
+        update["router_stop_at_plan"] = True
+    if "local_ray_system_config" not in config.model_fields_set:
+        update["local_ray_system_config"] = dict(QUIET_LOCAL_RAY)
     return config.model_copy(update=update)

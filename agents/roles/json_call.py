@@ -8,17 +8,17 @@ failure" is implemented once.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMReply, LLMRequest, Role, Spend, Usage
 from planning.errors import PlanningError
-from prompts import load_prompt
+from prompts import count_message_tokens, count_tokens, load_prompt
 from prompts.registry import ReplyForm
 
-__all__ = ["JsonCall", "call_json", "repair_messages", "reply_record"]
+__all__ = ["JsonCall", "abandoned_spend", "call_json", "close_stream", "repair_messages", "reply_record"]
 
 T = TypeVar("T")
 
@@ -45,6 +45,23 @@ def reply_record(role: Role, messages: list[dict[str, Any]], reply: LLMReply | N
     }
 
 
+def abandoned_spend(role: Role, convo: list[dict[str, Any]], partial: str, error: str,
+                    latency_s: float = 0.0) -> Spend:
+    """What a stream cut or abandoned mid-answer cost: the server never sent its usage chunk, so count it (the
+    record carries the same counts, so a trace shows what the call cost)."""
+    usage = Usage(llm_calls=1, input_tokens=count_message_tokens(convo), output_tokens=count_tokens(partial))
+    reply = LLMReply(text=partial, usage=usage, latency_s=latency_s)
+    return Spend(usage, (reply_record(role, convo, reply, error=error),))
+
+
+async def close_stream(stream: AsyncIterator[str | LLMReply]) -> None:
+    """Close a reply stream now, not when the garbage collector gets to it: the embedded model serves one request
+    at a time, and every other call waits behind an unread stream."""
+    aclose = getattr(stream, "aclose", None)  # the LLM protocol asks for an async iterator, not a generator
+    if aclose is not None:
+        await aclose()
+
+
 _EXPECTED: dict[ReplyForm, str] = {"json": "the corrected JSON object", "terse": "the corrected lines in the form asked for"}
 
 
@@ -67,6 +84,7 @@ async def call_json(
     max_tokens: int | None = None,
     form: ReplyForm = "json",
     grammar: str | None = None,
+    settle: Callable[[str], T | None] | None = None,
 ) -> JsonCall[T]:
     """Ask ``llm`` for a reply in ``form`` and parse it; one repair round on a parse/validation error.
     ``form="terse"`` asks for plain text (no schema): ``parse`` still reads JSON too, whichever comes back; a
@@ -74,6 +92,10 @@ async def call_json(
 
     ``parse`` raises a ``PlanningError`` (its message is shown to the model) on bad output.
     LLM transport errors (``LLMError``) propagate: the caller decides whether the task fails.
+
+    ``settle``: the reply is streamed and read only until ``settle(text so far)`` returns a value, which is the
+    result (the stream is closed and what it wrote is counted); a reply that is complete when it settles is
+    parsed whole instead, so a backend that sends everything at once loses nothing.
     """
     spend = Spend()
     convo = list(messages)
@@ -84,7 +106,17 @@ async def call_json(
                              json_schema=json_schema if form == "json" else None,
                              grammar=grammar if form == "terse" else None,
                              metadata=dict(metadata or {}, round=str(round_no)), max_tokens=max_tokens)
-        reply = await llm.complete(request)
+        if settle is None:
+            reply = await llm.complete(request)
+        else:
+            started = time.monotonic()
+            read = await _read_until_settled(llm, request, parse, settle)
+            if not isinstance(read, LLMReply):
+                value, partial = read
+                stopped = abandoned_spend(role, convo, partial, "stopped early: the reply had settled what it decides",
+                                          latency_s=time.monotonic() - started)
+                return JsonCall(value, spend + stopped, partial)
+            reply = read
         spend = spend + Spend(reply.usage, (reply_record(role, convo, reply),))
         raw = reply.text
         try:
@@ -93,3 +125,28 @@ async def call_json(
             error = str(exc)
             convo = repair_messages(messages, raw, error, form)
     raise InvalidLLMOutputError(role, error, raw).with_spend(spend)
+
+
+async def _read_until_settled(llm: LLM, request: LLMRequest, parse: Callable[[str], T],
+                              settle: Callable[[str], T | None]) -> LLMReply | tuple[T, str]:
+    pieces = llm.stream(request.model_copy(update={"stream": True}))
+    text = ""
+    try:
+        async for piece in pieces:
+            if isinstance(piece, LLMReply):
+                return piece
+            text += piece
+            value = settle(text)
+            if value is not None and not _parses(parse, text):
+                return value, text
+    finally:
+        await close_stream(pieces)
+    raise InvalidLLMOutputError(request.role, "the reply stream ended without its final reply", text)
+
+
+def _parses(parse: Callable[[str], T], text: str) -> bool:
+    try:
+        parse(text)
+    except PlanningError:
+        return False
+    return True

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from agents.config import PlannerOptions
-from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend, Usage
-from agents.roles.json_call import repair_messages, reply_record
+from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend
+from agents.roles.json_call import abandoned_spend, close_stream, repair_messages, reply_record
 from agents.roles.messages import (
     PlanCallStarted,
     PlanCompleted,
@@ -27,7 +27,7 @@ from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
 from planning.stream import StreamingPlanParser
 from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
-from prompts import count_message_tokens, count_tokens, load_prompt, prepare_prompts
+from prompts import count_tokens, load_prompt, prepare_prompts
 from prompts.registry import ReplyForm
 
 __all__ = ["Planner"]
@@ -118,7 +118,7 @@ class Planner:
             steps: list[PlanStep] = []
             raw_parts: list[str] = []
             counted = False  # this round's cost is in ``spend`` already (its reply's usage, or its abandoned text)
-            yield PlanCallStarted(spend + _abandoned(convo, "", "the stream was abandoned before it finished"))
+            yield PlanCallStarted(spend + abandoned_spend("planner", convo, "", "the stream was abandoned before it finished"))
             round_ = _Round(kept, first_new_id, steps, reads)
             try:
                 request = self._request(task_id, convo, round_no, form, schemas)
@@ -130,7 +130,7 @@ class Planner:
                         yield item
                 if round_.cut is not None and not counted:
                     # Abandoned at the loop: the server never sent its usage chunk, so count what it wrote.
-                    spend = spend + _abandoned(convo, "".join(raw_parts), f"abandoned: {round_.cut.describe()}")
+                    spend = spend + abandoned_spend("planner", convo, "".join(raw_parts), f"abandoned: {round_.cut.describe()}")
                     counted = True
                 plan = Plan(steps=steps)
                 validate_plan(plan, schemas, max_steps=self._options.max_steps)
@@ -141,7 +141,7 @@ class Planner:
                     # The stream was abandoned at the first invalid step: count what it cost so far, so
                     # budgets stay exact (the server never sent its usage chunk).
                     partial = "".join(raw_parts)
-                    spend = spend + _abandoned(convo, partial, str(exc))
+                    spend = spend + abandoned_spend("planner", convo, partial, str(exc))
                 if round_no == 1:
                     reason = "invalid_plan" if isinstance(exc, PlanValidationError) else "invalid_llm_output"
                     yield PlanFailed(f"the planner's plan was still invalid after one repair round: {exc}",
@@ -158,7 +158,7 @@ class Planner:
                 resends += 1
                 # The cut stream cost tokens the server never reported (no usage chunk): count them.
                 partial = "".join(raw_parts)
-                spend = spend + _abandoned(convo, partial, str(exc))
+                spend = spend + abandoned_spend("planner", convo, partial, str(exc))
                 if steps:
                     yield PlanRestarted(f"the plan stream was cut, sending the request again: {exc}")
             except LLMError as exc:
@@ -207,7 +207,7 @@ class Planner:
             finally:
                 # Closed now, not when the garbage collector gets to it: the embedded model serves one request at
                 # a time, and the reasoning steps already emitted wait behind an unread stream.
-                await _close(pieces)
+                await close_stream(pieces)
         else:
             reply = await self._llm.complete(request)
             raw_parts[:] = [reply.text]
@@ -295,15 +295,3 @@ def _read_tools(catalog: str) -> frozenset[str]:
     """The tools the catalog marks read (its `` [write]`` / `` [admin]`` flags): the planner holds the catalog
     text, not the tool specs, also after an MCP server's tool list changed."""
     return frozenset(name for name, permission in catalog_permissions(catalog).items() if permission == "read")
-
-
-async def _close(stream: AsyncIterator[str | LLMReply]) -> None:
-    aclose = getattr(stream, "aclose", None)  # the LLM protocol asks for an async iterator, not a generator
-    if aclose is not None:
-        await aclose()
-
-
-def _abandoned(convo: list[dict[str, Any]], partial: str, error: str) -> Spend:
-    """What a stream cut or abandoned mid-answer cost: the server never sent its usage chunk, so count it."""
-    usage = Usage(llm_calls=1, input_tokens=count_message_tokens(convo), output_tokens=count_tokens(partial))
-    return Spend(usage, (reply_record("planner", convo, LLMReply(text=partial), error=error),))

@@ -11,6 +11,7 @@ from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
 from planning.policy import effective_route
 from planning.referents import named_only
+from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts
 
 __all__ = ["Router"]
@@ -52,9 +53,10 @@ class Router:
         if "tool_purposes" in wants:
             extra["tool_purposes"] = catalog_summary(self._tools)
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **extra)
+        settle = self._settled_plan if self._options.stop_at_plan and template.reply_form == "json" else None
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
                                json_schema=router_schema(), metadata={"task_id": task_id},
-                               form=template.reply_form)
+                               form=template.reply_form, settle=settle)
         decision = call.value
         route = effective_route(decision, self._options.min_confidence, task)
         if route != decision.route:
@@ -65,3 +67,9 @@ class Router:
                 f"router asked back: {decision.reason})"
             decision = RouterDecision(route=route, confidence=decision.confidence, reason=reason, answer=None)
         return RoleResult(decision, call.spend)
+
+    def _settled_plan(self, text: str) -> RouterDecision | None:
+        confidence = settled_plan_confidence(text, min_confidence=self._options.min_confidence)
+        if confidence is None:
+            return None
+        return RouterDecision(route="plan", confidence=confidence, reason=STOPPED_REASON, answer=None)

@@ -15,6 +15,7 @@ from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision
 from planning.parse import parse_router_decision
 from planning.policy import Decision, PolicyLimits, decide, decision_kind
+from planning.settled_route import STOPPED_REASON
 
 __all__ = ["CaseResult", "reflector_decision", "score_planner", "score_reflector", "score_router"]
 
@@ -73,7 +74,8 @@ def score_router(case: RouterCase, decision: RouterDecision | None, *, records: 
     try:
         raw_route = parse_router_decision(_last_reply(records)).route if records else decision.route
     except PlanningError:
-        raw_route = None
+        # A reply stopped once it had chosen to plan (``planning.settled_route``) is that route, unfinished.
+        raw_route = decision.route if decision.reason == STOPPED_REASON else None
     details = {"raw_route": raw_route, "confidence": decision.confidence, "model_reason": _short(decision.reason),
                "answer": _short(decision.answer or "")}
     passed = decision.route == case.expected
