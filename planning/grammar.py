@@ -39,7 +39,7 @@ object ::= "{" (string ": " value (", " string ": " value)*)? "}"
 string ::= "\"" ([^"\\\n] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F]))* "\""
 number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)?
 after ::= " after $" num (", $" num)*
-comment ::= "  # " [^\n]*'''
+comment ::= "  # " [^\n]{0,80}'''
 
 
 def _literal(text: str) -> str:

@@ -21,6 +21,16 @@ def test_grammar_names_the_tools_and_their_parameters() -> None:
     referenced = set(re.findall(r"\b([a-z]+(?:-\d+)?)\b(?![(\"=])", " ".join(rules.values())))
     assert {"num", "ref", "value", "string", "number", "list", "object", "after", "comment"} <= set(rules)
     assert {r for r in referenced if r.startswith("arg-")} <= set(rules)
+    # A note is one short line: unbounded, the 1.5B model ran one on for 2,261 tokens (prompts/CHANGELOG.md).
+    assert rules["comment"] == '"  # " [^\\n]{0,80}'
+
+
+def test_the_plan_grammar_compiles_in_the_servers_own_parser() -> None:
+    import pytest
+
+    llama_cpp = pytest.importorskip("llama_cpp")
+    grammar = terse_plan_grammar({"calculator": {"properties": {"expression": {}}}})
+    assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
 
 
 def test_the_terse_verdict_grammar_defines_every_rule_and_its_replies_parse() -> None:
