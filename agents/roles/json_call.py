@@ -45,13 +45,16 @@ def reply_record(role: Role, messages: list[dict[str, Any]], reply: LLMReply | N
     }
 
 
-def abandoned_spend(role: Role, convo: list[dict[str, Any]], partial: str, error: str,
+def abandoned_spend(role: Role, convo: list[dict[str, Any]], partial: str, error: str | None,
                     latency_s: float = 0.0) -> Spend:
     """What a stream cut or abandoned mid-answer cost: the server never sent its usage chunk, so count it (the
-    record carries the same counts, so a trace shows what the call cost)."""
+    record carries the same counts, so a trace shows what the call cost). ``error=None``: stopped on purpose
+    (``call_json(settle=...)``), which the record says in ``stopped_early`` instead of as a failure."""
     usage = Usage(llm_calls=1, input_tokens=count_message_tokens(convo), output_tokens=count_tokens(partial))
-    reply = LLMReply(text=partial, usage=usage, latency_s=latency_s)
-    return Spend(usage, (reply_record(role, convo, reply, error=error),))
+    record = reply_record(role, convo, LLMReply(text=partial, usage=usage, latency_s=latency_s), error=error)
+    if error is None:
+        record["stopped_early"] = "the reply had settled what it decides; the rest was not decoded"
+    return Spend(usage, (record,))
 
 
 async def close_stream(stream: AsyncIterator[str | LLMReply]) -> None:
@@ -113,8 +116,7 @@ async def call_json(
             read = await _read_until_settled(llm, request, parse, settle)
             if not isinstance(read, LLMReply):
                 value, partial = read
-                stopped = abandoned_spend(role, convo, partial, "stopped early: the reply had settled what it decides",
-                                          latency_s=time.monotonic() - started)
+                stopped = abandoned_spend(role, convo, partial, None, latency_s=time.monotonic() - started)
                 return JsonCall(value, spend + stopped, partial)
             reply = read
         spend = spend + Spend(reply.usage, (reply_record(role, convo, reply),))

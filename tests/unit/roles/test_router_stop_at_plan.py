@@ -61,7 +61,7 @@ def test_a_plan_route_stops_the_reply_after_its_confidence_and_counts_what_was_w
     assert llm.closed_early and '"reason"' not in read[: read.index("0.95")] and len(read) < len(PLAN) / 2
     assert result.spend.usage.output_tokens == count_tokens(read) and result.spend.usage.llm_calls == 1
     (record,) = result.spend.calls
-    assert record["reply_text"] == read and "stopped early" in record["error"]
+    assert record["reply_text"] == read and record["error"] is None and "settled" in record["stopped_early"]
     assert record["usage"] == result.spend.usage.model_dump() and record["latency_s"] >= 0
 
 
