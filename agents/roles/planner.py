@@ -118,7 +118,8 @@ class Planner:
             steps: list[PlanStep] = []
             raw_parts: list[str] = []
             counted = False  # this round's cost is in ``spend`` already (its reply's usage, or its abandoned text)
-            yield PlanCallStarted(spend + abandoned_spend("planner", convo, "", "the stream was abandoned before it finished"))
+            unfinished = abandoned_spend("planner", convo, "", "the stream was abandoned before it finished")
+            yield PlanCallStarted(spend + unfinished)
             round_ = _Round(kept, first_new_id, steps, reads)
             try:
                 request = self._request(task_id, convo, round_no, form, schemas)
@@ -130,7 +131,8 @@ class Planner:
                         yield item
                 if round_.cut is not None and not counted:
                     # Abandoned at the loop: the server never sent its usage chunk, so count what it wrote.
-                    spend = spend + abandoned_spend("planner", convo, "".join(raw_parts), f"abandoned: {round_.cut.describe()}")
+                    spend = spend + abandoned_spend("planner", convo, "".join(raw_parts),
+                                                    f"abandoned: {round_.cut.describe()}")
                     counted = True
                 plan = Plan(steps=steps)
                 validate_plan(plan, schemas, max_steps=self._options.max_steps)
