@@ -262,7 +262,7 @@ QUIET_LOCAL_RAY: dict[str, object] = {
 """Ray's periodic work, done less often beside the embedded model (defaults: 100, 100, 250 and 1000 ms, and event
 loop statistics on). llama.cpp decodes with one thread per core that meet at every layer, so each wake-up of a
 Ray process on a 2-core machine stalls both; idle Ray with six actors took ~17% of a core, ~10% with these, and
-the model decoded correspondingly slower beside it (docs/architecture.md, "The embedded model"). Each is a
+the model decoded correspondingly slower beside it (docs/architecture.md, "Built-in tools and prompts"). Each is a
 reporting or housekeeping period of one node's own processes: resource reports to the GCS, garbage-collection
 checks, the memory monitor (OOM kills come up to 0.75 s later) and the task-event feed of the dashboard."""
 
