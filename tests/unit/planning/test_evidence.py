@@ -91,10 +91,14 @@ def test_the_reviewer_is_told_each_passages_figure_and_which_is_larger():
     """A small reviewer misses figures inside passages ("the results do not give the populations"): code reads
     them out (planning.figures) and compares two of them."""
     text = render_facts(check_results(TASK, LOOKUPS))
-    assert "- note: Step 1 (population of Paris) states 2,100,000." in text
-    assert "- note: Step 2 (population of Rome) states 2,750,000." in text
     assert ("The larger is population of Rome (step 2): 2,750,000 > 2,100,000 (population of Paris, step 1); the "
             "difference is 650,000.") in text
+    # The comparison names both figures; each step's own line would say them again.
+    assert "states" not in text
+    # Where nothing is compared, each figure is read out on its own line.
+    alone = render_facts(check_results("What are the populations of Paris and Rome?", LOOKUPS))
+    assert "- note: Step 1 (population of Paris) states 2,100,000." in alone
+    assert "- note: Step 2 (population of Rome) states 2,750,000." in alone and "larger" not in alone
 
 
 def test_a_passage_title_names_the_figure_when_the_descriptions_name_both_things_compared():
@@ -107,7 +111,6 @@ def test_a_passage_title_names_the_figure_when_the_descriptions_name_both_things
                       about=f"{both} population of Rome"),
                Result(3, "calculator", "difference", 650000.0)]
     text = render_facts(check_results(TASK, results))
-    assert "Step 1 (Paris) states 2,100,000." in text
     assert "The larger is Rome (step 2): 2,750,000 > 2,100,000 (Paris, step 1)" in text
     wrong = "The larger city-proper population is Paris with about 2.10 million; the difference is 650,000."
     assert [f.severity for f in check_answer(wrong, results, task=TASK)] == [Severity.CONTRADICTION]
