@@ -1,0 +1,78 @@
+"""The embedded reviewer reading one line a step (reflector/v7, the embedded default): each step's call and its
+result on one fenced line, the facts code checked after them, and no plan repeated apart (no Ray, no model)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig, for_embedded_model
+from agents.llm import FunctionLLM, LLMRequest
+from agents.roles.messages import StepView
+from agents.roles.reflector import Reflector
+from agents.tools.builtins import builtin_tools
+from agents.tools.registry import ToolRegistry
+from planning.models import Plan, PlanStep
+
+TASK = "When was the Colosseum completed, and how many years before the Leaning Tower of Pisa was begun was that?"
+PLAN = Plan(steps=[
+    PlanStep(step_id=1, description="completion of the Colosseum", tool_name="doc_search",
+             tool_input={"query": "Colosseum completed", "k": 1}),
+    PlanStep(step_id=2, description="start of the Leaning Tower of Pisa", tool_name="doc_search",
+             tool_input={"query": "Leaning Tower of Pisa construction began", "k": 1}),
+    PlanStep(step_id=3, description="years between", tool_name="calculator", tool_input={"expression": "1173 - 72"},
+             depends_on=[1, 2])])
+VIEWS = [
+    StepView(step_id=1, description="completion of the Colosseum", tool_name="doc_search", status="completed",
+             output=[{"doc_id": "colosseum", "title": "Colosseum", "text": "Colosseum: History: construction began "
+                      "under Vespasian around AD 72 and was completed under Titus in AD 80."}]),
+    StepView(step_id=2, description="start of the Leaning Tower of Pisa", tool_name="doc_search", status="completed",
+             output=[{"doc_id": "pisa", "title": "Leaning Tower of Pisa", "text": "Leaning Tower of Pisa: History: "
+                      "construction began in 1173 and, with long pauses, ended in 1372."}]),
+    StepView(step_id=3, description="years between", tool_name="calculator", status="completed", output=1101)]
+
+
+def _review(version: str, reply: str) -> LLMRequest:
+    seen: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        seen.append(request)
+        return reply
+
+    catalog = ToolRegistry(builtin_tools()).catalog_text()
+    options = for_embedded_model(RuntimeConfig(prompt_versions={"reflector": version})).prompt_options()
+    asyncio.run(Reflector(FunctionLLM(model), options, catalog).reflect("t", TASK, PLAN, VIEWS))
+    return seen[0]
+
+
+JSON_ACCEPT = ('{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": true, '
+               '"action": "accept", "retry_details": null, "feedback": "", "answer": "AD 80, 1,093 years before."}')
+
+
+def test_each_step_is_one_line_with_its_call_and_result_and_the_plan_is_not_repeated():
+    request = _review("v7", JSON_ACCEPT)
+    user = request.messages[-1]["content"]
+    assert "Plan:" not in user and "Steps:" in user
+    lines = [line for line in user.splitlines() if line.startswith("#")]
+    assert len(lines) == 3
+    assert '("Colosseum completed", 1)' in lines[0] and "completed under Titus in AD 80" in lines[0]
+    assert '("1173 - 72") after $1, $2' in lines[2] and lines[2].endswith("→ 1101")
+    # what code checked comes after the steps: here that 72 is the start, not the completion
+    checks = user[user.index("Checked by code:"):]
+    assert "CONTRADICTION" in checks and "Compute with 80" in checks
+    # the system prompt says how to read the lines (it is static, so the server's prompt cache keeps it)
+    assert '"#N tool status (arguments) → output"' in request.messages[0]["content"]
+
+
+def test_the_embedded_default_reads_one_line_a_step_and_answers_in_json():
+    assert EMBEDDED_MODEL_PROMPTS["reflector"] == "v7"
+    request = _review("v7", JSON_ACCEPT)
+    assert request.json_schema is not None and request.grammar is None
+
+
+def test_the_one_line_form_costs_fewer_prompt_tokens_than_the_plan_and_results_apart():
+    from prompts.tokens import count_tokens
+
+    def user_tokens(version: str, reply: str) -> int:
+        return count_tokens(_review(version, reply).messages[-1]["content"])
+
+    assert user_tokens("v7", JSON_ACCEPT) < user_tokens("v4", JSON_ACCEPT)
