@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import re
 
+from planning.figures import STOP_WORDS
+
 __all__ = ["naming_clauses", "roots", "split_clauses"]
 
 # Sentence ends, semicolons, commas and the conjunctions that join two statements. A comma inside a number
 # ("2,750,000") is no boundary: a boundary comma is followed by a space.
 _BOUNDARY = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])|;\s*|,?\s+(?:and|but|while|whereas)\s+|,\s+")
 _WORD = re.compile(r"[a-z]+")
-_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its",
-                   "of", "on", "or", "the", "to", "was", "were", "what", "which", "when", "with", "look", "find",
-                   "search", "up", "get", "step", "result", "results", "value", "number", "about", "around",
-                   "than", "that", "this", "had", "has", "have"])
+_STOP = STOP_WORDS | frozenset(["were", "when", "about", "around", "than", "that", "this", "had", "has", "have"])
 _SUFFIXES = ("ing", "ion", "ed", "es", "s")
 _ROOT = 7
 """Letters a word is cut to after its suffix: "completion", "completed" and "complete" share one root, as do

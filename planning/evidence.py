@@ -349,14 +349,14 @@ def _typed_from_other_clause(task: str, results: Sequence[Result]) -> list[Fact]
             if source.failed or source.tool_name is None or not _is_passage(source.output):
                 continue
             text, title = top_passage(source.output)
+            stated = {clause: stated_numbers(clause) for clause in split_clauses(text or "")}
             naming = naming_clauses(text or "", about=source.about or source.description, title=title)
-            meant = {v for clause in naming for v in stated_numbers(clause)}
+            meant = {v for clause in naming for v in stated[clause]}
             if len(meant) != 1:
                 continue
             (figure,) = meant
             for value in typed:
-                holding = [c for c in split_clauses(text or "")
-                           if any(math.isclose(value, n) for n in stated_numbers(c))]
+                holding = [c for c, numbers in stated.items() if any(math.isclose(value, n) for n in numbers)]
                 if holding and not set(holding) & set(naming) and not math.isclose(value, figure):
                     facts.append(Fact(Severity.CONTRADICTION, (
                         f"Step {step.step_id} typed {_show(value)}, which step {source.step_id} ({_subject(source)}) "

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["relevant_number", "relevant_numbers", "top_passage"]
+__all__ = ["STOP_WORDS", "relevant_number", "relevant_numbers", "top_passage"]
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
 # A number glued to a word by a hyphen is part of a name or code ("INJ-01", "r-42", "COVID-19"), not a figure.
@@ -29,11 +29,15 @@ _SHORT_TEXT = 300
 _WORD = re.compile(r"[a-z0-9]+")
 # An address says where a step looked, not what it looked up: its words ("example", "delete") are no topic.
 _ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
-_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or", "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results", "value", "number"])
+STOP_WORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or",
+    "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results",
+    "value", "number"])
+"""Words that say nothing about what a step looked up (``planning.clauses`` adds its own to these)."""
 
 
 def _terms(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and not w.isdigit()}
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and not w.isdigit()}
 
 
 def _stem(word: str) -> str:
