@@ -20,6 +20,8 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Callable
 
+from agents.checks.api import Check
+from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig, for_embedded_model
 from agents.errors import (
     ClusterUnavailableError,
@@ -148,14 +150,20 @@ class Orchestrator:
 
     ``llm=None`` uses the embedded default: a local model behind llama.cpp's OpenAI-compatible server on
     127.0.0.1 (``tetrarch models pull`` installs it; ``RuntimeConfig(local_model=...)`` picks another one),
-    stopped by ``shutdown()``. ``tools=None`` gives the built-in tools.
+    stopped by ``shutdown()``. ``tools=None`` gives the built-in tools. ``checks`` are the user's answer checks
+    (``agents.checks``): each runs on every accept before it counts, and a ``Reject`` it raises refuses the answer.
     """
 
     def __init__(self, llm: LLM | None = None, tools: Sequence[Tool | Callable[..., Any]] | None = None,
-                 config: RuntimeConfig | None = None, address: str | None = None) -> None:
+                 config: RuntimeConfig | None = None, address: str | None = None,
+                 checks: Sequence[Check] | None = None) -> None:
         self.config = config or RuntimeConfig()
         if not isinstance(self.config, RuntimeConfig):
             raise ConfigError(f"config must be a RuntimeConfig, not {type(self.config).__name__}")
+        try:
+            self.checks = validate_checks(checks)
+        except TypeError as exc:
+            raise ConfigError(str(exc)) from None
         log.setLevel(self.config.log_level)
         self._closed = False
         self._local_server = None
@@ -178,7 +186,8 @@ class Orchestrator:
         self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
         try:
             self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory,
-                                         servers=mcp_servers(tools))  # re-listed when their tool lists change
+                                         servers=mcp_servers(tools),  # re-listed when their tool lists change
+                                         checks=self.checks)
         except BaseException:
             _live_orchestrators.discard(self._instance)
             raise

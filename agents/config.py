@@ -116,6 +116,9 @@ class RuntimeConfig(BaseModel):
     max_steps: int = Field(50, ge=1)
     step_timeout_s: float = Field(60.0, gt=0)
     task_timeout_s: float = Field(900.0, gt=0)
+    check_timeout_s: float = Field(30.0, gt=0)
+    """How long one of the user's answer checks (``Orchestrator(checks=...)``) may run; past it the task fails
+    naming the check."""
     token_budget: int | None = Field(500_000, ge=1)
     """Input + output tokens over every LLM call of a task; None disables the cap."""
     max_llm_calls: int | None = Field(60, ge=1)

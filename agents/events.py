@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from planning.loops import RepeatedCall
-from planning.models import PlanStep, Reflection
+from agents.checks.api import CheckedReflection
+from planning.models import PlanStep
 from planning.policy import DecisionKind
 
 __all__ = [
@@ -89,6 +90,7 @@ StoppedReason = Literal[
     "llm_unavailable",
     "role_unavailable",
     "prompt_too_long",
+    "check_failed",
     "cancelled",
     "internal_error",
 ]
@@ -161,7 +163,8 @@ class StepFailedPayload(_Payload):
 
 
 class ReflectedPayload(_Payload):
-    reflection: Reflection
+    reflection: CheckedReflection
+    """The reviewer's verdict with what code's checks (built-in and the user's) held against its answer."""
     decision: DecisionKind
     reason: str = ""
 

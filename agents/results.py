@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.events import StoppedReason, TaskStatus
 from agents.llm.base import Usage
-from planning.models import Plan, Reflection
+from agents.checks.api import CheckedReflection
+from planning.models import Plan
 
 __all__ = ["StepStatus", "StepResult", "StepTiming", "Timings", "UsageReport", "TaskResult"]
 
@@ -83,7 +84,8 @@ class TaskResult(BaseModel):
     question: str | None = None
     plan: Plan | None = None
     steps: list[StepResult] = Field(default_factory=list)
-    reflections: list[Reflection] = Field(default_factory=list)
+    reflections: list[CheckedReflection] = Field(default_factory=list)
+    """Every review: the reviewer's verdict and what code's checks (built-in and the user's) held against it."""
     usage: UsageReport = Field(default_factory=UsageReport)
     timings: Timings = Field(default_factory=Timings)
     replans: int = 0

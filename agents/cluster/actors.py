@@ -21,6 +21,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from agents.cluster.executor_actor import ExecutorActor, WhereAmI
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.cluster.ray_runtime import RayRuntime
+from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
@@ -123,7 +124,8 @@ class SupervisorActor(SupervisorCore, WhereAmI):
     Before a task starts (or continues) it re-lists the MCP servers whose tool lists changed."""
 
     def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any],
-                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = ()) -> None:
+                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = (),
+                 checks: Sequence[Check] = ()) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
         def peers(role: str) -> list[Any]:
@@ -137,7 +139,7 @@ class SupervisorActor(SupervisorCore, WhereAmI):
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
         self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
         super().__init__(Store(config.store_path), self._ray, config,
-                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
+                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed, checks=checks)
         self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
 
     async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
@@ -281,7 +283,8 @@ def plan_initial_executors(config: RuntimeConfig, nodes: Sequence[NodeView], hom
 
 
 def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str,
-                  factory: ExecutorFactory | None = None, servers: Sequence[MCPServer] = ()) -> ActorSet:
+                  factory: ExecutorFactory | None = None, servers: Sequence[MCPServer] = (),
+                  checks: Sequence[Check] = ()) -> ActorSet:
     """Create every actor of one Orchestrator. The Supervisor and the journal (both write the SQLite
     store) are pinned to the driver's node; role replicas and executors are spread over the other nodes
     (``RuntimeConfig.placement``), within their custom resources."""
@@ -317,7 +320,8 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
     supervisor = ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
-        max_concurrency=100_000)).remote(config, instance, specs, list(tools) if servers else (), list(servers))
+        max_concurrency=100_000)).remote(config, instance, specs, list(tools) if servers else (), list(servers),
+                                         list(checks))
     return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)
 
 

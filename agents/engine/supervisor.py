@@ -13,9 +13,10 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.memory_link import MemoryLink
 from agents.engine.runtime import Runtime
@@ -36,8 +37,11 @@ class SupervisorCore:
     """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
-                 clock: Callable[[], float] = time.time, *, reattach_first: bool = False) -> None:
+                 clock: Callable[[], float] = time.time, *, reattach_first: bool = False,
+                 checks: Sequence[Check] = ()) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
+        self._checks = tuple(checks)
+        """The user's answer checks, given to every task this Supervisor runs."""
         self._running: dict[str, asyncio.Task[TaskResult]] = {}
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
@@ -250,7 +254,7 @@ class SupervisorCore:
 
     def _start(self, state: TaskState, sink: StoreSink) -> None:
         runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=sink, clock=self._clock,
-                            memory=self._memory)
+                            memory=self._memory, checks=self._checks)
         self._runs[state.task_id] = state.run
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task

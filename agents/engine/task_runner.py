@@ -37,6 +37,8 @@ from agents.events import (
 from agents.llm.base import LLMError, Spend
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import ReplanContext, RoleResult, StepView
+from agents.checks.api import Check, CheckedReflection
+from agents.engine.answer_checks import CheckFault, answer_review, apply_checks
 from agents.roles.render import evidence_of, review_context
 from agents.store import LeaseLostError
 from dag.errors import DagError
@@ -84,8 +86,11 @@ class TaskRunner:
     task that fails: the failure is the result."""
 
     def __init__(self, state: TaskState, *, config: RuntimeConfig, runtime: Runtime, sink: TaskSink,
-                 clock: Callable[[], float] = time.time, memory: MemoryLink | None = None) -> None:
+                 clock: Callable[[], float] = time.time, memory: MemoryLink | None = None,
+                 checks: Sequence[Check] = ()) -> None:
         self.state = state
+        self._checks = tuple(checks)
+        """The user's answer checks (``Orchestrator(checks=...)``), run on every accept before it counts."""
         self._cfg, self._rt, self._sink, self._clock = config, runtime, sink, clock
         self._memory = memory
         self._limits = Limits(config.dispatch_options(), Budget(config.token_budget, config.max_llm_calls),
@@ -352,11 +357,19 @@ class TaskRunner:
         refused, fault, st.review_again = st.review_again, st.review_again_fault, ""
         reflection = await self._ask("reflector",
                                      lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
-        st.reflections.append(reflection)
         # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
         context = review_context(reflection, st.task, views, plan, step_retries=st.step_retries,
                                  replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
                                  reviewed_again=st.reviewed_again_version == st.plan_version)
+        try:
+            context, recorded = await apply_checks(
+                self._checks, reflection, context,
+                lambda: answer_review(st.task, reflection.answer, plan, views, self._resolved_input),
+                timeout_s=self._cfg.check_timeout_s)
+        except CheckFault as exc:
+            st.reflections.append(CheckedReflection.model_validate(reflection.model_dump()))
+            raise _Stop("failed", "check_failed", error=str(exc)) from exc
+        st.reflections.append(recorded)
         if context.checked:
             st.checked_answer = reflection.answer
         decision = decide(context)
@@ -366,7 +379,7 @@ class TaskRunner:
             # review of the same results judges the answer's wording, not the plan).
             st.cache_outcome_recorded = True
             self._memory.record_reuse(st.cached_template, isinstance(decision, Accept))
-        self._sink.emit(ReflectedPayload(reflection=reflection, decision=decision_kind(decision),
+        self._sink.emit(ReflectedPayload(reflection=recorded, decision=decision_kind(decision),
                                          reason=decision_reason(decision)), self._snapshot())
         return decision
 

@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.events import PlanCut, StoppedReason, TaskStatus
 from agents.results import StepStatus, UsageReport
-from planning.models import PlanStep, Reflection
+from agents.checks.api import CheckedReflection
+from planning.models import PlanStep
 
 __all__ = ["Phase", "StepState", "Escalation", "TaskState"]
 
@@ -87,7 +88,7 @@ class TaskState(BaseModel):
     checked``), accepted or not: an escalation proposes it when a later review's answer is worse or missing."""
 
     usage: UsageReport = Field(default_factory=UsageReport)
-    reflections: list[Reflection] = Field(default_factory=list)
+    reflections: list[CheckedReflection] = Field(default_factory=list)
     consecutive_errors: int = 0
     failure_signatures: dict[str, int] = Field(default_factory=dict)
     escalation: Escalation | None = None

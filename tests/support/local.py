@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
+from agents.checks import Check
 from agents.config import RuntimeConfig
 from agents.engine.runtime import LocalRuntime
 from agents.engine.supervisor import SupervisorCore
@@ -39,11 +40,11 @@ def local_runtime(llm: LLM, tools: Sequence[Tool] = ALL, config: RuntimeConfig |
 
 
 async def run_task(llm: LLM, task: str, *, tools: Sequence[Tool] = ALL,
-                   config: RuntimeConfig | None = None) -> tuple[TaskResult, MemorySink]:
+                   config: RuntimeConfig | None = None, checks: Sequence[Check] = ()) -> tuple[TaskResult, MemorySink]:
     config = config or RuntimeConfig()
     state = TaskState(task_id="t-local", task=task, submitted_at=time.time())
     sink = MemorySink("t-local")
-    runner = TaskRunner(state, config=config, runtime=local_runtime(llm, tools, config), sink=sink)
+    runner = TaskRunner(state, config=config, runtime=local_runtime(llm, tools, config), sink=sink, checks=checks)
     return await runner.run(), sink
 
 
