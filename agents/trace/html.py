@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from agents.checks.api import CheckFinding
 from agents.events import PlanCut
 from agents.trace.gantt import STATUS_COLORS
 from agents.trace.model import TaskTrace, redact
@@ -121,7 +122,7 @@ def _steps_table(trace: TaskTrace, secrets: Iterable[str]) -> str:
 
 def _reflections(trace: TaskTrace, secrets: Iterable[str]) -> str:
     rows = ["<table id=reflections><tr><th>#</th><th>completeness</th><th>correctness</th><th>format</th>"
-            "<th>proposed</th><th>decision</th><th>feedback</th></tr>"]
+            "<th>proposed</th><th>decision</th><th>feedback</th><th>checks</th></tr>"]
     n = 0
     for ev in trace.events:
         if ev.type == "reflected":
@@ -129,9 +130,15 @@ def _reflections(trace: TaskTrace, secrets: Iterable[str]) -> str:
             r = ev.payload.reflection
             rows.append(f"<tr><td>{n}</td><td>{r.scores.completeness}</td><td>{r.scores.correctness}</td>"
                         f"<td>{r.scores.format}</td><td>{r.action}</td><td>{ev.payload.decision}</td>"
-                        f"<td>{_e(r.feedback or ev.payload.reason, secrets)}</td></tr>")
+                        f"<td>{_e(r.feedback or ev.payload.reason, secrets)}</td>"
+                        f"<td>{_e(_findings(r.checks), secrets)}</td></tr>")
     rows.append("</table>")
     return "".join(rows) if n else "<p class=muted>No reflection.</p>"
+
+
+def _findings(findings: Iterable[CheckFinding]) -> str:
+    """What the checks held against a review's answer, each by the check that said it."""
+    return "; ".join(f"{f.check}: {f.message}" for f in findings)
 
 
 def _usage(trace: TaskTrace) -> str:

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.checks import Check
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.llm.base import LLM
@@ -17,8 +18,8 @@ from support.tools import ALL
 
 
 async def _run(store_path: Path, llm: LLM, task: str, tools: Sequence[Tool],
-               config: RuntimeConfig) -> tuple[str, TaskResult, list[dict]]:
-    core = SupervisorCore(Store(store_path), local_runtime(llm, tools, config), config)
+               config: RuntimeConfig, checks: Sequence[Check]) -> tuple[str, TaskResult, list[dict]]:
+    core = SupervisorCore(Store(store_path), local_runtime(llm, tools, config), config, checks=checks)
     try:
         task_id = await core.submit(task)
         result = None
@@ -31,7 +32,8 @@ async def _run(store_path: Path, llm: LLM, task: str, tools: Sequence[Tool],
 
 
 def run_stored(store_path: Path, llm: LLM, task: str, tools: Sequence[Tool] = ALL,
-               config: RuntimeConfig | None = None) -> tuple[str, TaskResult, list[dict]]:
+               config: RuntimeConfig | None = None,
+               checks: Sequence[Check] = ()) -> tuple[str, TaskResult, list[dict]]:
     """(task id, result as the API returns it, live events as ``handle.events()`` sees them)."""
     config = config or RuntimeConfig(store_path=str(store_path))
-    return asyncio.run(_run(store_path, llm, task, tools, config))
+    return asyncio.run(_run(store_path, llm, task, tools, config, checks))
