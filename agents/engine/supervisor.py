@@ -23,7 +23,7 @@ from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskNotWaitingError, UnknownTaskError
-from agents.events import AnyEvent, TaskSubmittedPayload, parse_event
+from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
 
@@ -77,7 +77,9 @@ class SupervisorCore:
         self._start(state, sink)
         return task_id
 
-    async def respond(self, task_id: str, text: str) -> int:
+    async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
+        """Answer the task's escalation with ``text``; the answer and ``by`` (who gave it) go into the event log
+        before the task continues."""
         await self._ready()
         if self._is_running(task_id):
             raise TaskNotWaitingError(task_id, "running")
@@ -88,6 +90,12 @@ class SupervisorCore:
         generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
         state.human_response = text
+        esc = state.escalation
+        if esc is not None:
+            answered = self._sink(task_id, generation)
+            answered.emit(EscalatedPayload(reason=esc.reason, question=esc.question, kind=esc.kind,
+                                           step_id=esc.step_id, answer=text, answered_by=by or "api"))
+            answered.flush()  # the continuing run's sink numbers its events after this one
         return self._continue(state, generation)
 
     async def resume(self, task_id: str) -> int:
