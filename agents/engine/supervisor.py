@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.config import RuntimeConfig
 from agents.engine.memory_link import MemoryLink
+from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
 from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
@@ -257,11 +258,14 @@ class SupervisorCore:
         return state.run
 
     def _start(self, state: TaskState, sink: StoreSink) -> None:
-        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=sink, clock=self._clock,
+        cfg = self._cfg
+        traced, close_spans = live_spans(sink, state, enabled=cfg.otel, content=cfg.otel_content, setup=cfg.otel_setup)
+        runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
                             memory=self._memory)
         self._runs[state.task_id] = state.run
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
+        task.add_done_callback(close_spans)
         task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
     def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
