@@ -127,12 +127,16 @@ class Page:
 
     def wait_for(self, expression: str, timeout: float = 30, interval: float = 0.02) -> Any:
         deadline = time.monotonic() + timeout
+        error: Exception | None = None
         while True:
-            value = self.eval(expression)
+            try:
+                value = self.eval(expression)
+            except CDPError as exc:  # the page (or the element) is not there yet
+                value, error = None, exc
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise TimeoutError(f"not true within {timeout}s: {expression}")
+                raise TimeoutError(f"not true within {timeout}s: {expression} (last error: {error})")
             time.sleep(interval)
 
     def click(self, selector: str) -> None:

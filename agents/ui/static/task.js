@@ -59,7 +59,9 @@
       case "task_finished":
         S.finished = { ...p, ts: ev.ts };
         S.waiting = p.status === "escalated" ? S.escalation : null;
-        for (const s of Object.values(S.steps)) if (s.state === "planned" && s.pv === S.latest) s.state = "skipped";
+        // Steps that never ran are skipped, unless the task only waits for a human and may still run them.
+        if (p.status !== "escalated")
+          for (const s of Object.values(S.steps)) if (s.state === "planned" && s.pv === S.latest) s.state = "skipped";
         break;
     }
     probe.applied.push({ seq: ev.seq, type: ev.type, ts: ev.ts, at: Date.now() / 1000 });
@@ -172,7 +174,8 @@
     $("status").textContent = f ? f.status : S.seq ? "running" : "…";
     $("status").className = "badge status-" + (f ? f.status : "running");
     $("route").textContent = S.route ? `${S.route.route} (confidence ${S.route.confidence.toFixed(2)}) ${S.route.reason}` : "not routed yet";
-    $("answer").textContent = f ? (f.answer ?? f.error ?? f.stopped_reason) : "—";
+    $("answer").textContent = !f ? "—" : f.status === "escalated" ? `waiting for a human (${f.stopped_reason})`
+      : (f.answer ?? f.error ?? f.stopped_reason);
     $("spent").textContent = `${S.usage.calls} LLM calls, ${T.num(S.usage.inp)} → ${T.num(S.usage.out)} tokens` +
       (f && S.t0 !== null ? `, ${T.secs(f.ts - S.t0)} wall` : "");
     $("reviews").tBodies[0].replaceChildren(...S.reviews.map((r) => T.el("tr", {},
@@ -199,7 +202,9 @@
     requestAnimationFrame(() => {
       queued = false;
       drawFacts(); drawDag(); drawDetail(); drawGantt();
-      probe.rendered.push({ seq: S.seq, at: Date.now() / 1000 });
+      const states = {};
+      for (const st of Object.values(S.steps)) if (st.pv === S.latest) states[st.step.step_id] = st.state;
+      probe.rendered.push({ seq: S.seq, at: Date.now() / 1000, states });
     });
   }
 
@@ -234,7 +239,7 @@
   // ---------------------------------------------------------------- live feed
   $("task-id").textContent = taskId;
   T.stream(`/api/tasks/${encodeURIComponent(taskId)}/stream`, {
-    task: (t) => { $("task-text").textContent = t.task; document.title = "tetrarch · " + t.task.slice(0, 60); canRespond = t.responder; },
+    task: (t) => { probe.connected ??= Date.now() / 1000; $("task-text").textContent = t.task; document.title = "tetrarch · " + t.task.slice(0, 60); canRespond = t.responder; },
     event: (ev) => { if (ev.seq <= (log.length ? log[log.length - 1].seq : 0)) return; log.push(ev); if (!replaying) { apply(ev); render(); } },
     llm: (c) => { if (llmLog.some((x) => x.index === c.index)) return; llmLog.push(c); if (!replaying) { applyLLM(c); render(); } },
   }, $("conn"));
