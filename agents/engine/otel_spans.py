@@ -60,7 +60,9 @@ class _TaskSpans:
         self._root: Any = None
         self._ctx: Any = None
         self._steps: dict[tuple[int, int, int], Any] = {}
-        self._calls: dict[tuple[int, int], dict[str, Any]] = {}
+        # A continued run re-reads its plan from the checkpoint, not from plan_step events.
+        self._calls: dict[tuple[int, int], dict[str, Any]] = {
+            (self._plan_version, s.step_id): {"tool": s.tool_name, "args": s.tool_input} for s in state.plan_steps}
         self._plan_items: dict[int, list[float]] = {}
         self._planned: set[int] = set()
         self._plan_span_obj: Any = None

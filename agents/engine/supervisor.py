@@ -92,12 +92,10 @@ class SupervisorCore:
         state = self._load(task_id)
         state.human_response = text
         esc = state.escalation
-        if esc is not None:
-            answered = self._sink(task_id, generation)
-            answered.emit(EscalatedPayload(reason=esc.reason, question=esc.question, kind=esc.kind,
-                                           step_id=esc.step_id, answer=text, answered_by=by or "api"))
-            answered.flush()  # the continuing run's sink numbers its events after this one
-        return self._continue(state, generation)
+        answered = None if esc is None else EscalatedPayload(
+            reason=esc.reason, question=esc.question, kind=esc.kind, step_id=esc.step_id, answer=text,
+            answered_by=by or "api")
+        return self._continue(state, generation, first=answered)
 
     async def resume(self, task_id: str) -> int:
         """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
@@ -240,7 +238,7 @@ class SupervisorCore:
             raise UnknownTaskError(task_id)
         return TaskState.model_validate(data)
 
-    def _continue(self, state: TaskState, generation: int) -> int:
+    def _continue(self, state: TaskState, generation: int, first: EscalatedPayload | None = None) -> int:
         state.run += 1
         if state.phase != "waiting":
             # Steps that were running when the process died run again (write tools are journaled).
@@ -254,12 +252,15 @@ class SupervisorCore:
                 # they run again (``restore`` makes every step not completed pending) instead of being judged.
                 state.phase = "execute"
         self._results.pop(state.task_id, None)
-        self._start(state, self._sink(state.task_id, generation))
+        self._start(state, self._sink(state.task_id, generation), first)
         return state.run
 
-    def _start(self, state: TaskState, sink: StoreSink) -> None:
+    def _start(self, state: TaskState, sink: StoreSink, first: EscalatedPayload | None = None) -> None:
+        """Run the task; ``first``, the human's answer that continues it, is the run's first event."""
         cfg = self._cfg
         traced, close_spans = live_spans(sink, state, enabled=cfg.otel, content=cfg.otel_content, setup=cfg.otel_setup)
+        if first is not None:
+            traced.emit(first)
         runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
                             memory=self._memory)
         self._runs[state.task_id] = state.run

@@ -164,3 +164,27 @@ def test_off_by_default_the_sink_is_untouched():
 def test_otel_setup_must_name_a_function():
     with pytest.raises(ValueError, match="module:function"):
         RuntimeConfig(otel=True, otel_setup="myapp.tracing")
+
+
+def test_an_answered_escalation_continues_under_a_new_run_span_that_says_who_answered(tmp_path):
+    from support.background import BackgroundCore
+    from support.otel import global_exporter
+
+    exporter = global_exporter()
+    plan = wire.plan(wire.step(1, "delete_record", {"record_id": "r1"}))
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
+    config = RuntimeConfig(store_path=tmp_path / "t.db", otel=True)
+    with BackgroundCore(tmp_path / "t.db", llm, config=config) as core:
+        task_id = core.submit("delete r1")
+        assert core.result(task_id).status == "escalated"
+        run = core.respond(task_id, "approve", by="alice")
+        assert core.result(task_id, run=run).status == "accepted"
+    roots = sorted((s for s in exporter.get_finished_spans() if s.name == "invoke_agent tetrarch"),
+                   key=lambda s: s.attributes["tetrarch.run"])
+    assert [(r.attributes["tetrarch.run"], r.attributes["tetrarch.status"]) for r in roots] == [(1, "escalated"),
+                                                                                               (2, "accepted")]
+    assert [e.name for e in roots[0].events][-1] == "escalation"
+    answered = roots[1].events[0]
+    assert answered.name == "escalation_answered" and answered.attributes["answered_by"] == "alice"
+    tools = [s for s in exporter.get_finished_spans() if s.name == "execute_tool delete_record"]
+    assert len(tools) == 1 and tools[0].parent.span_id == roots[1].context.span_id
