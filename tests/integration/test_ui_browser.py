@@ -19,7 +19,7 @@ from support import wire
 from support.background import BackgroundCore
 from support.cdp import CHROMIUM, Browser
 
-from agents.llm import FunctionLLM
+from agents.llm import FunctionLLM, ScriptedLLM
 from agents.store import Store
 from agents.ui import UIServer
 
@@ -112,7 +112,7 @@ TWO_PROCESSES = textwrap.dedent("""
     import sys
     from support import wire
     from support.traced import run_stored
-    from agents.llm import FunctionLLM
+    from agents.llm import FunctionLLM, ScriptedLLM
 
     city = sys.argv[2]
     plan = wire.plan(wire.step(1, "sleepy", {"seconds": 1.5, "label": city}),
@@ -148,3 +148,30 @@ def test_tasks_from_two_processes_on_one_store_show_up_live(tmp_path):
             page = browser.page(f"{ui.url}/tasks/{task_id}")
             page.wait_for("document.getElementById('status').textContent === 'accepted'")
             assert _step_states(page) == {"1": "done", "2": "done"}
+
+
+def test_a_replan_shows_as_plan_versions_with_reviews_and_the_finished_task_replays(tmp_path):
+    first = wire.plan(wire.step(1, "always_fails", {"x": 1}), wire.step(2, "lookup", {"city": "Rome"}, deps=[1]))
+    second = wire.plan(wire.step(1, "lookup", {"city": "Rome"}))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [first, second],
+                       "reflector": [wire.reflection("replan", scores=(2, 2, 2), answer=None,
+                                                     feedback="look Rome up directly"),
+                                     wire.reflection(answer="2.8 million")]})
+    with BackgroundCore(tmp_path / "t.db", llm) as core, UIServer(Store(tmp_path / "t.db")) as ui, \
+            Browser() as browser:
+        task_id = core.submit("population of Rome")
+        assert core.result(task_id).status == "accepted"
+        page = browser.page(f"{ui.url}/tasks/{task_id}")
+        page.wait_for("document.getElementById('status').textContent === 'accepted'")
+        assert page.eval("[...document.querySelectorAll('#versions button')].map(b => b.textContent)") == ["v1", "v2"]
+        assert _step_states(page) == {"1": "done"}
+        page.click("#versions button[data-version='1']")
+        page.wait_for("document.querySelector('#dag .step').dataset.version === '1'")
+        assert _step_states(page) == {"1": "failed", "2": "skipped"}
+        decisions = page.eval("[...document.querySelectorAll('#reviews tbody tr')].map(r => r.cells[6].textContent)")
+        assert decisions == ["replan", "accept"]
+        assert "look Rome up directly" in page.eval("document.getElementById('replans').textContent")
+        page.click("#replay")
+        page.wait_for("document.getElementById('status').textContent === 'running'")
+        page.wait_for("document.getElementById('status').textContent === 'accepted'", timeout=30)
+        assert _step_states(page) == {"1": "done"}

@@ -52,7 +52,11 @@
         break;
       }
       case "reflected": S.reviews.push({ ...p, pv: S.latest }); break;
-      case "replanned": S.replans.push(p); S.kept = new Set(p.kept_steps); S.latest = Math.max(S.latest, p.plan_version); break;
+      case "replanned":
+        // The plan being replaced will not run its remaining steps.
+        for (const s of Object.values(S.steps)) if (s.state === "planned" && s.pv < p.plan_version) s.state = "skipped";
+        S.replans.push(p); S.kept = new Set(p.kept_steps); S.latest = Math.max(S.latest, p.plan_version);
+        break;
       case "escalated":
         if (p.answer != null) S.answers.push(p); else S.escalation = { ...p, seq: ev.seq };
         break;
