@@ -22,6 +22,7 @@ from support.cdp import CHROMIUM, Browser
 from agents.llm import FunctionLLM, ScriptedLLM
 from agents.store import Store
 from agents.ui import UIServer
+from prompts import count_tokens
 
 if CHROMIUM is None:
     if os.environ.get("CI"):
@@ -67,6 +68,7 @@ def _delays_ms(page) -> list[float]:
 
 def test_a_running_task_fills_in_live_and_its_escalation_is_answered_with_a_click(tmp_path, record_property):
     llm = FunctionLLM(_reply, stream_chunk_size=24, chunk_delay_s=0.08)
+    count_tokens("a long-running process has its tokenizer loaded")  # not part of what the page shows
     with BackgroundCore(tmp_path / "t.db", llm) as core, \
             UIServer(Store(tmp_path / "t.db"), responder=core.respond_async) as ui, Browser() as browser:
         listing = browser.page(ui.url + "/")

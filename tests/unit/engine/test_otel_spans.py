@@ -188,3 +188,12 @@ def test_an_answered_escalation_continues_under_a_new_run_span_that_says_who_ans
     assert answered.name == "escalation_answered" and answered.attributes["answered_by"] == "alice"
     tools = [s for s in exporter.get_finished_spans() if s.name == "execute_tool delete_record"]
     assert len(tools) == 1 and tools[0].parent.span_id == roots[1].context.span_id
+
+
+def test_a_failed_task_ends_its_span_as_an_error():
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": "no plan at all", "reflector": wire.reflection()}[r.role])
+    spans, still_open = _traced(llm)
+    root = next(s for s in spans if s.parent is None)
+    assert still_open == set()
+    assert root.attributes["tetrarch.status"] == "failed" and root.status.status_code is StatusCode.ERROR
+    assert root.attributes["error.type"] == root.attributes["tetrarch.stopped_reason"] == "invalid_llm_output"
