@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
@@ -40,6 +41,7 @@ __all__ = ["Responder", "create_app"]
 Responder = Callable[[str, str, str], Awaitable[object]]
 """``(task_id, text, by)``: answer an escalation (``orch.respond``), recording ``by`` as who answered."""
 
+log = logging.getLogger("tetrarch.ui")
 _STATIC = resources.files("agents.ui") / "static"
 _NO_CACHE = {"cache-control": "no-store"}
 
@@ -48,8 +50,17 @@ def _page(name: str) -> str:
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
-def _sse(kind: str, data: Any) -> bytes:
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'), default=str)}\n\n".encode()
+def _sse(kind: str, data: Any, event_id: int | None = None) -> bytes:
+    """One server-sent event; ``event_id`` (an event's seq) lets a reconnecting browser resume after it."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'), default=str)}\n\n".encode()
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return max(0, int(text or 0))
+    except ValueError:
+        return None
 
 
 class _Handlers:
@@ -95,7 +106,11 @@ class _Handlers:
         row = await asyncio.to_thread(store.get_task, task_id)
         if row is None:
             return JSONResponse({"error": str(UnknownTaskError(task_id))}, status_code=404)
-        after = int(request.query_params.get("after", "0"))
+        after = _int(request.query_params.get("after"))
+        resumed = _int(request.headers.get("last-event-id"))  # EventSource reconnecting after a dropped stream
+        if after is None or resumed is None:
+            return JSONResponse({"error": "after must be an event seq (a whole number)"}, status_code=400)
+        after = max(after, resumed)
 
         async def stream() -> AsyncIterator[bytes]:
             seq, calls = after, 0
@@ -109,7 +124,7 @@ class _Handlers:
                     yield _sse("llm", view.model_dump(mode="json"))
                 for event in events:
                     seq = event.seq
-                    yield _sse("event", event.model_dump(mode="json"))
+                    yield _sse("event", event.model_dump(mode="json"), event.seq)
                 await asyncio.sleep(self.poll_s)
 
         return _event_stream(stream())
@@ -129,7 +144,12 @@ class _Handlers:
         if request.headers.get("content-type", "").split(";")[0] != "application/json":
             # A JSON body cannot be sent cross-site without a CORS preflight, which this server never grants.
             return JSONResponse({"error": "send the answer as application/json"}, status_code=415)
-        body = await request.json()
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            return JSONResponse({"error": 'send {"text": "...", "by": "..."}'}, status_code=400)
         text, by = str(body.get("text") or "").strip(), str(body.get("by") or "").strip()[:80]
         if not text:
             return JSONResponse({"error": "the answer is empty: write 'approve' or what the task should do"},
@@ -140,6 +160,9 @@ class _Handlers:
             await self.responder(task_id, text, by or f"web page ({client})")
         except (TaskNotWaitingError, UnknownTaskError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
+        except Exception as exc:  # noqa: BLE001 - e.g. the answering Orchestrator could not start: say why
+            log.exception("answering task %s failed", task_id)
+            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
         return JSONResponse({"ok": True})
 
 

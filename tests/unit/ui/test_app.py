@@ -139,3 +139,39 @@ def test_a_step_output_is_served_as_stored(escalated):
     status, body = _get(ui.url + f"/api/tasks/{task_id}/outputs/1/2")
     assert status == 200 and json.loads(body) == {"output": 2.8}
     assert _get(ui.url + f"/api/tasks/{task_id}/outputs/1/9")[0] == 404
+
+
+def test_bad_requests_are_told_what_to_send(escalated):
+    _, ui, task_id = escalated
+    assert _get(ui.url + f"/api/tasks/{task_id}/stream?after=x")[0] == 400
+    req = urllib.request.Request(ui.url + f"/api/tasks/{task_id}/respond", data=b"not json",
+                                 headers={"content-type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(req, timeout=10)
+    assert err.value.code == 400 and '"text"' in json.loads(err.value.read())["error"]
+
+
+def test_a_reconnecting_browser_resumes_after_the_last_event_it_saw(escalated):
+    core, ui, task_id = escalated
+    stored = Store(core.config.store_path).events(task_id)
+    req = urllib.request.Request(ui.url + f"/api/tasks/{task_id}/stream", headers={"Last-Event-ID": str(stored[-3].seq)})
+    out, buf = [], b""
+    with urllib.request.urlopen(req, timeout=10) as r:
+        while b'"task_finished"' not in buf:
+            buf += r.read1(1 << 16)
+    for block in buf.split(b"\n\n"):
+        if b"event: event" in block:
+            out.append(json.loads(block.split(b"data: ", 1)[1])["seq"])
+    assert out == [e.seq for e in stored[-2:]]
+    assert f"id: {stored[-1].seq}".encode() in buf
+
+
+def test_a_responder_failure_is_reported_to_the_page(tmp_path):
+    async def broken(task_id: str, text: str, by: str) -> None:
+        raise RuntimeError("the model server is not installed")
+
+    with Store(tmp_path / "t.db") as store:
+        store.create_task("t1", "x", {})
+    with UIServer(Store(tmp_path / "t.db"), responder=broken) as ui:
+        status, body = _post(ui.url + "/api/tasks/t1/respond", {"text": "approve"})
+    assert status == 500 and body["error"] == "RuntimeError: the model server is not installed"
