@@ -117,7 +117,13 @@ class _TaskSpans:
                 self._start_step(p.plan_version, p.step_id, p.attempt, ev.ts)
             case "step_finished" | "step_failed":
                 key = (p.plan_version, p.step_id, p.attempt)
-                span = self._steps.pop(key, None) or self._start_step(*key, p.started_at or ev.ts, keep=False)
+                span = self._steps.pop(key, None)
+                if span is None and p.started_at is None:
+                    # Never ran (its dependency failed, the task stopped first): no tool call to show.
+                    self._root.add_event("step_not_run", {"tetrarch.step_id": p.step_id, "reason": p.error[:300]},
+                                         _ns(ev.ts))
+                    return
+                span = span or self._start_step(*key, p.started_at or ev.ts, keep=False)
                 if ev.type == "step_finished":
                     if self._content:
                         span.set_attribute("gen_ai.tool.call.result", p.output_preview)

@@ -197,3 +197,12 @@ def test_a_failed_task_ends_its_span_as_an_error():
     assert still_open == set()
     assert root.attributes["tetrarch.status"] == "failed" and root.status.status_code is StatusCode.ERROR
     assert root.attributes["error.type"] == root.attributes["tetrarch.stopped_reason"] == "invalid_llm_output"
+
+
+def test_a_step_that_never_ran_has_no_tool_span():
+    plan = wire.plan(wire.step(1, "always_fails", {"x": 1}), wire.step(2, "lookup", {"city": "Rome"}, deps=[1]))
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan,
+                                 "reflector": wire.reflection("escalate", scores=(1, 1, 1), answer=None)}[r.role])
+    spans, still_open = _traced(llm)
+    assert still_open == set()
+    assert [s.name for s in spans if s.name.startswith("execute_tool")] == ["execute_tool always_fails"]
