@@ -58,9 +58,12 @@ class _LazyResponder:
 def open_store(args: argparse.Namespace) -> tuple[Any, RuntimeConfig]:
     """The store ``--store`` / ``--store-url`` names (read side) and the config a responder would use."""
     if args.store_url:
-        fields = RuntimeConfig.model_fields
-        opener = getattr(__import__("agents.store", fromlist=["open_store"]), "open_store", None)
-        if "store_url" not in fields or opener is None:
+        import agents.store
+
+        # The PostgreSQL backend names its store with RuntimeConfig.store_url and opens it with
+        # agents.store.open_store(config); an installation without it says so instead of guessing.
+        opener = getattr(agents.store, "open_store", None)
+        if "store_url" not in RuntimeConfig.model_fields or opener is None:
             raise SystemExit("tetrarch ui: --store-url needs the PostgreSQL store, which this installation does not "
                              "have; use --store PATH (the SQLite file the tasks write to)")
         config = RuntimeConfig(store_url=args.store_url)  # type: ignore[call-arg]
