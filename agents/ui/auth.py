@@ -20,7 +20,7 @@ import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 __all__ = ["COOKIE", "MIN_TOKEN_LEN", "BearerAuth", "MissingTokenError", "is_loopback", "new_token",
            "require_token"]
@@ -106,14 +106,28 @@ class BearerAuth:
         if not from_query:
             await self._app(scope, receive, send)
             return
+        cookie = f"{COOKIE}={self._token}; HttpOnly; SameSite=Strict; Path=/".encode()
+        if scope["type"] == "http" and scope.get("method") == "GET" and "text/html" in _header(scope, b"accept"):
+            # A browser: keep the token out of its address bar and history; the cookie carries it from now on.
+            await _redirect_without_token(scope, send, cookie)
+            return
 
         async def with_cookie(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                value = f"{COOKIE}={self._token}; HttpOnly; SameSite=Strict; Path=/"
-                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", value.encode())]}
+                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie)]}
             await send(message)
 
         await self._app(scope, receive, with_cookie)
+
+
+async def _redirect_without_token(scope: Scope, send: Send, cookie: bytes) -> None:
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    query.pop("token", None)
+    rest = "&".join(f"{quote(k)}={quote(v)}" for k, values in query.items() for v in values)
+    location = quote(scope.get("root_path", "") + scope["path"]) + (f"?{rest}" if rest else "")
+    await send({"type": "http.response.start", "status": 303,
+                "headers": [(b"location", location.encode()), (b"set-cookie", cookie), (b"content-length", b"0")]})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _deny(send: Send, realm: str) -> None:

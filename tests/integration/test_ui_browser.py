@@ -177,3 +177,16 @@ def test_a_replan_shows_as_plan_versions_with_reviews_and_the_finished_task_repl
         page.wait_for("document.getElementById('status').textContent === 'running'")
         page.wait_for("document.getElementById('status').textContent === 'accepted'", timeout=30)
         assert _step_states(page) == {"1": "done"}
+
+
+def test_with_a_token_the_link_opens_the_page_once_and_its_cookie_carries_the_live_stream(tmp_path):
+    token = "browser-test-token-0123456789"
+    with Store(tmp_path / "t.db") as store:
+        store.create_task("t1", "a task behind a token", {})
+    with UIServer(Store(tmp_path / "t.db"), token=token) as ui, Browser() as browser:
+        blocked = browser.page(ui.url + "/")
+        blocked.wait_for("document.body && document.body.innerText.startsWith('401')")
+        page = browser.page(f"{ui.url}/?token={token}")
+        page.wait_for("document.getElementById('conn') && document.getElementById('conn').textContent === 'live'")
+        assert page.eval("location.search") == ""  # the token left the address bar
+        assert page.wait_for("document.querySelectorAll('#tasks tbody tr').length") == 1

@@ -69,6 +69,20 @@ def test_with_a_token_every_request_must_carry_it(tmp_path):
         assert _get(ui.url + "/static/app.css")[0] == 401
 
 
+def test_a_browser_trades_the_token_in_its_link_for_a_cookie_and_a_clean_address(tmp_path):
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args):
+            return None
+
+    with UIServer(Store(tmp_path / "t.db"), token=TOKEN) as ui:
+        opener = urllib.request.build_opener(NoRedirect)
+        req = urllib.request.Request(ui.url + f"/tasks/abc?token={TOKEN}&x=1", headers={"Accept": "text/html"})
+        with pytest.raises(urllib.error.HTTPError) as err:
+            opener.open(req, timeout=10)
+        assert err.value.code == 303 and err.value.headers["location"] == "/tasks/abc?x=1"
+        assert err.value.headers["set-cookie"].startswith(f"tetrarch_token={TOKEN};")
+
+
 def test_without_a_token_only_loopback_host_names_are_served(tmp_path):
     """A page on 127.0.0.1 could be reached by a site that rebinds its DNS name to 127.0.0.1: the Host header
     gives that away."""
