@@ -7,6 +7,7 @@
   const FAILED_AS_SKIPPED = new Set(["cancelled", "dependency"]);
   // For tests and for measuring: when each event was applied to the page (browser clock, seconds).
   const probe = window.__tetrarch = { applied: [], rendered: [] };
+  const remember = (list, item) => { list.push(item); if (list.length > 5000) list.shift(); };
 
   function fresh() {
     return { t0: null, seq: 0, plans: {}, steps: {}, latest: 0, route: null, reviews: [], replans: [],
@@ -68,7 +69,7 @@
           for (const s of Object.values(S.steps)) if (s.state === "planned" && s.pv === S.latest) s.state = "skipped";
         break;
     }
-    probe.applied.push({ seq: ev.seq, type: ev.type, ts: ev.ts, at: Date.now() / 1000 });
+    remember(probe.applied, { seq: ev.seq, type: ev.type, ts: ev.ts, at: Date.now() / 1000 });
   }
 
   function applyLLM(c) {
@@ -208,7 +209,7 @@
       drawFacts(); drawDag(); drawDetail(); drawGantt();
       const states = {};
       for (const st of Object.values(S.steps)) if (st.pv === S.latest) states[st.step.step_id] = st.state;
-      probe.rendered.push({ seq: S.seq, at: Date.now() / 1000, states });
+      remember(probe.rendered, { seq: S.seq, at: Date.now() / 1000, states });
     });
   }
 
