@@ -336,11 +336,11 @@ class Orchestrator:
         """``submit(task).result(timeout)``."""
         return self.submit(task).result(timeout=timeout)
 
-    def respond(self, task_id: str, text: str) -> TaskHandle:
+    def respond(self, task_id: str, text: str, *, by: str | None = None) -> TaskHandle:
         """Answer an escalation or a confirmation request ("approve" runs the pending tool call); the task
-        continues and the returned handle follows it."""
+        continues and the returned handle follows it. ``by`` names who answered in the event log (default "api")."""
         self._check()
-        run = TaskHandle(self, task_id)._call("respond", task_id, text)
+        run = TaskHandle(self, task_id)._call("respond", task_id, text, by)
         return TaskHandle(self, task_id, run)
 
     def resume(self, task_id: str) -> TaskHandle:

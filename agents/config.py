@@ -197,6 +197,18 @@ class RuntimeConfig(BaseModel):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
     """Level of the driver's ``tetrarch`` logger and of Ray's own logging when the Orchestrator starts Ray."""
 
+    # --- OpenTelemetry (docs/observability.md) ------------------------------------------------
+    otel: bool = False
+    """Emit OpenTelemetry spans while each task runs, in the GenAI agent conventions (``invoke_agent``, ``plan``,
+    ``execute_tool``, ``chat``), through the global TracerProvider of the process running the task (needs the
+    ``otel`` extra). In-process that is the caller's provider; on Ray, the Supervisor actor's: see ``otel_setup``."""
+    otel_content: bool = False
+    """Also put tool arguments and results on the spans (``gen_ai.tool.call.arguments`` / ``.result``): they may
+    hold personal or secret data, so they are off unless asked for."""
+    otel_setup: str | None = None
+    """``"module:function"`` called once in the process that runs the tasks, before its first span, to install a
+    TracerProvider and exporter there (on Ray the Supervisor actor; the module must be importable on its node)."""
+
     # ------------------------------------------------------------------------------ typed views
     def prompt_options(self) -> PromptOptions:
         return PromptOptions(dict(self.prompt_versions), self.context_token_budget)
@@ -246,6 +258,13 @@ class RuntimeConfig(BaseModel):
             if self.local_model not in CATALOG:
                 raise ValueError(f"local_model {self.local_model!r} is not a known local model; "
                                  f"known: {', '.join(CATALOG)}")
+        if self.otel:
+            import importlib.util
+
+            if importlib.util.find_spec("opentelemetry") is None:
+                raise ValueError("otel=True needs OpenTelemetry: pip install 'tetrarch[otel]'")
+        if self.otel_setup is not None and ":" not in self.otel_setup:
+            raise ValueError(f"otel_setup={self.otel_setup!r}: give 'module:function', e.g. 'myapp.tracing:setup'")
         return self
 
 

@@ -180,6 +180,11 @@ class EscalatedPayload(_Payload):
     question: str
     kind: Literal["reflector", "caps", "confirmation"] = "reflector"
     step_id: int | None = None
+    answer: str | None = None
+    """Set on the event that records a human's answer (``orch.respond``), written before the task continues; the
+    escalation it answers is the one before it. None on the escalation itself."""
+    answered_by: str | None = None
+    """Who answered, as the caller named them (``orch.respond(..., by=...)``; the web view's answer form)."""
 
 
 class PlanCut(_Payload):

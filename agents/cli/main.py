@@ -1,4 +1,4 @@
-"""`tetrarch run | resume | respond | tasks | trace | bench | models | serve-info`."""
+"""`tetrarch run | resume | respond | tasks | trace | bench | models | mcp | cache | ui | serve-info`."""
 
 from __future__ import annotations
 
@@ -112,6 +112,12 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     return mcp_main(args.rest)
 
 
+def _cmd_ui(args: argparse.Namespace) -> int:
+    from agents.cli.ui import main as ui_main
+
+    return ui_main(args.rest)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tetrarch", description="Plan-then-execute agents on Ray.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -142,7 +148,8 @@ def _parser() -> argparse.ArgumentParser:
     for name, helptext in (("models", "pull / list local model weights"), ("bench", "benchmarks vs ReAct"),
                            ("trace", "trace pages and exports of a task"),
                            ("cache", "tetrarch cache list|clear [--store PATH]: the plan cache's templates"),
-                           ("mcp", "tetrarch mcp serve [--stdio | --http HOST:PORT] [--llm ...] [--address ...]")):
+                           ("mcp", "tetrarch mcp serve [--stdio | --http HOST:PORT] [--llm ...] [--address ...]"),
+                           ("ui", "tetrarch ui [--store PATH | --store-url URL] [--port 8765]: the live web view")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("rest", nargs=argparse.REMAINDER)
     sub.add_parser("serve-info", help="what the embedded model server would run")
@@ -153,14 +160,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Sub-tools with their own parsers get their arguments untouched: argparse.REMAINDER does not
     # capture a leading "--flag" (``tetrarch bench --all`` would be rejected).
-    if argv and argv[0] in ("models", "bench", "trace", "mcp", "cache") and not {"-h", "--help"} & set(argv[:1]):
+    if argv and argv[0] in ("models", "bench", "trace", "mcp", "cache", "ui") and not {"-h", "--help"} & set(argv[:1]):
         return {"models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp,
-                "cache": _cmd_cache}[argv[0]](
+                "cache": _cmd_cache, "ui": _cmd_ui}[argv[0]](
             argparse.Namespace(command=argv[0], rest=argv[1:]))
     args = _parser().parse_args(argv)
     handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
                 "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp,
-                "cache": _cmd_cache}
+                "cache": _cmd_cache, "ui": _cmd_ui}
     if args.command == "serve-info":
         from agents.llm.local.commands import main as models_main
 

@@ -11,6 +11,11 @@ notification per task event while it runs), ``task_status`` and ``respond`` (ans
 
     tetrarch mcp serve --stdio --llm openai:gpt-4.1 --base-url http://127.0.0.1:8000/v1
     tetrarch mcp serve --http 127.0.0.1:8765 --address auto
+    tetrarch mcp serve --http 0.0.0.0:8765 --token "$TETRARCH_TOKEN"   # off loopback: a bearer token is required
+
+Whoever reaches the HTTP port runs tasks with the server's model key and tools, so any address but loopback
+needs ``--token`` (or ``$TETRARCH_TOKEN``): every request must carry ``Authorization: Bearer <token>``, and the
+server refuses to start without one (``agents.ui.auth``, shared with ``tetrarch ui``).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ if TYPE_CHECKING:
     from agents.events import AnyEvent
     from agents.results import TaskResult
 
-__all__ = ["TaskOutcome", "build_server", "main", "serve"]
+__all__ = ["TaskOutcome", "build_server", "http_app", "main", "parse_http", "serve"]
 
 _SUMMARY_STEPS = 12
 
@@ -159,23 +164,54 @@ def _parser() -> argparse.ArgumentParser:
     serve_p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     serve_p.add_argument("--address", help="Ray address: auto or ray://host:10001 (default: local Ray)")
     serve_p.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")
+    serve_p.add_argument("--token", default=os.environ.get("TETRARCH_TOKEN"),
+                         help="with --http: the bearer token every request must carry (default $TETRARCH_TOKEN); "
+                              "required for any address but 127.0.0.1 / ::1 / localhost")
     return p
 
 
-def serve(orchestrator: Orchestrator | Callable[[], Orchestrator], http: str | None = None) -> None:
-    """Serve until interrupted: stdio when ``http`` is None, else streamable HTTP on ``HOST:PORT``."""
+def parse_http(http: str) -> tuple[str, int]:
+    """``HOST:PORT`` → (host, port); an empty host is 127.0.0.1."""
+    host, _, port = http.rpartition(":")
+    if not port.isdigit():
+        raise SystemExit(f"--http {http!r}: use HOST:PORT, e.g. 127.0.0.1:8765")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def http_app(server: MCPServer, host: str, token: str | None) -> Any:
+    """The streamable-HTTP ASGI app at ``/mcp``; behind ``BearerAuth`` when ``token`` is given. Raises
+    ``MissingTokenError`` for a non-loopback ``host`` without a token."""
+    from agents.ui.auth import BearerAuth, require_token
+
+    token = require_token(host, token)
+    app = server.streamable_http_app(host=host)
+    return app if token is None else BearerAuth(app, token, realm="tetrarch mcp")
+
+
+def serve(orchestrator: Orchestrator | Callable[[], Orchestrator], http: str | None = None, *,
+          token: str | None = None) -> None:
+    """Serve until interrupted: stdio when ``http`` is None, else streamable HTTP on ``HOST:PORT`` (off
+    loopback only with ``token``)."""
     server = build_server(orchestrator)
     if http is None:
         server.run("stdio")
         return
-    host, _, port = http.rpartition(":")
-    if not port.isdigit():
-        raise SystemExit(f"--http {http!r}: use HOST:PORT, e.g. 127.0.0.1:8765")
-    server.run("streamable-http", host=host or "127.0.0.1", port=int(port))
+    import uvicorn
+
+    host, port = parse_http(http)
+    uvicorn.run(http_app(server, host, token), host=host, port=port, log_level="warning")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.http is not None:
+        from agents.ui.auth import MissingTokenError, require_token
+
+        try:  # before the Orchestrator starts: refusing must not cost a Ray start
+            require_token(parse_http(args.http)[0], args.token)
+        except MissingTokenError as exc:
+            print(f"tetrarch mcp: {exc}", file=sys.stderr)
+            return 2
 
     def make() -> Orchestrator:
         from pathlib import Path
@@ -191,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _stdout_to_stderr(stdio):
         orch = make()  # before serving: a bad --llm or an unreachable cluster fails here, not in a client's call
     try:
-        serve(orch, args.http)
+        serve(orch, args.http, token=args.token)
     finally:
         with _stdout_to_stderr(stdio):
             orch.shutdown()

@@ -71,6 +71,8 @@ class ProgressView:
                 self.kept = set(p.kept_steps)
                 kept = f" (keeps step {', '.join(map(str, p.kept_steps))})" if p.kept_steps else ""
                 return [f"{t} replan → plan v{p.plan_version}{kept}: {p.feedback}"]
+            case "escalated" if p.answer is not None:
+                return [f"{t} answered by {p.answered_by}: {p.answer}"]
             case "escalated":
                 return [f"{t} escalated ({p.kind}): {p.question}"]
             case "task_finished":

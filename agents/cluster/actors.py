@@ -147,10 +147,10 @@ class SupervisorActor(SupervisorCore, WhereAmI):
             await self._refresher.current()
         return await super().submit(task, task_id, session_id)
 
-    async def respond(self, task_id: str, text: str) -> int:
+    async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
         if self._refresher is not None:
             await self._refresher.current()
-        return await super().respond(task_id, text)
+        return await super().respond(task_id, text, by)
 
     async def tool_catalog(self) -> dict[str, Any]:
         """How often the tool list changed since start-up, and which MCP servers wait to be re-listed."""

@@ -19,12 +19,13 @@ from typing import Any
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.memory_link import MemoryLink
+from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
 from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskNotWaitingError, UnknownTaskError
-from agents.events import AnyEvent, TaskSubmittedPayload, parse_event
+from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
 
@@ -81,7 +82,9 @@ class SupervisorCore:
         self._start(state, sink)
         return task_id
 
-    async def respond(self, task_id: str, text: str) -> int:
+    async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
+        """Answer the task's escalation with ``text``; the answer and ``by`` (who gave it) go into the event log
+        before the task continues."""
         await self._ready()
         if self._is_running(task_id):
             raise TaskNotWaitingError(task_id, "running")
@@ -92,7 +95,11 @@ class SupervisorCore:
         generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
         state.human_response = text
-        return self._continue(state, generation)
+        esc = state.escalation
+        answered = None if esc is None else EscalatedPayload(
+            reason=esc.reason, question=esc.question, kind=esc.kind, step_id=esc.step_id, answer=text,
+            answered_by=by or "api")
+        return self._continue(state, generation, first=answered)
 
     async def resume(self, task_id: str) -> int:
         """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
@@ -235,7 +242,7 @@ class SupervisorCore:
             raise UnknownTaskError(task_id)
         return TaskState.model_validate(data)
 
-    def _continue(self, state: TaskState, generation: int) -> int:
+    def _continue(self, state: TaskState, generation: int, first: EscalatedPayload | None = None) -> int:
         state.run += 1
         if state.phase != "waiting":
             # Steps that were running when the process died run again (write tools are journaled).
@@ -249,15 +256,21 @@ class SupervisorCore:
                 # they run again (``restore`` makes every step not completed pending) instead of being judged.
                 state.phase = "execute"
         self._results.pop(state.task_id, None)
-        self._start(state, self._sink(state.task_id, generation))
+        self._start(state, self._sink(state.task_id, generation), first)
         return state.run
 
-    def _start(self, state: TaskState, sink: StoreSink) -> None:
-        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=sink, clock=self._clock,
+    def _start(self, state: TaskState, sink: StoreSink, first: EscalatedPayload | None = None) -> None:
+        """Run the task; ``first``, the human's answer that continues it, is the run's first event."""
+        cfg = self._cfg
+        traced, close_spans = live_spans(sink, state, enabled=cfg.otel, content=cfg.otel_content, setup=cfg.otel_setup)
+        if first is not None:
+            traced.emit(first)
+        runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
                             memory=self._memory, checks=self._checks)
         self._runs[state.task_id] = state.run
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
+        task.add_done_callback(close_spans)
         task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
     def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:

@@ -128,9 +128,43 @@ def test_otel_spans_follow_genai_conventions(stored):
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     count = export_otel(load_trace(task_id, db), provider)
     spans = exporter.get_finished_spans()
-    assert count == len(spans) == 1 + 3 + 3  # task, three LLM calls, three steps
+    assert count == len(spans) == 1 + 1 + 3 + 3  # task, its plan, three LLM calls, three steps
     root = next(s for s in spans if s.parent is None)
-    assert all(s.parent is not None and s.parent.span_id == root.context.span_id for s in spans if s is not root)
+    assert root.name == "invoke_agent tetrarch" and root.attributes["gen_ai.conversation.id"] == task_id
+    plan = next(s for s in spans if s.name == "plan")
+    planner = next(s for s in spans if s.attributes.get("tetrarch.role") == "planner")
+    assert planner.parent.span_id == plan.context.span_id and plan.parent.span_id == root.context.span_id
     chats = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
     assert sorted(s.attributes["tetrarch.role"] for s in chats) == ["planner", "reflector", "router"]
     assert all(s.attributes["gen_ai.usage.input_tokens"] > 0 for s in chats)
+    assert all(s.attributes["gen_ai.provider.name"] == "openai" and "gen_ai.system" not in s.attributes
+               for s in chats)
+    tools = [s for s in spans if s.name.startswith("execute_tool ")]
+    assert sorted(s.attributes["gen_ai.tool.name"] for s in tools) == ["lookup", "lookup", "subtract"]
+    assert all(s.parent.span_id == root.context.span_id for s in tools)
+
+
+def test_the_post_hoc_export_names_spans_as_the_live_ones_do(tmp_path):
+    pytest.importorskip("opentelemetry.sdk.trace", reason="the otel extra is not installed")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from support.otel import global_exporter
+
+    from agents.config import RuntimeConfig
+    from agents.trace.otel import export_otel
+
+    live = global_exporter()
+    db = tmp_path / "t.db"
+    task_id, result, _ = run_stored(db, SCENARIOS["accepted"][0], TASK, config=RuntimeConfig(store_path=db, otel=True))
+    assert result.status == "accepted"
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    export_otel(load_trace(task_id, db), provider)
+
+    def shape(spans):
+        by_id = {s.context.span_id: s.name for s in spans}
+        return sorted((s.name, by_id.get(s.parent.span_id) if s.parent else None) for s in spans)
+
+    assert shape(live.get_finished_spans()) == shape(exporter.get_finished_spans())

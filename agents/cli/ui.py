@@ -1,0 +1,116 @@
+"""``tetrarch ui``: the live web view of every task in a store, on http://127.0.0.1:8765 by default.
+
+    tetrarch ui                                   # the default store, 127.0.0.1:8765
+    tetrarch ui --store /path/tasks.db --port 0   # any free port (printed)
+    tetrarch ui --host 0.0.0.0 --token "$TOKEN"   # reachable from elsewhere: a token is required
+
+Answering an escalation from the page calls ``Orchestrator.respond`` like ``tetrarch respond``: the
+Orchestrator (``--llm``, ``--base-url``, ``--address`` as for ``tetrarch run``) is started on the first answer,
+not before. ``--read-only`` serves the page without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents.config import RuntimeConfig, missing_store
+from agents.ui.auth import MissingTokenError
+
+if TYPE_CHECKING:
+    from agents.api import Orchestrator
+
+__all__ = ["main", "open_store"]
+
+
+class _LazyResponder:
+    """``orch.respond`` through an Orchestrator built on the first answer (its start blocks on Ray)."""
+
+    def __init__(self, args: argparse.Namespace, config: RuntimeConfig) -> None:
+        self._args, self._config = args, config
+        self._orch: Orchestrator | None = None
+        self._lock = asyncio.Lock()
+
+    def _build(self) -> Orchestrator:
+        from agents.api import Orchestrator
+        from agents.llm.factory import build_llm
+
+        return Orchestrator(llm=build_llm(self._args.llm, self._args.base_url), config=self._config,
+                            address=self._args.address)
+
+    async def __call__(self, task_id: str, text: str, by: str) -> None:
+        async with self._lock:
+            if self._orch is None:
+                self._orch = await asyncio.to_thread(self._build)
+        orch = self._orch
+        await asyncio.to_thread(lambda: orch.respond(task_id, text, by=by))
+
+    def close(self) -> None:
+        if self._orch is not None:
+            self._orch.shutdown()
+
+
+def open_store(args: argparse.Namespace) -> tuple[Any, RuntimeConfig]:
+    """The store ``--store`` / ``--store-url`` names (read side) and the config a responder would use."""
+    if args.store_url:
+        import agents.store
+
+        # The PostgreSQL backend names its store with RuntimeConfig.store_url and opens it with
+        # agents.store.open_store(config); an installation without it says so instead of guessing.
+        opener = getattr(agents.store, "open_store", None)
+        if "store_url" not in RuntimeConfig.model_fields or opener is None:
+            raise SystemExit("tetrarch ui: --store-url needs the PostgreSQL store, which this installation does not "
+                             "have; use --store PATH (the SQLite file the tasks write to)")
+        config = RuntimeConfig(store_url=args.store_url)  # type: ignore[call-arg]
+        return opener(config), config
+    config = RuntimeConfig(store_path=Path(args.store)) if args.store else RuntimeConfig()
+    if problem := missing_store(config.store_path):
+        raise SystemExit(f"tetrarch ui: {problem}")
+    from agents.store import Store
+
+    return Store(config.store_path), config
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tetrarch ui", description="The live web view of tasks (docs/ui.md).")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")
+    where.add_argument("--store-url", help="the cluster store, postgresql://user@host:5432/db")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; others need --token)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
+    p.add_argument("--token", default=os.environ.get("TETRARCH_TOKEN"),
+                   help="bearer token every request must carry (default $TETRARCH_TOKEN); required off loopback")
+    p.add_argument("--read-only", action="store_true", help="serve without answering escalations")
+    p.add_argument("--llm", help="for answers: openai:MODEL (with --base-url) or local[:NAME]")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--address", help="Ray address: auto or ray://host:10001 (default: local Ray)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from agents.ui.server import UIServer
+
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    store, config = open_store(args)
+    responder = None if args.read_only else _LazyResponder(args, config)
+    try:
+        server = UIServer(store, host=args.host, port=args.port, token=args.token, responder=responder).start()
+    except MissingTokenError as exc:
+        print(f"tetrarch ui: {exc}", file=sys.stderr)
+        return 2
+    suffix = "/?token=<your token>" if args.token else "/"
+    print(f"tetrarch ui: serving {server.url}{suffix} (Ctrl-C stops)", flush=True)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        if responder is not None:
+            responder.close()
+    return 0

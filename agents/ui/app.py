@@ -1,0 +1,193 @@
+"""The live web view as an ASGI app (Starlette): pages, JSON, server-sent events, answering escalations.
+
+Routes (``/tasks/<task_id>`` is fixed: links to a task are shared):
+
+- ``GET /`` the task list; ``GET /tasks/<id>`` one task (DAG, reviews, timeline; replay when finished).
+- ``GET /api/tasks`` the list as JSON; ``GET /api/tasks/stream`` the same as server-sent events, sent again
+  whenever a task's row changes.
+- ``GET /api/tasks/<id>/stream?after=N`` the task's events from seq N on (the stored ones first, then each new
+  one as the store commits it; ``event: llm`` lines carry LLM-call timings and tokens, never prompts).
+- ``GET /api/tasks/<id>/outputs/<plan_version>/<step_id>`` a step's stored output (redacted as stored).
+- ``POST /api/tasks/<id>/respond`` ``{"text": ..., "by": ...}`` the same ``respond`` the API has.
+
+Every read goes through the store's public read API, polled (``poll_s``) from a worker thread, so tasks run by
+any process on the same store show up live, and the page never holds a lock a running task waits for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from agents.errors import TaskNotWaitingError, UnknownTaskError
+from agents.ui.auth import BearerAuth
+from agents.ui.reader import ReadableStore, TaskReader
+
+__all__ = ["Responder", "create_app"]
+
+Responder = Callable[[str, str, str], Awaitable[object]]
+"""``(task_id, text, by)``: answer an escalation (``orch.respond``), recording ``by`` as who answered."""
+
+log = logging.getLogger("tetrarch.ui")
+_STATIC = resources.files("agents.ui") / "static"
+_NO_CACHE = {"cache-control": "no-store"}
+
+
+def _page(name: str) -> str:
+    return (_STATIC / name).read_text(encoding="utf-8")
+
+
+def _sse(kind: str, data: Any, event_id: int | None = None) -> bytes:
+    """One server-sent event; ``event_id`` (an event's seq) lets a reconnecting browser resume after it."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'), default=str)}\n\n".encode()
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return max(0, int(text or 0))
+    except ValueError:
+        return None
+
+
+class _Handlers:
+    def __init__(self, reader: TaskReader, responder: Responder | None, poll_s: float, list_limit: int) -> None:
+        self.reader, self.responder, self.poll_s, self.limit = reader, responder, poll_s, list_limit
+        self.closing = threading.Event()
+        """Set when the server stops: open event streams end instead of holding the shutdown up."""
+
+    async def _open(self, request: Request) -> bool:
+        return not self.closing.is_set() and not await request.is_disconnected()
+
+    async def index(self, request: Request) -> Response:
+        return HTMLResponse(_page("index.html"), headers=_NO_CACHE)
+
+    async def task_page(self, request: Request) -> Response:
+        task_id = request.path_params["task_id"]
+        if await asyncio.to_thread(self.reader.store.get_task, task_id) is None:
+            return HTMLResponse(f"<p>No task {task_id!r} in this store.</p>", status_code=404)
+        return HTMLResponse(_page("task.html"), headers=_NO_CACHE)
+
+    async def _rows(self) -> list[dict[str, Any]]:
+        rows = await asyncio.to_thread(self.reader.rows, self.limit)
+        return [r.model_dump(mode="json") for r in rows]
+
+    async def tasks(self, request: Request) -> Response:
+        return JSONResponse(await self._rows())
+
+    async def tasks_stream(self, request: Request) -> Response:
+        async def stream() -> AsyncIterator[bytes]:
+            last = None
+            while await self._open(request):
+                rows = await self._rows()
+                if rows != last:
+                    last = rows
+                    yield _sse("tasks", rows)
+                await asyncio.sleep(max(self.poll_s, 0.25))
+
+        return _event_stream(stream())
+
+    async def task_stream(self, request: Request) -> Response:
+        task_id = request.path_params["task_id"]
+        store = self.reader.store
+        row = await asyncio.to_thread(store.get_task, task_id)
+        if row is None:
+            return JSONResponse({"error": str(UnknownTaskError(task_id))}, status_code=404)
+        after = _int(request.query_params.get("after"))
+        resumed = _int(request.headers.get("last-event-id"))  # EventSource reconnecting after a dropped stream
+        if after is None or resumed is None:
+            return JSONResponse({"error": "after must be an event seq (a whole number)"}, status_code=400)
+        after = max(after, resumed)
+
+        async def stream() -> AsyncIterator[bytes]:
+            seq, calls = after, 0
+            yield _sse("task", {"task_id": row.task_id, "task": row.task, "created": row.created_at,
+                                "responder": self.responder is not None})
+            while await self._open(request):
+                events = await asyncio.to_thread(store.events, task_id, seq)
+                views = await asyncio.to_thread(self.reader.llm_calls, task_id, calls) if events or not seq else []
+                for view in views:
+                    calls = max(calls, view.index + 1)
+                    yield _sse("llm", view.model_dump(mode="json"))
+                for event in events:
+                    seq = event.seq
+                    yield _sse("event", event.model_dump(mode="json"), event.seq)
+                await asyncio.sleep(self.poll_s)
+
+        return _event_stream(stream())
+
+    async def output(self, request: Request) -> Response:
+        task_id = request.path_params["task_id"]
+        key = (request.path_params["plan_version"], request.path_params["step_id"])
+        outputs = await asyncio.to_thread(self.reader.store.get_step_outputs, task_id, key[0])
+        if key not in outputs:
+            return JSONResponse({"error": f"no stored output for step {key[1]} of plan v{key[0]}"}, status_code=404)
+        return JSONResponse({"output": outputs[key]})
+
+    async def respond(self, request: Request) -> Response:
+        if self.responder is None:
+            return JSONResponse({"error": "this page is read-only: start it with an LLM (tetrarch ui --llm ...) "
+                                          "to answer escalations, or use `tetrarch respond`"}, status_code=403)
+        if request.headers.get("content-type", "").split(";")[0] != "application/json":
+            # A JSON body cannot be sent cross-site without a CORS preflight, which this server never grants.
+            return JSONResponse({"error": "send the answer as application/json"}, status_code=415)
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            return JSONResponse({"error": 'send {"text": "...", "by": "..."}'}, status_code=400)
+        text, by = str(body.get("text") or "").strip(), str(body.get("by") or "").strip()[:80]
+        if not text:
+            return JSONResponse({"error": "the answer is empty: write 'approve' or what the task should do"},
+                                status_code=400)
+        task_id = request.path_params["task_id"]
+        client = request.client.host if request.client else "?"
+        try:
+            await self.responder(task_id, text, by or f"web page ({client})")
+        except (TaskNotWaitingError, UnknownTaskError) as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        except Exception as exc:  # noqa: BLE001 - e.g. the answering Orchestrator could not start: say why
+            log.exception("answering task %s failed", task_id)
+            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
+        return JSONResponse({"ok": True})
+
+
+def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
+    return StreamingResponse(body, media_type="text/event-stream",
+                             headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+
+def create_app(store: ReadableStore, *, responder: Responder | None = None, token: str | None = None,
+               allowed_hosts: list[str] | None = None, poll_s: float = 0.1, list_limit: int = 200) -> Starlette:
+    """The web view over ``store``. ``token``: every request must carry it (see ``agents.ui.auth``);
+    ``allowed_hosts``: the Host headers accepted (the loopback names by default, which stops DNS rebinding)."""
+    h = _Handlers(TaskReader(store), responder, poll_s, list_limit)
+    routes = [
+        Route("/", h.index), Route("/tasks/{task_id}", h.task_page),
+        Route("/api/tasks", h.tasks), Route("/api/tasks/stream", h.tasks_stream),
+        Route("/api/tasks/{task_id}/stream", h.task_stream),
+        Route("/api/tasks/{task_id}/outputs/{plan_version:int}/{step_id:int}", h.output),
+        Route("/api/tasks/{task_id}/respond", h.respond, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(_STATIC)), name="static"),
+    ]
+    hosts = allowed_hosts or ["127.0.0.1", "localhost", "[::1]", "::1"]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+    if token is not None:
+        middleware.insert(0, Middleware(BearerAuth, token=token, realm="tetrarch ui"))
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.closing = h.closing
+    return app

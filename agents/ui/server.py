@@ -1,0 +1,80 @@
+"""Running the web view: uvicorn on a background thread (``UIServer``), for the CLI, notebooks and tests.
+
+Example:
+    >>> import tempfile, pathlib, urllib.request
+    >>> from agents.store import Store
+    >>> store = Store(pathlib.Path(tempfile.mkdtemp()) / "t.db")
+    >>> with UIServer(store) as ui:
+    ...     urllib.request.urlopen(ui.url + "/api/tasks").read()
+    b'[]'
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Self
+
+import uvicorn
+
+from agents.ui.app import Responder, create_app
+from agents.ui.auth import require_token
+from agents.ui.reader import ReadableStore
+
+__all__ = ["UIServer"]
+
+
+class UIServer:
+    """The web view served on ``host:port`` until ``stop()`` (``port=0``: a free port, see ``url``).
+
+    Any host but loopback needs ``token`` (raises ``agents.ui.auth.MissingTokenError`` otherwise)."""
+
+    def __init__(self, store: ReadableStore, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
+                 responder: Responder | None = None, poll_s: float = 0.1) -> None:
+        token = require_token(host, token)
+        hosts = None if token is None else ["*"]  # with a token the page is meant to be reached by other names
+        app = create_app(store, responder=responder, token=token, allowed_hosts=hosts, poll_s=poll_s)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
+                                timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._closing = app.state.closing
+        self._thread: threading.Thread | None = None
+        self.host = host
+
+    def start(self, timeout_s: float = 20.0) -> Self:
+        self._thread = threading.Thread(target=self._server.run, name="tetrarch-ui", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the web view did not start on {self.host}; is the port free?")
+            time.sleep(0.02)
+        return self
+
+    @property
+    def port(self) -> int:
+        sockets = [s for server in self._server.servers for s in server.sockets]
+        return int(sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def wait(self) -> None:
+        """Block until the server stops (Ctrl-C in the CLI)."""
+        assert self._thread is not None
+        while self._thread.is_alive():
+            self._thread.join(0.5)
+
+    def stop(self) -> None:
+        self._closing.set()
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

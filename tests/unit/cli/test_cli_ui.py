@@ -1,0 +1,57 @@
+"""`tetrarch ui`: serves the store on 127.0.0.1, refuses what it cannot serve safely or at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agents.cli.main import main
+from agents.store import Store
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_a_missing_store_is_named(tmp_path):
+    with pytest.raises(SystemExit, match="no store at .*nope.db"):
+        main(["ui", "--store", str(tmp_path / "nope.db")])
+
+
+def test_store_url_without_the_postgresql_store_fails_clearly():
+    from agents.config import RuntimeConfig
+    import agents.store
+
+    if "store_url" in RuntimeConfig.model_fields and hasattr(agents.store, "open_store"):
+        pytest.skip("this installation has the PostgreSQL store")
+    with pytest.raises(SystemExit, match="--store-url needs the PostgreSQL store.*--store PATH"):
+        main(["ui", "--store-url", "postgresql://u@127.0.0.1:5432/db"])
+
+
+def test_a_public_host_without_a_token_refuses_to_start(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("TETRARCH_TOKEN", raising=False)
+    Store(tmp_path / "t.db").close()
+    assert main(["ui", "--store", str(tmp_path / "t.db"), "--host", "0.0.0.0", "--port", "0"]) == 2
+    assert "needs a bearer token" in capsys.readouterr().err
+
+
+def test_it_serves_the_store_until_interrupted(tmp_path):
+    db = tmp_path / "t.db"
+    with Store(db) as store:
+        store.create_task("t1", "add 2 and 2", {})
+    proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "ui", "--store", str(db), "--port", "0"],
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("tetrarch ui: serving http://127.0.0.1:"), line
+        url = line.split()[3].rstrip("/")
+        rows = json.loads(urllib.request.urlopen(url + "/api/tasks", timeout=10).read())
+        assert [(r["task_id"], r["status"]) for r in rows] == [("t1", "submitted")]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
