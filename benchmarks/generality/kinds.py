@@ -17,7 +17,7 @@ from benchmarks.generality.locale import number
 from benchmarks.generality.model import Expect, GenTask, WrongClass, call, plan
 from benchmarks.generality.phrases import ANSWERS, QUESTIONS, ROSE_FELL
 
-__all__ = ["Frame", "Item", "change", "compare", "difference", "off", "ratio", "total"]
+__all__ = ["Frame", "Item", "change", "compare", "difference", "off", "off_count", "ratio", "total"]
 
 _DRIFT = 1.37
 """An unsupported figure is the right one scaled by this: no output supports it, and it is not a near miss."""
@@ -60,6 +60,11 @@ class Frame:
 def off(value: float) -> float:
     """A figure no output supports (the right one, drifted)."""
     return value * _DRIFT if value else 7.0
+
+
+def off_count(value: int) -> int:
+    """A whole number no output supports: the right one drifted, and at least two away (small counts)."""
+    return max(round(value * _DRIFT), value + 2)
 
 
 def _plan(items: Sequence[Item], expression: str | None) -> dict[str, Any]:
