@@ -41,8 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from benchmarks.generality.e2e import run_local
 
         run_local(select("heldout" if args.split == "all" else args.split, args.limit), args.out,
-                  systems=tuple(s.strip() for s in args.systems.split(",") if s.strip()), stem=args.stem,
-                  note=args.sample_note)
+                  systems=tuple(s.strip() for s in args.systems.split(",") if s.strip()),
+                  stem="generality-e2e" if args.stem == "generality" else args.stem, note=args.sample_note,
+                  label=args.label)
         print(f"generality (--llm local) finished in {time.monotonic() - t0:.0f}s")
         return 0
     from benchmarks.generality.measure import measure

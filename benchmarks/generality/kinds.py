@@ -132,7 +132,7 @@ def change(frame: Frame, a: Item, b: Item) -> GenTask:
     return _task(frame, "change", [a, b], slots, "{r2} - {r1}",
                  {"wrong_sign": {"x": signed(-delta), "moved": down if delta >= 0 else up},
                   "unsupported_figure": {"x": signed(off(delta))}},
-                 Expect(number=abs(delta)))
+                 Expect(number=abs(delta), sign=1 if delta >= 0 else -1))
 
 
 def compare(frame: Frame, a: Item, b: Item) -> GenTask:

@@ -31,12 +31,14 @@ SHAPES = ("plain_numbers", "json_records", "sql_rows", "versions", "dates", "mon
 class Expect:
     """What a right answer must contain, for scoring a real model's free text: every name in ``names``, each
     before any name in ``rivals`` (a rival may be mentioned after, as in "A, ahead of B"), and, when ``number`` is
-    set, a figure within ``tolerance`` (relative) of it."""
+    set, a figure within ``tolerance`` (relative) of it; ``sign`` (+1 / -1) when the question asks for a signed
+    change, which the answer must not state the other way round."""
 
     number: float | None = None
     names: tuple[str, ...] = ()
     rivals: tuple[str, ...] = ()
     tolerance: float = 0.01
+    sign: int = 0
 
 
 @dataclass(frozen=True, slots=True)

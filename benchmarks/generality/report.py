@@ -68,7 +68,8 @@ def _right_table(cfg: dict[str, Any], key: str, names: Sequence[str]) -> list[st
 def _rate(c: dict[str, Any]) -> str:
     if not c["variants"]:
         return "-"
-    return f"{c['caught']}/{c['variants']} ({100 * c['rate']:.0f}%; {c['caught_right_clean']} with the right answer through)"
+    through = c["caught_right_clean"]
+    return f"{c['caught']}/{c['variants']} ({100 * c['rate']:.0f}%; {through} with the right answer through)"
 
 
 def _config_section(name: str, cfg: dict[str, Any]) -> list[str]:
@@ -98,8 +99,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     size = doc["suite_size"]
     out = [f"# Generality suite — {doc['label']}", "",
            f"Generated {doc['generated_at']} by `tetrarch bench --suite generality` (docs/generality.md). "
-           f"{size['tasks']} tasks ({size['dev']} dev, {size['heldout']} held-out), {len(size['by_shape'])} tool-output "
-           f"shapes, {len(size['by_lang'])} languages; wrong variants: "
+           f"{size['tasks']} tasks ({size['dev']} dev, {size['heldout']} held-out), "
+           f"{len(size['by_shape'])} tool-output shapes, {len(size['by_lang'])} languages; wrong variants: "
            + ", ".join(f"{k} {v}" for k, v in size["wrong_variants"].items()) + ".", "",
            "Every role is scripted as a correct model (router: plan; planner: the right plan; reviewer: accept "
            "5/5/5 with the answer), so whatever else happens is code's doing.", ""]

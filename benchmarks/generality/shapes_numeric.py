@@ -95,11 +95,14 @@ def units(lang: str) -> list[GenTask]:
     week = _WEEK[lang]
     w11 = metric("") + {"en": " in week 11", "fr": " en semaine 11", "de": " in KW 11", "es": " en la semana 11"}[lang]
     w12 = metric("") + {"en": " in week 12", "fr": " en semaine 12", "de": " in KW 12", "es": " en la semana 12"}[lang]
-    return [change(Frame("units", lang, metric(s0), ms, 0), item(s0, 11, week.format(11)), item(s0, 12, week.format(12))),
-            change(Frame("units", lang, metric(s1), ms, 1), item(s1, 11, week.format(11)), item(s1, 12, week.format(12))),
+    def weeks(service: str) -> tuple[Item, Item]:
+        return item(service, 11, week.format(11)), item(service, 12, week.format(12))
+
+    return [change(Frame("units", lang, metric(s0), ms, 0), *weeks(s0)),
+            change(Frame("units", lang, metric(s1), ms, 1), *weeks(s1)),
             ratio(Frame("units", lang, w12, ms, 2), item(s0, 12, s0), item(s1, 12, s1)),
             difference(Frame("units", lang, w11, ms, 3), item(s0, 11, s0), item(s1, 11, s1)),
-            compare(Frame("units", lang, metric(s1), ms, 4), item(s1, 11, week.format(11)), item(s1, 12, week.format(12)))]
+            compare(Frame("units", lang, metric(s1), ms, 4), *weeks(s1))]
 
 
 def prose(lang: str) -> list[GenTask]:
@@ -108,7 +111,7 @@ def prose(lang: str) -> list[GenTask]:
     c = [Item(city, pop, number(pop, lang), "encyclopedia", {"topic": city}, numeric=False)
          for city, (pop, _, _) in data.POPULATION[lang].items()]
     return [difference(f(0), c[0], c[1]), ratio(f(1), c[0], c[3]), total(f(2), c[1], c[2], c[3]),
-            difference(f(3), c[3], c[2]), ratio(f(4), c[2], c[1])]
+            difference(f(3), c[3], c[2]), ratio(f(4), c[3], c[0])]
 
 
 NUMERIC_SHAPES: dict[str, Callable[[str], list[GenTask]]] = {

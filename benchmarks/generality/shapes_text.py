@@ -37,9 +37,12 @@ _SQL_Q = {
             "fr": "Quelle région de la table des ventes {c} a vendu le plus d'unités ?",
             "de": "Welche Region der Verkaufstabelle {c} hat die meisten Einheiten verkauft?",
             "es": "¿Qué región de la tabla de ventas {c} vendió más unidades?"},
-    "total": {"en": "How many units were sold in total in {c}?", "fr": "Combien d'unités ont été vendues au total en {c} ?",
-              "de": "Wie viele Einheiten wurden in {c} insgesamt verkauft?", "es": "¿Cuántas unidades se vendieron en total en {c}?"},
-    "list": {"en": "Which regions in {c} sold more than 1500 units?", "fr": "Quelles régions de {c} ont vendu plus de 1500 unités ?",
+    "total": {"en": "How many units were sold in total in {c}?",
+              "fr": "Combien d'unités ont été vendues au total en {c} ?",
+              "de": "Wie viele Einheiten wurden in {c} insgesamt verkauft?",
+              "es": "¿Cuántas unidades se vendieron en total en {c}?"},
+    "list": {"en": "Which regions in {c} sold more than 1500 units?",
+             "fr": "Quelles régions de {c} ont vendu plus de 1500 unités ?",
              "de": "Welche Regionen in {c} haben mehr als 1500 Einheiten verkauft?",
              "es": "¿Qué regiones de {c} vendieron más de 1500 unidades?"},
     "count": {"en": "How many regions in {c} had a revenue above 60000 EUR?",
@@ -48,7 +51,8 @@ _SQL_Q = {
               "es": "¿Cuántas regiones de {c} tuvieron ingresos superiores a 60000 EUR?"},
 }
 _SQL_A = {"top": {"en": "{w} ({u} units; next: {r} with {ru}).", "fr": "{w} ({u} unités ; ensuite : {r} avec {ru}).",
-                  "de": "{w} ({u} Einheiten; danach {r} mit {ru}).", "es": "{w} ({u} unidades; después {r} con {ru})."},
+                  "de": "{w} ({u} Einheiten; danach {r} mit {ru}).",
+                  "es": "{w} ({u} unidades; después {r} con {ru})."},
           "total": {"en": "{x} units over {n} regions.", "fr": "{x} unités sur {n} régions.",
                     "de": "{x} Einheiten in {n} Regionen.", "es": "{x} unidades en {n} regiones."},
           "list": {"en": "{x}.", "fr": "{x}.", "de": "{x}.", "es": "{x}."},
@@ -73,7 +77,8 @@ def sql_rows(lang: str) -> list[GenTask]:
              {"wrong_entity": a["top"].format(w=r, u=n(ru), r=w, ru=n(u)),
               "unsupported_figure": a["top"].format(w=w, u=n(off_count(u)), r=r, ru=n(ru))},
              Expect(names=(w,), rivals=(r,))),
-        task("sql_rows", lang, 1, "total", q["total"].format(c=c), [call(1, "sql", query=f"SELECT region, units {where}")],
+        task("sql_rows", lang, 1, "total", q["total"].format(c=c),
+             [call(1, "sql", query=f"SELECT region, units {where}")],
              a["total"].format(x=n(units), n=len(rows)),
              {"item_left_out": a["total"].format(x=n(units - rows[-1][1]), n=len(rows) - 1),
               "unsupported_figure": a["total"].format(x=n(off_count(units)), n=len(rows))},
@@ -98,7 +103,8 @@ def _sql_revenue_gap(lang: str, where: str, first: str, second: str) -> GenTask:
     gap = rev[first] - rev[second]
     steps = [call(i, "sql", query=f"SELECT revenue_eur {where} AND region = '{region}'")
              for i, region in ((1, first), (2, second))]
-    steps.append(call(3, "calculator", (1, 2), expression="{$step_1_result.0.revenue_eur} - {$step_2_result.0.revenue_eur}"))
+    steps.append(call(3, "calculator", (1, 2),
+                      expression="{$step_1_result.0.revenue_eur} - {$step_2_result.0.revenue_eur}"))
     q = {"en": f"How much more revenue did {first} make than {second}?",
          "fr": f"Combien de chiffre d'affaires {first} a-t-elle fait de plus que {second} ?",
          "de": f"Wie viel mehr Umsatz hat {first} gemacht als {second}?",
@@ -109,7 +115,7 @@ def _sql_revenue_gap(lang: str, where: str, first: str, second: str) -> GenTask:
     slots = {"a": fmt(rev[first]), "b": fmt(rev[second])}
     return task("sql_rows", lang, 4, "difference", q, steps, ans.format(x=fmt(gap), **slots),
                 {"wrong_sign": ans.format(x=fmt(-gap), **slots),
-                 "unsupported_figure": ans.format(x=fmt(off(gap)), **slots)}, Expect(number=gap))
+                 "unsupported_figure": ans.format(x=fmt(off(gap)), **slots)}, Expect(number=gap, sign=1))
 
 
 _ON = {"en": "on", "fr": "le", "de": "am", "es": "el"}
@@ -134,7 +140,10 @@ def versions(lang: str) -> list[GenTask]:
         (va, da), (vb, db) = data.RELEASES[a], data.RELEASES[b]
         steps = [call(1, "latest_release", package=a), call(2, "latest_release", package=b)]
         w, l_ = (a, b) if da > db else (b, a)
-        rel = lambda p, v=None, d=None: f"{p} {v or data.RELEASES[p][0]} {_ON[lang]} {d or data.RELEASES[p][1]}"  # noqa: E731
+
+        def rel(p: str, v: str | None = None) -> str:
+            return f"{p} {v or data.RELEASES[p][0]} {_ON[lang]} {data.RELEASES[p][1]}"
+
         if i < 3:
             bumped = f"{int(data.RELEASES[w][0].split('.')[0]) + 1}.0.0"
             out.append(task("versions", lang, i, "compare", q_recent.format(a=a, b=b), steps,
@@ -154,8 +163,10 @@ def versions(lang: str) -> list[GenTask]:
 def dates(lang: str) -> list[GenTask]:
     (a, (da, _)), (b, (db, _)), (c, (dc, _)), (d, (dd, _)) = data.FOUNDED[lang].items()
     first, later = sorted([(da, a), (db, b)])
-    q_after = {"en": "How many years after {a} was {b} founded?", "fr": "Combien d'années après {a} {b} a-t-elle été fondée ?",
-               "de": "Wie viele Jahre nach {a} wurde {b} gegründet?", "es": "¿Cuántos años después de {a} se fundó {b}?"}[lang]
+    q_after = {"en": "How many years after {a} was {b} founded?",
+               "fr": "Combien d'années après {a} {b} a-t-elle été fondée ?",
+               "de": "Wie viele Jahre nach {a} wurde {b} gegründet?",
+               "es": "¿Cuántos años después de {a} se fundó {b}?"}[lang]
     ans_after = {"en": "{x} years ({a} in {ya}, {b} in {yb}).", "fr": "{x} ans ({a} en {ya}, {b} en {yb}).",
                  "de": "{x} Jahre ({a} {ya}, {b} {yb}).", "es": "{x} años ({a} en {ya}, {b} en {yb})."}[lang]
     out = []
@@ -165,7 +176,8 @@ def dates(lang: str) -> list[GenTask]:
         steps = [call(1, "company_profile", company=n1), call(2, "company_profile", company=n2)]
         out.append(task("dates", lang, i, "change", q_after.format(a=n1, b=n2), steps, ans_after.format(x=gap, **slots),
                         {"wrong_sign": ans_after.format(x=-gap, **slots),
-                         "unsupported_figure": ans_after.format(x=off_count(gap), **slots)}, Expect(number=gap)))
+                         "unsupported_figure": ans_after.format(x=off_count(gap), **slots)},
+                        Expect(number=gap, sign=1)))
     q_first = {"en": "Which was founded first, {a} or {b}?", "fr": "Laquelle a été fondée en premier, {a} ou {b} ?",
                "de": "Welches Unternehmen wurde zuerst gegründet, {a} oder {b}?",
                "es": "¿Cuál se fundó primero, {a} o {b}?"}[lang]

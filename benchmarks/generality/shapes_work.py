@@ -13,12 +13,13 @@ from benchmarks.generality.shapes_text import names, task
 __all__ = ["WORK_SHAPES"]
 
 _SUITES = {"en": ("api", "billing", "auth", "search"), "fr": ("ui", "sync", "export", "api"),
-           "de": ("import", "auth", "ui", "billing"), "es": ("search", "export", "sync", "import")}
+           "de": ("import", "auth", "ui", "sync"), "es": ("search", "export", "sync", "import")}
 _COMMITS = {"en": ("a1f9c02", "b7e4410", "d95e3b1"), "fr": ("d95e3b1", "e20f6c8", "f4a8d19"),
             "de": ("0c6b2e5", "17d3f40", "a1f9c02"), "es": ("c3d0a77", "e20f6c8", "b7e4410")}
 
 _TESTS_Q = {
-    "count": {"en": "How many tests failed in the {a} suite?", "fr": "Combien de tests ont échoué dans la suite {a} ?",
+    "count": {"en": "How many tests failed in the {a} suite?",
+              "fr": "Combien de tests ont échoué dans la suite {a} ?",
               "de": "Wie viele Tests sind in der Suite {a} fehlgeschlagen?",
               "es": "¿Cuántas pruebas fallaron en la suite {a}?"},
     "total": {"en": "How many tests failed in total in the {a} and {b} suites?",
@@ -68,11 +69,15 @@ def diffs_code(lang: str) -> list[GenTask]:
     q_list = {"en": "Which functions does commit {a} change?", "fr": "Quelles fonctions le commit {a} modifie-t-il ?",
               "de": "Welche Funktionen ändert der Commit {a}?", "es": "¿Qué funciones cambia el commit {a}?"}[lang]
     q_added = {"en": "How many lines does commit {a} add?", "fr": "Combien de lignes le commit {a} ajoute-t-il ?",
-               "de": "Wie viele Zeilen fügt der Commit {a} hinzu?", "es": "¿Cuántas líneas añade el commit {a}?"}[lang]
-    q_more = {"en": "Which commit adds more lines, {a} or {b}?", "fr": "Quel commit ajoute le plus de lignes, {a} ou {b} ?",
+               "de": "Wie viele Zeilen fügt der Commit {a} hinzu?",
+               "es": "¿Cuántas líneas añade el commit {a}?"}[lang]
+    q_more = {"en": "Which commit adds more lines, {a} or {b}?",
+              "fr": "Quel commit ajoute le plus de lignes, {a} ou {b} ?",
               "de": "Welcher Commit fügt mehr Zeilen hinzu, {a} oder {b}?",
               "es": "¿Qué commit añade más líneas, {a} o {b}?"}[lang]
-    lines = {"en": "{x} lines added in {f}", "fr": "{x} lignes ajoutées dans {f}", "de": "{x} Zeilen hinzugefügt in {f}",
+    lines = {"en": "{x} lines added in {f}",
+             "fr": "{x} lignes ajoutées dans {f}",
+             "de": "{x} Zeilen hinzugefügt in {f}",
              "es": "{x} líneas añadidas en {f}"}[lang]
     c = _COMMITS[lang]
     out = []
@@ -104,8 +109,10 @@ def name_lists(lang: str) -> list[GenTask]:
     (t0, m0), (t1, m1) = data.TEAMS[lang].items()
     q_count = {"en": "How many people are on the {a} team?", "fr": "Combien de personnes compte l'équipe {a} ?",
                "de": "Wie viele Personen sind im Team {a}?", "es": "¿Cuántas personas hay en el equipo {a}?"}[lang]
-    q_both = {"en": "Who is on both the {a} and the {b} teams?", "fr": "Qui fait partie à la fois de l'équipe {a} et de l'équipe {b} ?",
-              "de": "Wer ist sowohl im Team {a} als auch im Team {b}?", "es": "¿Quién está a la vez en el equipo {a} y en el equipo {b}?"}[lang]
+    q_both = {"en": "Who is on both the {a} and the {b} teams?",
+              "fr": "Qui fait partie à la fois de l'équipe {a} et de l'équipe {b} ?",
+              "de": "Wer ist sowohl im Team {a} als auch im Team {b}?",
+              "es": "¿Quién está a la vez en el equipo {a} y en el equipo {b}?"}[lang]
     q_big = {"en": "Which team is bigger, {a} or {b}?", "fr": "Quelle équipe est la plus grande, {a} ou {b} ?",
              "de": "Welches Team ist größer, {a} oder {b}?", "es": "¿Qué equipo es más grande, {a} o {b}?"}[lang]
     q_who = {"en": "Who is on the {a} team?", "fr": "Qui fait partie de l'équipe {a} ?", "de": "Wer ist im Team {a}?",

@@ -156,7 +156,8 @@ def revenue(company: str, quarter: str) -> str:
     amount = money(figures[int(q[1]) - 1], lang)  # type: ignore[index]
     name = company.strip()
     return {"en": f"{name} revenue in {q} 2025: {amount}", "fr": f"Chiffre d'affaires de {name} au {q} 2025 : {amount}",
-            "de": f"Umsatz von {name} im {q} 2025: {amount}", "es": f"Ingresos de {name} en el {q} de 2025: {amount}"}[lang]
+            "de": f"Umsatz von {name} im {q} 2025: {amount}",
+            "es": f"Ingresos de {name} en el {q} de 2025: {amount}"}[lang]
 
 
 @tool
@@ -223,7 +224,7 @@ def run_tests(suite: str) -> str:
     _, (passed, failed, skipped, seconds) = _find({"": data.TEST_RUNS}, suite, "suite")  # type: ignore[misc]
     name = suite.strip().lower()
     lines = [f"FAILED tests/test_{name}.py::test_case_{3 * i + 2} - AssertionError" for i in range(failed)]
-    parts = [f"{passed} passed"] + ([f"{failed} failed"] if failed else []) + ([f"{skipped} skipped"] if skipped else [])
+    parts = [f"{passed} passed"] + [f"{n} {word}" for n, word in ((failed, "failed"), (skipped, "skipped")) if n]
     return "\n".join(lines + [f"===== {', '.join(parts)} in {seconds:.2f}s ====="])
 
 
