@@ -25,6 +25,9 @@ from benchmarks.generality.scoring import verdict
 __all__ = ["E2ERecord", "render", "run_local", "run_systems", "tally"]
 
 SYSTEMS = ("tetrarch", "react", "react_parallel")
+TASK_TIMEOUT_S = 240.0
+"""A task still running after this is stopped and scored "other" (the machine's model is shared: a sample must
+finish in minutes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +118,10 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
         raise SystemExit(f"unknown system(s) {sorted(unknown)}; use {', '.join(SYSTEMS)}")
     tools = suite_tools()
     store = Path(tempfile.mkdtemp(prefix="tetrarch-generality-e2e-")) / "e2e.db"
-    orch = Orchestrator(llm=None, tools=tools, config=RuntimeConfig(store_path=store))
+    config = RuntimeConfig(store_path=store, task_timeout_s=TASK_TIMEOUT_S)
+    orch = Orchestrator(llm=None, tools=tools, config=config)
     try:
-        react_config = for_embedded_model(RuntimeConfig(store_path=store))
+        react_config = for_embedded_model(config)
         runners: dict[str, Callable[[str], TaskResult]] = {}
         for system in systems:
             runners[system] = (lambda q: orch.run(q)) if system == "tetrarch" else \
