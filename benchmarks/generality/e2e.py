@@ -44,9 +44,11 @@ class E2ERecord:
 
 
 def run_systems(tasks: Sequence[GenTask], runners: Mapping[str, Callable[[str], TaskResult]],
-                progress: Callable[[str], None] = print) -> list[E2ERecord]:
-    """Each task on each system (``runners``: system -> run(question) -> TaskResult), scored."""
-    records = []
+                progress: Callable[[str], None] = print,
+                on_record: Callable[[list[E2ERecord]], None] | None = None) -> list[E2ERecord]:
+    """Each task on each system (``runners``: system -> run(question) -> TaskResult), scored; ``on_record`` sees
+    the records so far after each run (to save partial results of a long run)."""
+    records: list[E2ERecord] = []
     for task in tasks:
         for system, run in runners.items():
             t0 = time.monotonic()
@@ -58,6 +60,8 @@ def run_systems(tasks: Sequence[GenTask], runners: Mapping[str, Callable[[str], 
             rec = E2ERecord(task.id, task.shape, task.lang, system, status, verdict(task.expect, status, answer),
                             answer, round(time.monotonic() - t0, 2), calls)
             records.append(rec)
+            if on_record is not None:
+                on_record(records)
             progress(f"  {task.id:34} {system:14} {rec.status:9} {rec.verdict:14} {rec.wall_s:6.1f}s  "
                      f"{(answer or '')[:70]!r}")
     return records
@@ -126,13 +130,20 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
         for system in systems:
             runners[system] = (lambda q: orch.run(q)) if system == "tetrarch" else \
                 _react_runner(orch.llm, tools, react_config, parallel=system == "react_parallel")
-        records = run_systems(tasks, runners)
-        doc = {"label": label, "note": note or "A deterministic spread of the held-out half.",
-               "model": getattr(orch.llm, "model", "embedded"), "task_ids": [t.id for t in tasks],
-               "systems": tally(records), "records": [asdict(r) for r in records]}
+        model = getattr(orch.llm, "model", "embedded")
+
+        def save(records: list[E2ERecord]) -> dict[str, Any]:
+            done = len({r.task_id for r in records})
+            doc = {"label": label, "note": (note or "A deterministic spread of the held-out half.")
+                   + ("" if done == len(tasks) else f" PARTIAL: {done} of {len(tasks)} tasks run so far."),
+                   "model": model, "task_ids": [t.id for t in tasks[:done]], "systems": tally(records),
+                   "records": [asdict(r) for r in records]}
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / f"{stem}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+            (out_dir / f"{stem}.md").write_text(render(doc))
+            return doc
+
+        records = run_systems(tasks, runners, progress=lambda s: print(s, flush=True), on_record=save)
+        return save(records)
     finally:
         orch.shutdown()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{stem}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    (out_dir / f"{stem}.md").write_text(render(doc))
-    return doc
