@@ -114,8 +114,10 @@ def test_end_to_end_scoring_counts_right_accepted_wrong_and_other():
     def broken(question: str):
         raise RuntimeError("server down")
 
+    seen: list[int] = []
     records = run_systems([TINY, wrong], {"react": lambda q: asyncio.run(agent.run(q)), "broken": broken},
-                          progress=lambda s: None)
+                          progress=lambda s: None, on_record=lambda rs: seen.append(len(rs)))
+    assert seen == [1, 2, 3, 4]
     by = {(r.task_id, r.system): r.verdict for r in records}
     assert by == {("tiny-en-0-list", "react"): "right", ("tiny-en-1-list", "react"): "accepted_wrong",
                   ("tiny-en-0-list", "broken"): "other", ("tiny-en-1-list", "broken"): "other"}
