@@ -17,7 +17,7 @@ from benchmarks.generality.locale import number
 from benchmarks.generality.model import Expect, GenTask, WrongClass, call, plan
 from benchmarks.generality.phrases import ANSWERS, QUESTIONS, ROSE_FELL
 
-__all__ = ["Frame", "Item", "change", "compare", "difference", "off", "off_count", "ratio", "total"]
+__all__ = ["Frame", "Item", "change", "compare", "difference", "off", "off_count", "ratio", "smaller", "total"]
 
 _DRIFT = 1.37
 """An unsupported figure is the right one scaled by this: no output supports it, and it is not a near miss."""
@@ -106,6 +106,18 @@ def ratio(frame: Frame, a: Item, b: Item) -> GenTask:
     slots = {"x": number(value, frame.lang, 2)}
     return _task(frame, "ratio", [a, b], slots, "{r1} / {r2}",
                  {"ratio_inverted": {"x": number(b.value / a.value, frame.lang, 2), "va": b.shown, "vb": a.shown},
+                  "unsupported_figure": {"x": number(off(value), frame.lang, 2)}},
+                 Expect(number=value, tolerance=0.02))
+
+
+def smaller(frame: Frame, a: Item, b: Item) -> GenTask:
+    """How many times smaller b is than a (a over b, with a the larger): the question names the smaller first in
+    its wording, and dividing the way it is read is the slip."""
+    big, small = (a, b) if a.value >= b.value else (b, a)
+    value = big.value / small.value
+    return _task(frame, "smaller", [big, small], {"x": number(value, frame.lang, 2)}, "{r1} / {r2}",
+                 {"ratio_inverted": {"x": number(small.value / big.value, frame.lang, 2), "va": small.shown,
+                                     "vb": big.shown},
                   "unsupported_figure": {"x": number(off(value), frame.lang, 2)}},
                  Expect(number=value, tolerance=0.02))
 

@@ -23,7 +23,7 @@ WRONG_CLASSES: tuple[WrongClass, ...] = ("wrong_entity", "wrong_sign", "unsuppor
                                          "item_left_out")
 Split = Literal["dev", "heldout"]
 SHAPES = ("plain_numbers", "json_records", "sql_rows", "versions", "dates", "money", "percents", "units",
-          "test_summaries", "diffs_code", "name_lists", "prose")
+          "test_summaries", "diffs_code", "name_lists", "prose", "write_actions")
 """The tool-output shapes, one builder module entry each (``benchmarks.generality.shapes_*``)."""
 
 

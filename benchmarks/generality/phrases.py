@@ -22,6 +22,12 @@ QUESTIONS: dict[str, dict[str, str]] = {
         "de": "Das Wievielfache von {metric} von {b} ist {metric} von {a}? Zwei Nachkommastellen.",
         "es": "¿Cuántas veces {metric} de {b} es {metric} de {a}? Con dos decimales.",
     },
+    "smaller": {
+        "en": "How many times smaller is {b} than {a} in {metric}? Give two decimals.",
+        "fr": "{b} a combien de fois moins de {metric} que {a} ? Deux décimales.",
+        "de": "Wie viel Mal weniger {metric} hat {b} als {a}? Zwei Nachkommastellen.",
+        "es": "¿Cuántas veces menos {metric} tiene {b} que {a}? Con dos decimales.",
+    },
     "total": {
         "en": "What is the total {metric} of {a}, {b} and {c}?",
         "fr": "Quel est le total de {metric} pour {a}, {b} et {c} ?",
@@ -54,6 +60,12 @@ ANSWERS: dict[str, dict[str, str]] = {
         "fr": "{x} fois ({va} / {vb}).",
         "de": "Das {x}-Fache ({va} / {vb}).",
         "es": "{x} veces ({va} / {vb}).",
+    },
+    "smaller": {
+        "en": "{x} times smaller ({va} / {vb}).",
+        "fr": "{x} fois moins ({va} / {vb}).",
+        "de": "{x}-mal weniger ({va} / {vb}).",
+        "es": "{x} veces menos ({va} / {vb}).",
     },
     "total": {
         "en": "{x} in total ({parts}).",

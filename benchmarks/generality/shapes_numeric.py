@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchmarks.generality import data
-from benchmarks.generality.kinds import Frame, Item, change, compare, difference, ratio, total
+from benchmarks.generality.kinds import Frame, Item, change, compare, difference, ratio, smaller, total
 from benchmarks.generality.locale import money, number, percent
 from benchmarks.generality.model import GenTask
 from benchmarks.generality.tools import PRODUCT
@@ -26,7 +26,7 @@ def plain_numbers(lang: str) -> list[GenTask]:
     f = _frames("plain_numbers", lang, metric, lambda x: number(x, lang))
     s = [Item(site, v, number(v, lang), "visitors", {"site": site}) for site, v in data.VISITORS[lang].items()]
     return [difference(f(0), s[0], s[1]), ratio(f(1), s[1], s[2]), total(f(2), s[0], s[2], s[3]),
-            difference(f(3), s[3], s[2]), ratio(f(4), s[3], s[0])]
+            difference(f(3), s[3], s[2]), ratio(f(4), s[3], s[0]), smaller(f(5), s[1], s[0])]
 
 
 def json_records(lang: str) -> list[GenTask]:
@@ -111,7 +111,7 @@ def prose(lang: str) -> list[GenTask]:
     c = [Item(city, pop, number(pop, lang), "encyclopedia", {"topic": city}, numeric=False)
          for city, (pop, _, _) in data.POPULATION[lang].items()]
     return [difference(f(0), c[0], c[1]), ratio(f(1), c[0], c[3]), total(f(2), c[1], c[2], c[3]),
-            difference(f(3), c[3], c[2]), ratio(f(4), c[3], c[0])]
+            difference(f(3), c[3], c[2]), ratio(f(4), c[3], c[0]), smaller(f(5), c[0], c[3])]
 
 
 NUMERIC_SHAPES: dict[str, Callable[[str], list[GenTask]]] = {

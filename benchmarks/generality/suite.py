@@ -19,11 +19,13 @@ from benchmarks.generality.model import SHAPES, GenTask
 from benchmarks.generality.shapes_numeric import NUMERIC_SHAPES
 from benchmarks.generality.shapes_text import TEXT_SHAPES
 from benchmarks.generality.shapes_work import WORK_SHAPES
+from benchmarks.generality.shapes_write import WRITE_SHAPES
 from benchmarks.generality.tools import ALL_TOOLS
 
 __all__ = ["BUILDERS", "SPLITS", "build_suite", "select", "suite_tools"]
 
-BUILDERS: dict[str, Callable[[str], list[GenTask]]] = {**NUMERIC_SHAPES, **TEXT_SHAPES, **WORK_SHAPES}
+BUILDERS: dict[str, Callable[[str], list[GenTask]]] = {**NUMERIC_SHAPES, **TEXT_SHAPES, **WORK_SHAPES,
+                                                       **WRITE_SHAPES}
 SPLITS = ("dev", "heldout", "all")
 
 

@@ -5,6 +5,7 @@ test runner's summary, a diff, a list of names). Module-level, so they pickle to
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from datetime import date
 
 from agents import tool
@@ -13,8 +14,8 @@ from benchmarks.generality import data
 from benchmarks.generality.locale import money, number, percent, scaled
 
 __all__ = ["ALL_TOOLS", "COUNTRY", "PRODUCT", "churn_rate", "company_profile", "customer", "encyclopedia",
-           "incident", "latest_release", "p95_latency", "revenue", "run_tests", "show_commit", "sql",
-           "team_members", "visitors"]
+           "incident", "latest_release", "p95_latency", "payment_reference", "revenue", "run_tests", "schedule_payment",
+           "show_commit", "sql", "team_members", "visitors"]
 
 COUNTRY = {"en": "UK", "fr": "FR", "de": "DE", "es": "ES"}
 """The ``country`` column of each language's rows in the sales table."""
@@ -256,6 +257,24 @@ def team_members(team: str) -> list:
     return list(_find(data.TEAMS, team, "team")[1])  # type: ignore[call-overload]
 
 
+def payment_reference(customer_id: str, amount_eur: float) -> str:
+    """The reference the finance system gives a payment: stable for the same customer and amount."""
+    return f"PAY-{zlib.crc32(f'{customer_id.strip().upper()}:{amount_eur:.2f}'.encode()) % 100000:05d}"
+
+
+@tool(permission="write")
+def schedule_payment(customer_id: str, amount_eur: float) -> str:
+    """Schedule a payment to a customer in the finance system; returns the payment's reference.
+
+    Args:
+        customer_id: The customer's id, e.g. "C-1042".
+        amount_eur: The amount in EUR.
+    """
+    if amount_eur <= 0:
+        raise ToolArgumentError("amount_eur must be positive")
+    return f"scheduled {payment_reference(customer_id, amount_eur)}"
+
+
 ALL_TOOLS = [visitors, customer, sql, latest_release, company_profile, incident, revenue, churn_rate, p95_latency,
-             encyclopedia, run_tests, show_commit, team_members]
+             encyclopedia, run_tests, show_commit, team_members, schedule_payment]
 """Every tool of the suite (the built-in calculator is added beside them by the runners)."""
