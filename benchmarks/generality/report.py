@@ -18,6 +18,7 @@ from benchmarks.generality.model import SHAPES, WRONG_CLASSES, GenTask
 __all__ = ["JSON_KEYS", "build_doc", "render_markdown", "write_report"]
 
 HALVES = ("dev", "heldout")
+_NAMES = {"dev": "dev", "heldout": "held-out"}
 JSON_KEYS = """\
 - `suite`: "generality"; `label`: what was measured (e.g. "before" the sound checks); `generated_at` (UTC).
 - `suite_size`: `tasks`, `dev`, `heldout`, `by_shape`, `by_lang`, `wrong_variants` (per wrong class).
@@ -44,9 +45,10 @@ def _size(tasks: Sequence[GenTask]) -> dict[str, Any]:
 
 def build_doc(tasks: Sequence[GenTask], rights: Sequence[RightRecord], wrongs: Sequence[WrongRecord],
               configs: Sequence[str], available: Sequence[str], label: str) -> dict[str, Any]:
+    run = [h for h in HALVES if any(t.split == h for t in tasks)]  # a run of one half reports that half only
     halves = {name: {half: summarize([r for r in rights if r.config == name and r.split == half],
                                      [w for w in wrongs if w.config == name and w.split == half])
-                     for half in HALVES} for name in available}
+                     for half in run} for name in available}
     return {"suite": "generality", "label": label, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "suite_size": _size(tasks), "configs": halves,
             "unavailable": [c for c in configs if c not in available], "records": records_jsonable(rights, wrongs)}
@@ -56,12 +58,16 @@ def _cell(c: dict[str, int]) -> str:
     return f"{c['accepted']}/{c['tasks']} · {c['false_vetoes']} · {c['rewrites']} · {c['second_reviews']}"
 
 
+def _header(first: str, halves: Sequence[str]) -> list[str]:
+    return [f"| {first} | " + " | ".join(_NAMES[h] for h in halves) + " |", "|---" * (len(halves) + 1) + "|"]
+
+
 def _right_table(cfg: dict[str, Any], key: str, names: Sequence[str]) -> list[str]:
-    lines = [f"| {key} | dev | held-out |", "|---|---|---|"]
+    lines = _header(key, list(cfg))
     for name in names:
         cells = [_cell(cfg[h]["right"][f"by_{key}"][name]) if name in cfg[h]["right"][f"by_{key}"] else "-"
-                 for h in HALVES]
-        lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+                 for h in cfg]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -76,19 +82,19 @@ def _config_section(name: str, cfg: dict[str, Any]) -> list[str]:
     out = [f"## Configuration `{name}`", "", "Right answers (each should be accepted after 3 LLM calls, unchanged):",
            "", "| half | tasks | accepted | false vetoes | rewrites | second reviews | answers changed |",
            "|---|---|---|---|---|---|---|"]
-    for h in HALVES:
+    for h in cfg:
         r = cfg[h]["right"]
         out.append(f"| {h} | {r['tasks']} | {r['accepted']} | {r['false_vetoes']} | {r['rewrites']} | "
                    f"{r['second_reviews']} | {r['answers_changed']} |")
     out += ["", "By shape and by language (accepted/tasks · false vetoes · rewrites · second reviews):", ""]
     out += _right_table(cfg, "shape", SHAPES) + [""] + _right_table(cfg, "lang", ("en", "fr", "de", "es"))
     out += ["", "Wrong answers accepted by a fooled reviewer, caught by code (caught/variants; of those, how many on a "
-            "task whose right answer went through untouched — a catch that tells right from wrong):", "",
-            "| class | dev | held-out |", "|---|---|---|"]
+            "task whose right answer went through untouched — a catch that tells right from wrong):", ""]
+    out += _header("class", list(cfg))
     for cls in (*WRONG_CLASSES, "all"):
-        cells = [_rate(cfg[h]["wrong"]["all"] if cls == "all" else cfg[h]["wrong"]["by_class"][cls]) for h in HALVES]
-        out.append(f"| {cls} | {cells[0]} | {cells[1]} |")
-    reasons = cfg["dev"]["interventions"]
+        cells = [_rate(cfg[h]["wrong"]["all"] if cls == "all" else cfg[h]["wrong"]["by_class"][cls]) for h in cfg]
+        out.append(f"| {cls} | " + " | ".join(cells) + " |")
+    reasons = cfg["dev"]["interventions"] if "dev" in cfg else []
     if reasons:
         out += ["", "Why code stopped right answers (dev half only; the held-out half is not read for tuning):", ""]
         out += [f"- {r['count']} x {r['reason']}" for r in reasons]
