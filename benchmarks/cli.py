@@ -14,6 +14,8 @@ from benchmarks.suite import REAL_MODEL_SUITES, SPLITS, SUITES, SYSTEMS
 __all__ = ["main"]
 
 RESULTS = Path(__file__).parent / "results"
+GENERALITY = "generality"
+"""The checks' generality suite (``benchmarks/generality``): its own runner and report, run on its own."""
 QUICK_TASKS = 5
 QUICK_SCALE = 0.25
 
@@ -28,9 +30,10 @@ def llm_choice(value: str) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tetrarch bench")
-    p.add_argument("--suite", choices=SUITES + REAL_MODEL_SUITES, action="append",
+    p.add_argument("--suite", choices=SUITES + REAL_MODEL_SUITES + (GENERALITY,), action="append",
                    help="suite(s) to run (default with --all: the simulated-world ones); corpus: the shipped corpus "
-                        "and built-in tools, for accuracy on a real model")
+                        "and built-in tools, for accuracy on a real model; generality: the checks' generality suite "
+                        "(docs/generality.md; every role scripted, or --llm local end to end)")
     p.add_argument("--split", choices=SPLITS, default="all",
                    help="a split suite's half: dev (for prompt work) or heldout (report once per change)")
     p.add_argument("--system", choices=SYSTEMS, action="append", dest="systems",
@@ -69,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.plan_cache:
         return _plan_cache(args)
+    if args.suite and GENERALITY in args.suite:
+        return _generality(args)
     suites = args.suite or (list(SUITES) if args.all else ["parallel"])
     if args.rerender:
         from benchmarks.runner import from_jsonable
@@ -132,6 +137,25 @@ def _plan_cache(args: argparse.Namespace) -> int:
 
     return plan_cache_main(["--out", str(args.out), "--seed", str(args.seed)] + (["--quick"] if args.quick else [])
                            + ([] if args.time_scale is None else ["--time-scale", str(args.time_scale)]))
+
+
+def _generality(args: argparse.Namespace) -> int:
+    """The generality suite: scripted roles by default (``--llm sim``: code is what is measured), the embedded
+    model end to end with ``--llm local``. More options: ``python -m benchmarks.generality --help``."""
+    if args.suite != [GENERALITY]:
+        raise SystemExit("--suite generality runs on its own: give it without other suites")
+    if args.llm not in ("sim", "local"):
+        raise SystemExit("--suite generality runs with scripted roles (--llm sim) or the embedded model (--llm local)")
+    if args.split not in ("all", "dev", "heldout"):
+        raise SystemExit("--suite generality has the halves dev and heldout (or all)")
+    from benchmarks.generality.cli import main as generality_main
+
+    argv = ["--split", args.split, "--out", str(args.out), "--llm", "local" if args.llm == "local" else "scripted"]
+    if args.limit is not None or args.quick:
+        argv += ["--limit", str(args.limit if args.limit is not None else QUICK_TASKS * 4)]
+    if args.systems and args.llm == "local":
+        argv += ["--systems", ",".join(args.systems)]
+    return generality_main(argv)
 
 
 if __name__ == "__main__":

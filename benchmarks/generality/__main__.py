@@ -1,0 +1,3 @@
+from benchmarks.generality.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""``tetrarch bench --suite generality`` (also ``python -m benchmarks.generality``): the scripted measurement
+by default; ``--llm local`` runs the embedded model end to end instead (``e2e``)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.generality.scripted import CONFIGS
+from benchmarks.generality.suite import SPLITS, select, suite_tools
+
+__all__ = ["main", "parser"]
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tetrarch bench --suite generality")
+    p.add_argument("--config", choices=CONFIGS, action="append", dest="configs",
+                   help="configuration(s) to measure (default: both; one missing from this build is skipped)")
+    p.add_argument("--split", choices=SPLITS, default="all", help="the half to run (default: both, reported apart)")
+    p.add_argument("--limit", type=int, help="an even spread of at most this many tasks")
+    p.add_argument("--label", default="current code", help="what is measured, shown in the report's title")
+    p.add_argument("--stem", default="generality", help="file name of the report (STEM.json, STEM.md)")
+    p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--llm", default="scripted", choices=("scripted", "local"),
+                   help="scripted (every role scripted: measures code) or local (the embedded model end to end, "
+                        "held-out half, beside the ReAct baselines)")
+    p.add_argument("--systems", default="tetrarch,react",
+                   help="with --llm local: comma-separated systems (tetrarch, react, react_parallel)")
+    p.add_argument("--sample-note", default="", help="with --llm local: how the sample was drawn, for the report")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    t0 = time.monotonic()
+    if args.llm == "local":
+        from benchmarks.generality.e2e import run_local
+
+        run_local(select("heldout" if args.split == "all" else args.split, args.limit), args.out,
+                  systems=tuple(s.strip() for s in args.systems.split(",") if s.strip()),
+                  stem="generality-e2e" if args.stem == "generality" else args.stem, note=args.sample_note,
+                  label=args.label)
+        print(f"generality (--llm local) finished in {time.monotonic() - t0:.0f}s")
+        return 0
+    from benchmarks.generality.measure import measure
+    from benchmarks.generality.report import build_doc, write_report
+
+    tasks = select(args.split, args.limit)
+    configs = tuple(args.configs or CONFIGS)
+    rights, wrongs, available = measure(tasks, configs, suite_tools(), progress=lambda s: print(s, flush=True))
+    doc = build_doc(tasks, rights, wrongs, configs, available, args.label)
+    js, md = write_report(doc, args.out, args.stem)
+    for name, cfg in doc["configs"].items():
+        for half, s in cfg.items():
+            r, w = s["right"], s["wrong"]["all"]
+            print(f"{name:8} {half:8} right: {r['accepted']}/{r['tasks']} accepted, {r['false_vetoes']} false vetoes, "
+                  f"{r['rewrites']} rewrites, {r['second_reviews']} second reviews; wrong caught {w['caught']}/"
+                  f"{w['variants']}")
+    print(f"wrote {js} and {md} in {time.monotonic() - t0:.0f}s")
+    return 0

@@ -1,0 +1,149 @@
+"""The suite end to end on a real model: tetrarch (``Orchestrator(llm=None)``: the embedded model for router,
+planner and reviewer, ONE Orchestrator holding every tool of the suite, as a user with many tools has) beside the
+ReAct baselines on the same model and tools. Each answer is scored right / accepted wrong / other (``scoring``).
+
+``run_systems`` is the loop (any runner per system, so the scoring is tested with ``FunctionLLM``);
+``run_local`` starts the embedded model and writes ``<stem>.json`` / ``<stem>.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.results import TaskResult
+from benchmarks.generality.model import GenTask
+from benchmarks.generality.scoring import verdict
+
+__all__ = ["E2ERecord", "render", "run_local", "run_systems", "tally"]
+
+SYSTEMS = ("tetrarch", "react", "react_parallel")
+TASK_TIMEOUT_S = 240.0
+"""A task still running after this is stopped and scored "other" (the machine's model is shared: a sample must
+finish in minutes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class E2ERecord:
+    task_id: str
+    shape: str
+    lang: str
+    system: str
+    status: str
+    verdict: str
+    answer: str | None
+    wall_s: float
+    llm_calls: int
+
+
+def run_systems(tasks: Sequence[GenTask], runners: Mapping[str, Callable[[str], TaskResult]],
+                progress: Callable[[str], None] = print,
+                on_record: Callable[[list[E2ERecord]], None] | None = None) -> list[E2ERecord]:
+    """Each task on each system (``runners``: system -> run(question) -> TaskResult), scored; ``on_record`` sees
+    the records so far after each run (to save partial results of a long run)."""
+    records: list[E2ERecord] = []
+    for task in tasks:
+        for system, run in runners.items():
+            t0 = time.monotonic()
+            try:
+                result = run(task.question)
+                status, answer, calls = result.status, result.answer, result.usage.total.llm_calls
+            except Exception as e:  # noqa: BLE001 - a crashed run is scored "other" and the suite goes on
+                status, answer, calls = "failed", f"{type(e).__name__}: {e}", 0
+            rec = E2ERecord(task.id, task.shape, task.lang, system, status, verdict(task.expect, status, answer),
+                            answer, round(time.monotonic() - t0, 2), calls)
+            records.append(rec)
+            if on_record is not None:
+                on_record(records)
+            progress(f"  {task.id:34} {system:14} {rec.status:9} {rec.verdict:14} {rec.wall_s:6.1f}s  "
+                     f"{(answer or '')[:70]!r}")
+    return records
+
+
+def tally(records: Sequence[E2ERecord]) -> dict[str, dict[str, Any]]:
+    """Per system: tasks, right, accepted_wrong, other, their shares, and the median wall time."""
+    out: dict[str, dict[str, Any]] = {}
+    for system in dict.fromkeys(r.system for r in records):
+        mine = [r for r in records if r.system == system]
+        counts = Counter(r.verdict for r in mine)
+        walls = sorted(r.wall_s for r in mine)
+        out[system] = {"tasks": len(mine), **{k: counts.get(k, 0) for k in ("right", "accepted_wrong", "other")},
+                       "right_share": round(counts.get("right", 0) / len(mine), 3),
+                       "accepted_wrong_share": round(counts.get("accepted_wrong", 0) / len(mine), 3),
+                       "median_wall_s": walls[len(walls) // 2]}
+    return out
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = [f"# Generality suite end to end — {doc['label']}", "", doc["note"], "",
+             f"Model: {doc['model']}. Tasks: {len(doc['task_ids'])} of the held-out half. Goal (issue 37): >= 50% "
+             "right and <= 5% accepted wrong.", "",
+             "| system | tasks | right | accepted wrong | other | median wall s |", "|---|---|---|---|---|---|"]
+    for system, s in doc["systems"].items():
+        lines.append(f"| {system} | {s['tasks']} | {s['right']} ({100 * s['right_share']:.0f}%) | "
+                     f"{s['accepted_wrong']} ({100 * s['accepted_wrong_share']:.0f}%) | {s['other']} | "
+                     f"{s['median_wall_s']} |")
+    lines += ["", "Runs (verdict, status, answer):", ""]
+    lines += [f"- `{r['task_id']}` {r['system']}: **{r['verdict']}** ({r['status']}) {(r['answer'] or '')[:140]!r}"
+              for r in doc["records"]]
+    lines += ["", "JSON keys: `label`, `note`, `model`, `task_ids`, `systems.<name>` (`tasks`, `right`, "
+              "`accepted_wrong`, `other`, `right_share`, `accepted_wrong_share`, `median_wall_s`), `records[]` (one "
+              "run each: `task_id`, `shape`, `lang`, `system`, `status`, `verdict`, `answer`, `wall_s`, "
+              "`llm_calls`).", ""]
+    return "\n".join(lines)
+
+
+def _react_runner(llm: Any, tools: list, config: Any, parallel: bool) -> Callable[[str], TaskResult]:
+    from agents.react import ReActAgent
+
+    def run(question: str) -> TaskResult:
+        return asyncio.run(ReActAgent(llm, tools, config, parallel=parallel).run(question))
+
+    return run
+
+
+def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str] = ("tetrarch",),
+              stem: str = "generality-e2e", note: str = "", label: str = "embedded model") -> dict[str, Any]:
+    """The tasks on the embedded model: ``Orchestrator(llm=None)`` with every tool of the suite, and the ReAct
+    baselines on the same server (``orch.llm``). Writes ``out_dir/<stem>.json`` and ``.md``."""
+    from agents import Orchestrator, RuntimeConfig
+    from agents.config import for_embedded_model
+    from benchmarks.generality.suite import suite_tools
+
+    unknown = set(systems) - set(SYSTEMS)
+    if unknown:
+        raise SystemExit(f"unknown system(s) {sorted(unknown)}; use {', '.join(SYSTEMS)}")
+    tools = suite_tools()
+    store = Path(tempfile.mkdtemp(prefix="tetrarch-generality-e2e-")) / "e2e.db"
+    config = RuntimeConfig(store_path=store, task_timeout_s=TASK_TIMEOUT_S)
+    orch = Orchestrator(llm=None, tools=tools, config=config)
+    try:
+        react_config = for_embedded_model(config)
+        runners: dict[str, Callable[[str], TaskResult]] = {}
+        for system in systems:
+            runners[system] = (lambda q: orch.run(q)) if system == "tetrarch" else \
+                _react_runner(orch.llm, tools, react_config, parallel=system == "react_parallel")
+        model = getattr(orch.llm, "model", "embedded")
+
+        def save(records: list[E2ERecord]) -> dict[str, Any]:
+            done = len({r.task_id for r in records})
+            doc = {"label": label, "note": (note or "A deterministic spread of the held-out half.")
+                   + ("" if done == len(tasks) else f" PARTIAL: {done} of {len(tasks)} tasks run so far."),
+                   "model": model, "task_ids": [t.id for t in tasks[:done]], "systems": tally(records),
+                   "records": [asdict(r) for r in records]}
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / f"{stem}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+            (out_dir / f"{stem}.md").write_text(render(doc))
+            return doc
+
+        records = run_systems(tasks, runners, progress=lambda s: print(s, flush=True), on_record=save)
+        return save(records)
+    finally:
+        orch.shutdown()
