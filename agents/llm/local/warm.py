@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from agents.config import PromptOptions
 from agents.llm.base import LLM, LLMError, LLMRequest, Role
 from prompts import PromptTemplate, load_prompt
 
-__all__ = ["WARMED_ROLES", "RolePrefix", "role_prefixes", "template_prefix", "warm_prefixes"]
+__all__ = ["WARMED_ROLES", "RolePrefix", "role_prefixes", "start_warming", "template_prefix", "warm_prefixes"]
 
 log = logging.getLogger("tetrarch")
 
@@ -84,6 +85,21 @@ def _up_to_mark(messages: list[dict[str, str]]) -> list[dict[str, str]]:
         if mark:
             break
     return kept
+
+
+def start_warming(llm: LLM, prompts: PromptOptions, tools_catalog: str, max_steps: int) -> threading.Thread:
+    """Prefill each role's static prompt on a thread (``Orchestrator(llm=None)`` does it while the rest starts);
+    a task's first calls would only queue behind it at the server, so the caller joins it before taking tasks."""
+    prefixes = role_prefixes(prompts, tools_catalog, max_steps)
+
+    def warm() -> None:
+        took = warm_prefixes(llm, prefixes)
+        if took is not None:
+            log.info("the embedded model prefilled %d roles' static prompts in %.1fs", len(prefixes), took)
+
+    thread = threading.Thread(target=warm, name="tetrarch-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def warm_prefixes(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float = 300.0) -> float | None:
