@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Self
 
-from agents.llm.local._launch import PARENT_PID_ENV
+from agents.llm.local._launch import PARENT_PID_ENV, STATE_DIR_ENV
 from agents.llm.local.errors import LlamaServerError, LocalBackendUnavailable
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "ServerState",
     "check_backend",
     "free_port",
+    "prefill_state_dir",
     "server_command",
     "start_local_llm",
 ]
@@ -159,7 +160,7 @@ class LlamaServer:
     def __init__(self, model_path: Path | str, *, host: str = "127.0.0.1", port: int | None = None,
                  n_threads: int = 2, n_ctx: int = 4096, alias: str = "local", startup_timeout_s: float = 120.0,
                  log_path: Path | str | None = None, stop_grace_s: float = 5.0, python: str | None = None,
-                 prompt_cache_bytes: int = PROMPT_CACHE_BYTES,
+                 prompt_cache_bytes: int = PROMPT_CACHE_BYTES, state_dir: Path | str | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.model_path = Path(model_path)
         self.host = host
@@ -170,6 +171,8 @@ class LlamaServer:
         self.stop_grace_s = stop_grace_s
         self.python = python
         self.prompt_cache_bytes = prompt_cache_bytes
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        """Where the prompt cache keeps prefilled prefixes across starts (``_state_shelf.py``); None: nowhere."""
         self._requested_port = port
         self._port: int | None = port
         self._log_path = Path(log_path) if log_path is not None else None
@@ -245,6 +248,8 @@ class LlamaServer:
             self._log_path = Path(name)
         log = self._log_path.open("ab")
         env = {**os.environ, PARENT_PID_ENV: str(os.getpid())}
+        if self.state_dir is not None and self.prompt_cache_bytes > 0:
+            env[STATE_DIR_ENV] = str(self.state_dir)
         self._proc = subprocess.Popen(self.command(port), stdin=subprocess.DEVNULL, stdout=log,
                                       stderr=subprocess.STDOUT, env=env, start_new_session=True)
         # The finalizer holds no reference to self, so an abandoned server is still stopped on GC / exit.
@@ -290,6 +295,14 @@ class LlamaServer:
 
 
 
+def prefill_state_dir(name: str, sha256: str, n_ctx: int, cache_dir: Path | str | None = None) -> Path:
+    """Where the server keeps prefilled prompt prefixes of one model file (``_state_shelf.py``):
+    ``<cache>/prefill/<name>-<sha256 prefix>-ctx<n_ctx>``; delete it to start cold."""
+    from agents.llm.local.provision import cache_root
+
+    return cache_root(cache_dir) / "prefill" / f"{name}-{sha256[:16]}-ctx{n_ctx}"
+
+
 def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = None, timeout_s: float = 600.0,
                     max_retries: int = 1, **server_kw: Any) -> tuple[Any, LlamaServer]:
     """Start the embedded model server for an installed model and return ``(OpenAIChat, LlamaServer)``.
@@ -312,6 +325,8 @@ def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = N
     model = get_model(name)
     path = model_path(model.name, cache_dir)
     server_kw.setdefault("n_ctx", model.n_ctx)
+    # Prefilled prompt prefixes are kept per model file and context size (the server adds the llama.cpp build).
+    server_kw.setdefault("state_dir", prefill_state_dir(model.name, model.sha256, server_kw["n_ctx"], cache_dir))
     server = LlamaServer(path, **server_kw).start()
     try:
         from agents.llm.openai_chat import OpenAIChat
