@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -157,18 +156,22 @@ class Orchestrator:
         if llm is None:
             self.config = for_embedded_model(self.config)
         self.llm = llm if llm is not None else self._start_embedded_llm()
-        # The embedded model prefills its prompts while the rest starts: one waits on the CPU, the other mostly not.
+        # The embedded model loads and prefills its prompts while the rest starts: one waits on the CPU, the other
+        # mostly not. A warm start finds the prefills on disk (agents/llm/local/_state_shelf.py) and reads nothing.
         warming = self._warm_embedded_llm(self.llm) if llm is None else None
         self._instance = uuid.uuid4().hex[:8]
         try:
             self._backend: _Supervisor = self._start_backend(address, mcp_servers(tools))
+            if warming is not None:
+                try:
+                    warming.join()  # raises what kept the model server from starting
+                except BaseException:
+                    self._backend.shutdown()
+                    raise
         except BaseException:
             if self._local_server is not None:
                 self._local_server.stop()
             raise
-        finally:
-            if warming is not None:
-                warming.join()
 
     # ------------------------------------------------------------------ setup
     def _start_backend(self, address: str | None, servers: Sequence[Any]) -> _Supervisor:
@@ -195,16 +198,17 @@ class Orchestrator:
     def _start_embedded_llm(self) -> LLM:
         from agents.llm.local import start_local_llm
 
-        llm, server = start_local_llm(self.config.local_model)
+        llm, server = start_local_llm(self.config.local_model, wait=False)  # _warm_embedded_llm waits for it
         self._local_server = server
         return llm
 
-    def _warm_embedded_llm(self, llm: LLM) -> threading.Thread:
+    def _warm_embedded_llm(self, llm: LLM) -> Any:
         from agents.llm.local.warm import start_warming
         from agents.tools import ToolRegistry
 
+        ready = self._local_server.wait_ready if self._local_server is not None else None
         return start_warming(llm, self.config.prompt_options(), ToolRegistry(self.tools).catalog_text(),
-                             self.config.max_steps)
+                             self.config.max_steps, ready=ready)
 
     def _check(self) -> None:
         if self._closed:

@@ -214,6 +214,24 @@ class LlamaServer:
                               prompt_cache_bytes=self.prompt_cache_bytes)
 
     # ------------------------------------------------------------------ lifecycle
+    def spawn(self) -> Self:
+        """Start the server process on a port chosen now (``base_url`` is known at once) without waiting for it to
+        answer: the caller starts other work while the model loads, then calls ``wait_ready``."""
+        if self.state is ServerState.RUNNING:
+            return self
+        self.stop()
+        check_backend()
+        if not self.model_path.is_file():
+            raise FileNotFoundError(f"model file {self.model_path} does not exist; install it with "
+                                    "`tetrarch models pull NAME` (see `tetrarch models list`)")
+        self._spawn(self._requested_port or free_port(self.host))
+        return self
+
+    def wait_ready(self) -> None:
+        """Block until a server started with ``spawn`` answers (``LlamaServerError`` with its last log lines if it
+        exits or does not answer within ``startup_timeout_s``)."""
+        self._wait_ready()
+
     def start(self) -> Self:
         """Spawn the server and block until it answers; returns ``self``. No-op when already running.
 
@@ -241,6 +259,10 @@ class LlamaServer:
         raise AssertionError("unreachable")
 
     def _start_once(self, port: int) -> None:
+        self._spawn(port)
+        self._wait_ready()
+
+    def _spawn(self, port: int) -> None:
         self._port = port
         if self._log_path is None:
             fd, name = tempfile.mkstemp(prefix="tetrarch-llama-", suffix=".log")
@@ -255,7 +277,6 @@ class LlamaServer:
         # The finalizer holds no reference to self, so an abandoned server is still stopped on GC / exit.
         self._finalizer = weakref.finalize(self, _terminate_group, self._proc, log, self.stop_grace_s)
         self._state = ServerState.RUNNING
-        self._wait_ready()
 
     def _wait_ready(self) -> None:
         assert self._proc is not None
@@ -304,13 +325,14 @@ def prefill_state_dir(name: str, sha256: str, n_ctx: int, cache_dir: Path | str 
 
 
 def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = None, timeout_s: float = 600.0,
-                    max_retries: int = 1, **server_kw: Any) -> tuple[Any, LlamaServer]:
+                    max_retries: int = 1, wait: bool = True, **server_kw: Any) -> tuple[Any, LlamaServer]:
     """Start the embedded model server for an installed model and return ``(OpenAIChat, LlamaServer)``.
 
     Nothing is downloaded here: a model that was never pulled raises ``ModelNotInstalledError``
     naming the command to run. The client asks for ``{"type": "json_object", "schema": ...}``, the
     structured-output form llama.cpp's server accepts (it rejects the standard ``json_schema``).
     ``timeout_s`` is generous because two CPU cores prefill ≈ 45 tokens/s on the default model.
+    ``wait=False`` returns as soon as the process is started (``server.wait_ready()`` before the first call).
 
     Example:
         >>> llm, server = start_local_llm("qwen2.5-coder-0.5b")     # doctest: +SKIP
@@ -327,7 +349,11 @@ def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = N
     server_kw.setdefault("n_ctx", model.n_ctx)
     # Prefilled prompt prefixes are kept per model file and context size (the server adds the llama.cpp build).
     server_kw.setdefault("state_dir", prefill_state_dir(model.name, model.sha256, server_kw["n_ctx"], cache_dir))
-    server = LlamaServer(path, **server_kw).start()
+    server = LlamaServer(path, **server_kw)
+    if wait:
+        server.start()
+    else:
+        server.spawn()
     try:
         from agents.llm.openai_chat import OpenAIChat
 
