@@ -138,7 +138,7 @@ class RuntimeConfig(BaseModel):
 
     # --- prompts -----------------------------------------------------------------------------------
     prompt_versions: dict[str, str] = Field(default_factory=dict)
-    """Pin a template version per role, e.g. {"planner": "v1"}; unpinned roles use the latest."""
+    """Pin a template version per role, e.g. {"planner": "v1"}; unpinned roles use ``prompts.DEFAULT_VERSIONS``."""
     context_token_budget: int = Field(6000, ge=256)
     """Token budget of one assembled prompt; the context layer is trimmed first."""
     stream_plan: bool = True
