@@ -22,7 +22,9 @@ local-llm: $(STAMP)
 	@bash scripts/install_local_llm.sh $(PY)
 	@$(PY) -m agents.llm.local models pull $(MODEL)
 
-demo: local-llm
+# The demo pulls its model itself when missing (a stamp check once installed): one Python start less each run.
+demo: $(STAMP)
+	@bash scripts/install_local_llm.sh $(PY)
 	@$(PY) -m agents.cli.demo $(if $(MODEL),--model $(MODEL),)
 
 test: $(STAMP)

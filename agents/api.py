@@ -1,4 +1,4 @@
-"""The public Python API: ``Orchestrator`` and ``TaskHandle`` (fixed by DESIGN.md).
+"""The public Python API: ``Orchestrator`` and ``TaskHandle``.
 
 Example:
     >>> from agents import Orchestrator, tool
@@ -8,29 +8,25 @@ Example:
     >>> for ev in handle.events(): print(ev.type)                              # doctest: +SKIP
     >>> result = handle.result(timeout=120)                                    # doctest: +SKIP
     >>> orch.shutdown()                                                        # doctest: +SKIP
+
+``runtime="ray"`` (the default) runs the roles as Ray actors (``agents.cluster.driver``, imported only then);
+``runtime="inprocess"`` runs every role and executor in this process (``agents.engine.inprocess``) with the same
+events, results, store and policy, for users' tests and notebooks. Both answer the same Supervisor calls.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any, Callable
+from typing import Any, Callable, Literal, Protocol, get_args
 
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig, for_embedded_model
-from agents.errors import (
-    ClusterUnavailableError,
-    ClusterVersionMismatchError,
-    CodeShippingError,
-    ConfigError,
-    OrchestratorClosedError,
-    TaskTimeoutError,
-)
+from agents.errors import ConfigError, OrchestratorClosedError, TaskTimeoutError
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
@@ -41,28 +37,25 @@ from agents.task_text import check_task_text
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
 
-__all__ = ["Orchestrator", "TaskHandle"]
+__all__ = ["Orchestrator", "RuntimeName", "TaskHandle"]
 
 log = logging.getLogger("tetrarch")
 
 _POLL_S = 5.0
 
-# Ray is one per process, shared by every Orchestrator in it. The one that started it must not shut it down
-# under the others ("Can't find actor"): Ray is shut down when the last live Orchestrator of the process closes.
-_live_orchestrators: set[str] = set()
-_started_ray = False
+RuntimeName = Literal["ray", "inprocess"]
+"""Where an Orchestrator runs its roles: Ray actors (local Ray or a cluster), or this process."""
 
 
-def _ray():
-    import ray
+class _Supervisor(Protocol):
+    """The Supervisor's calls as the driver makes them: ``agents.cluster.driver.RaySupervisor`` (an actor) or
+    ``agents.engine.inprocess.InProcessSupervisor`` (this process). Both raise the Supervisor's own typed errors."""
 
-    return ray
+    def call(self, method: str, *args: Any) -> Any: ...
 
+    async def acall(self, method: str, *args: Any) -> Any: ...
 
-def _unwrap(exc: BaseException) -> BaseException:
-    """Ray wraps exceptions raised in actors; give the user the original typed error."""
-    cause = getattr(exc, "cause", None)
-    return cause if isinstance(cause, Exception) else exc
+    def shutdown(self) -> None: ...
 
 
 class TaskHandle:
@@ -78,19 +71,11 @@ class TaskHandle:
 
     def _call(self, method: str, *args: Any) -> Any:
         self._orch._check()  # after shutdown() its actors are gone: say so, not Ray's ActorDiedError
-        ray = _ray()
-        try:
-            return ray.get(getattr(self._orch._supervisor, method).remote(*args))
-        except ray.exceptions.RayTaskError as exc:
-            raise _unwrap(exc) from None
+        return self._orch._backend.call(method, *args)
 
     async def _acall(self, method: str, *args: Any) -> Any:
         self._orch._check()
-        ray = _ray()
-        try:
-            return await getattr(self._orch._supervisor, method).remote(*args)
-        except ray.exceptions.RayTaskError as exc:
-            raise _unwrap(exc) from None
+        return await self._orch._backend.acall(method, *args)
 
     def events(self, after_seq: int = 0) -> Iterator[AnyEvent]:
         """Every event of this task from ``after_seq`` on, live, until this run's ``task_finished``."""
@@ -146,7 +131,8 @@ class TaskHandle:
 
 
 class Orchestrator:
-    """Runs tasks on local Ray (``address=None``) or a cluster (``"auto"``, ``"ray://host:10001"``).
+    """Runs tasks on local Ray (``address=None``), a cluster (``"auto"``, ``"ray://host:10001"``), or with
+    ``runtime="inprocess"`` in this process without Ray.
 
     ``llm=None`` uses the embedded default: a local model behind llama.cpp's OpenAI-compatible server on
     127.0.0.1 (``tetrarch models pull`` installs it; ``RuntimeConfig(local_model=...)`` picks another one),
@@ -155,16 +141,18 @@ class Orchestrator:
     """
 
     def __init__(self, llm: LLM | None = None, tools: Sequence[Tool | Callable[..., Any]] | None = None,
-                 config: RuntimeConfig | None = None, address: str | None = None,
-                 checks: Sequence[Check] | None = None) -> None:
+                 config: RuntimeConfig | None = None, address: str | None = None, *,
+                 runtime: RuntimeName = "ray", checks: Sequence[Check] | None = None) -> None:
         self.config = config or RuntimeConfig()
         if not isinstance(self.config, RuntimeConfig):
             raise ConfigError(f"config must be a RuntimeConfig, not {type(self.config).__name__}")
+        _check_runtime(runtime, address)
         try:
             self.checks = validate_checks(checks)
         except TypeError as exc:
             raise ConfigError(str(exc)) from None
         log.setLevel(self.config.log_level)
+        self.runtime: RuntimeName = runtime
         self._closed = False
         self._local_server = None
         if llm is not None and not isinstance(llm, LLM):
@@ -175,30 +163,38 @@ class Orchestrator:
         if llm is None:
             self.config = for_embedded_model(self.config)
         self.llm = llm if llm is not None else self._start_embedded_llm()
-        # The embedded model prefills its prompts while Ray starts: one waits on the CPU, the other mostly not.
+        # The embedded model loads and prefills its prompts while the rest starts: one waits on the CPU, the other
+        # mostly not. A warm start finds the prefills on disk (agents/llm/local/_state_shelf.py) and reads nothing.
         warming = self._warm_embedded_llm(self.llm) if llm is None else None
         self._instance = uuid.uuid4().hex[:8]
-        self._watcher = None
-        self._connect(address)
-        _live_orchestrators.add(self._instance)
-        from agents.cluster.actors import ExecutorFactory, create_actors
-
-        self._factory = ExecutorFactory(self.config, self.llm, self.tools, self._instance)
         try:
-            self._actors = create_actors(self.config, self.llm, self.tools, self._instance, self._factory,
-                                         servers=mcp_servers(tools),  # re-listed when their tool lists change
-                                         checks=self.checks)
-        except BaseException:
-            _live_orchestrators.discard(self._instance)
-            raise
-        finally:
+            self._backend: _Supervisor = self._start_backend(address, mcp_servers(tools))
             if warming is not None:
-                warming.join()
-        self._supervisor = self._actors.supervisor
-        if self.config.executors_per_node is not None and self.config.watch_nodes:
-            self._start_watcher()
+                try:
+                    warming.join()  # raises what kept the model server from starting
+                except BaseException:
+                    self._backend.shutdown()
+                    raise
+        except BaseException:
+            if self._local_server is not None:
+                self._local_server.stop()
+            raise
 
     # ------------------------------------------------------------------ setup
+    def _start_backend(self, address: str | None, servers: Sequence[Any]) -> _Supervisor:
+        if self.runtime == "inprocess":
+            from agents.engine.inprocess import InProcessSupervisor
+
+            return InProcessSupervisor(self.config, self.llm, self.tools, servers, checks=self.checks)
+        from agents.cluster.driver import RaySupervisor
+
+        backend = RaySupervisor(self.config, self.llm, self.tools, self._instance, address, servers,
+                                checks=self.checks)
+        # The actors, for tests and benchmarks that reach into a Ray run (kill one, read its load).
+        self._actors, self._supervisor = backend.actors, backend.actors.supervisor
+        self._factory, self._watcher = backend.factory, backend.watcher
+        return backend
+
     def _resolve_tools(self, tools: Sequence[Tool | Callable[..., Any]] | None) -> list[Tool]:
         if tools is None:
             from agents.tools.builtins import builtin_tools
@@ -210,89 +206,17 @@ class Orchestrator:
     def _start_embedded_llm(self) -> LLM:
         from agents.llm.local import start_local_llm
 
-        llm, server = start_local_llm(self.config.local_model)
+        llm, server = start_local_llm(self.config.local_model, wait=False)  # _warm_embedded_llm waits for it
         self._local_server = server
         return llm
 
-    def _warm_embedded_llm(self, llm: LLM) -> threading.Thread:
-        """Start prefilling each role's static prompt (``agents.llm.local.warm``) on a thread; a task's first
-        calls would only queue behind it at the server, so the caller joins it before taking tasks."""
-        from agents.llm.local.warm import role_prefixes, warm_prefixes
+    def _warm_embedded_llm(self, llm: LLM) -> Any:
+        from agents.llm.local.warm import start_warming
         from agents.tools import ToolRegistry
 
-        prefixes = role_prefixes(self.config.prompt_options(), ToolRegistry(self.tools).catalog_text(),
-                                 self.config.max_steps)
-
-        def warm() -> None:
-            took = warm_prefixes(llm, prefixes)
-            if took is not None:
-                log.info("the embedded model prefilled %d roles' static prompts in %.1fs", len(prefixes), took)
-
-        thread = threading.Thread(target=warm, name="tetrarch-warm-up", daemon=True)
-        thread.start()
-        return thread
-
-    def _connect(self, address: str | None) -> None:
-        ray = _ray()
-        # None means a private local Ray (DESIGN.md). Plain ray.init() would instead join any cluster named by
-        # RAY_ADDRESS or by /tmp/ray/ray_current_cluster (left by `ray start` or ray.cluster_utils.Cluster on
-        # this machine). RAY_ADDRESS is honoured: `ray job submit` sets it for the driver it starts.
-        if address is None:
-            address = os.environ.get("RAY_ADDRESS") or None
-        ship = self.config.ship_code if self.config.ship_code is not None else address is not None
-        if ray.is_initialized():
-            if ship and address is not None:
-                # Ray takes local code paths only at ray.init (job level), which has happened already.
-                log.warning("Ray was initialized before this Orchestrator, so its code cannot be shipped to the "
-                            "cluster now; pass runtime_env=agents.cluster.deploy.build_runtime_env(tools, llm) to your "
-                            "ray.init, or install tetrarch and your tools on every node")
-            return
-        kwargs: dict[str, Any] = {"namespace": self.config.namespace, "log_to_driver": False,
-                                  "configure_logging": True,
-                                  "logging_level": getattr(logging, self.config.log_level)}
-        kwargs.update(self.config.ray_init_kwargs)
-        if address is None and self.config.local_ray_system_config:
-            # Only a Ray this Orchestrator starts takes _system_config (joining a cluster refuses it); the
-            # caller's own entries win.
-            mine = self.config.ray_init_kwargs.get("_system_config") or {}
-            kwargs["_system_config"] = {**self.config.local_ray_system_config, **mine}  # type: ignore[dict-item]
-        if ship:
-            from agents.cluster.deploy import build_runtime_env, merge_runtime_env
-
-            shipped = build_runtime_env(self.tools, self.llm, self.config.runtime_env)
-            kwargs["runtime_env"] = merge_runtime_env(kwargs.get("runtime_env"), shipped)  # type: ignore[arg-type]
-        elif self.config.runtime_env:
-            kwargs["runtime_env"] = dict(self.config.runtime_env)
-        try:
-            ray.init(address=address or "local", **kwargs)
-        except ConnectionError as exc:
-            raise ClusterUnavailableError(
-                f"could not reach a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` or pass "
-                "address=None for a local Ray") from exc
-        except RuntimeError as exc:
-            if "version" in str(exc).lower():
-                raise ClusterVersionMismatchError(
-                    f"the cluster at {address!r} runs another Ray/Python version: {exc}. Install the same versions "
-                    "on the driver and the cluster") from exc
-            raise ClusterUnavailableError(f"could not start or reach Ray ({address!r}): {exc}") from exc
-        except (ray.exceptions.RuntimeEnvSetupError, OSError, ValueError, TypeError) as exc:
-            if not ship:
-                raise
-            raise CodeShippingError(
-                f"could not ship the code to the cluster at {address!r} ({type(exc).__name__}: {exc}). Fix the "
-                "path it names, or install tetrarch and your tool modules on every node and pass "
-                "RuntimeConfig(ship_code=False)") from exc
-        global _started_ray
-        _started_ray = True
-
-    def _start_watcher(self) -> None:
-        from agents.cluster.actors import cluster_nodes
-        from agents.cluster.node_watch import NodeWatcher
-
-        self._watcher = NodeWatcher(self.config, self._factory, self._supervisor,
-                                    home=_ray().get_runtime_context().get_node_id(),
-                                    placed=self._actors.executor_nodes, list_nodes=cluster_nodes)
-        self._watcher.start()
+        ready = self._local_server.wait_ready if self._local_server is not None else None
+        return start_warming(llm, self.config.prompt_options(), ToolRegistry(self.tools).catalog_text(),
+                             self.config.max_steps, ready=ready)
 
     def _check(self) -> None:
         if self._closed:
@@ -307,11 +231,7 @@ class Orchestrator:
         self._check()
         check_task_text(task, self.config.context_token_budget)
         task_id = uuid.uuid4().hex[:16]
-        ray = _ray()
-        try:
-            ray.get(self._supervisor.submit.remote(task, task_id, session_id))
-        except ray.exceptions.RayTaskError as exc:  # e.g. SessionNotFoundError: the user's own typed error
-            raise _unwrap(exc) from None
+        self._backend.call("submit", task, task_id, session_id)  # raises e.g. SessionNotFoundError as it is
         return TaskHandle(self, task_id, 1)
 
     def session(self, session_id: str | None = None) -> Session:
@@ -381,36 +301,27 @@ class Orchestrator:
             index.close()
 
     def shutdown(self) -> None:
-        """Stop this Orchestrator's actors (and the embedded model server). Unfinished tasks stay
-        checkpointed and can be resumed by a new Orchestrator."""
+        """Stop this Orchestrator's roles (and the embedded model server). Unfinished tasks stay checkpointed
+        and can be resumed by a new Orchestrator."""
         if self._closed:
             return
         self._closed = True
-        ray = _ray()
         try:
-            ray.get(self._supervisor.shutdown.remote(), timeout=10)
-        except Exception:  # noqa: BLE001 - shutting down a broken cluster must still release the rest
-            pass
-        if self._watcher is not None:
-            self._watcher.stop()
-        from agents.cluster.actors import kill_actors
-
-        kill_actors(self._actors)
-        for handle in self._factory.started[len(self._actors.executors):]:  # added when nodes joined
-            try:
-                ray.kill(handle, no_restart=True)
-            except Exception:  # noqa: BLE001 - already gone
-                pass
-        if self._local_server is not None:
-            self._local_server.stop()
-        _live_orchestrators.discard(self._instance)
-        global _started_ray
-        if _started_ray and not _live_orchestrators:
-            _started_ray = False
-            ray.shutdown()
+            self._backend.shutdown()
+        finally:
+            if self._local_server is not None:
+                self._local_server.stop()
 
     def __enter__(self) -> Orchestrator:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def _check_runtime(runtime: object, address: str | None) -> None:
+    if runtime not in get_args(RuntimeName):
+        raise ConfigError(f"runtime must be one of {', '.join(map(repr, get_args(RuntimeName)))}, not {runtime!r}")
+    if runtime == "inprocess" and address is not None:
+        raise ConfigError(f"runtime='inprocess' runs everything in this process and joins no cluster; drop "
+                          f"address={address!r}, or use runtime='ray' to run on the cluster")

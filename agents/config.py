@@ -95,7 +95,7 @@ class RuntimeConfig(BaseModel):
     store_path: Path = Field(default_factory=default_store_path)
     """SQLite file holding checkpoints and the event log (WAL mode). Large outputs go beside it."""
 
-    # --- routing and reflection policy (DESIGN.md) ---------------------------------------------
+    # --- routing and reflection policy (docs/architecture.md, "The pure core") -----------------
     router_min_confidence: float = Field(0.6, ge=0.0, le=1.0)
     speculative_planning: bool = True
     """Start the planner together with the router (off the critical path); nothing is dispatched before the
@@ -110,7 +110,7 @@ class RuntimeConfig(BaseModel):
     max_step_retries: int = Field(DEFAULT_LIMITS.max_step_retries, ge=0)
     accept_min_score: int = Field(DEFAULT_LIMITS.accept_min_score, ge=1, le=5)
     accept_min_correctness: int = Field(DEFAULT_LIMITS.accept_min_correctness, ge=1, le=5)
-    """Correctness must be at least this (DESIGN.md: "correctness > 2")."""
+    """Correctness must be at least this (the default 3: "correctness > 2")."""
 
     # --- termination -----------------------------------------------------------------------------
     max_steps: int = Field(50, ge=1)
@@ -141,7 +141,7 @@ class RuntimeConfig(BaseModel):
 
     # --- prompts -----------------------------------------------------------------------------------
     prompt_versions: dict[str, str] = Field(default_factory=dict)
-    """Pin a template version per role, e.g. {"planner": "v1"}; unpinned roles use the latest."""
+    """Pin a template version per role, e.g. {"planner": "v1"}; unpinned roles use ``prompts.DEFAULT_VERSIONS``."""
     context_token_budget: int = Field(6000, ge=256)
     """Token budget of one assembled prompt; the context layer is trimmed first."""
     stream_plan: bool = True
@@ -186,7 +186,7 @@ class RuntimeConfig(BaseModel):
     ship_code: bool | None = None
     """Ship the project packages, the tools' modules and the LLM's module to the cluster in the job's
     runtime_env (``py_modules``). None: when ``address`` is given (a cluster); False: the nodes have
-    everything installed already. See agents/deploy.py."""
+    everything installed already. See agents/cluster/deploy.py."""
     runtime_env: dict[str, object] = Field(default_factory=dict)
     """More runtime_env for the job (``pip``, ``env_vars``, extra ``py_modules``…), merged with the shipped code."""
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)

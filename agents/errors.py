@@ -19,6 +19,7 @@ __all__ = [
     "CodeShippingError",
     "ActorStartError",
     "OrchestratorClosedError",
+    "PackageClashError",
     "TaskTimeoutError",
     "InvalidLLMOutputError",
     "BudgetExceeded",
@@ -95,6 +96,11 @@ class CodeShippingError(ClusterUnavailableError):
 class OrchestratorClosedError(UsageError):
     def __init__(self) -> None:
         super().__init__("this Orchestrator was shut down; create a new one")
+
+
+class PackageClashError(TetrarchError, ImportError):
+    """Another installed distribution also provides a top-level ``agents`` package (the OpenAI Agents SDK does):
+    the two overwrite or shadow each other, so they cannot share one environment."""
 
 
 class TaskTimeoutError(TetrarchError, TimeoutError):

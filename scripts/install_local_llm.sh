@@ -19,8 +19,12 @@ if ! "$PY" -c "import sys" 2>/dev/null; then
     echo "install_local_llm: no Python at '$PY'; pass one, e.g. scripts/install_local_llm.sh .venv/bin/python" >&2
     exit 2
 fi
-if "$PY" -c "import ${MODULES}" 2>/dev/null; then
-    echo "llama.cpp backend already installed ($("$PY" -c 'import llama_cpp; print(llama_cpp.__version__)'))"
+# Found without importing (importing llama_cpp loads the library: seconds on a busy machine, every `make demo`).
+if VERSION="$("$PY" -c "
+import importlib.metadata as m, importlib.util as u, sys
+sys.exit(1) if any(u.find_spec(n.strip()) is None for n in '${MODULES}'.split(',')) else print(m.version('llama_cpp_python'))
+" 2>/dev/null)"; then
+    echo "llama.cpp backend already installed (${VERSION})"
     exit 0
 fi
 

@@ -1,4 +1,5 @@
-"""`make demo`: a real multi-step task, planned and checked by a real local model, run on local Ray.
+"""`make demo`: a real multi-step task, planned and checked by a real local model, run on local Ray (or, with
+``--runtime inprocess``, in this process).
 
 The embedded default model (llama.cpp's OpenAI-compatible server on 127.0.0.1) plans the task; the
 built-in tools (document search over the shipped corpus, calculator) run in parallel executors.
@@ -23,18 +24,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task", default=DEMO_TASK)
     parser.add_argument("--model", default=None, help="local model name (see `tetrarch models list`)")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--runtime", choices=("ray", "inprocess"), default="ray",
+                        help="ray: the roles as Ray actors (default); inprocess: every role in this process, no Ray")
     args = parser.parse_args(argv)
 
     from agents import Orchestrator, RuntimeConfig
     from agents.cli.progress import ProgressView, render_result
+    from agents.llm.local import get_model, pull
+    from agents.llm.local.server import prefill_state_dir
 
-    print("tetrarch demo — router, planner, executors and reflector as Ray actors, a real local model\n", flush=True)
+    where = "as Ray actors" if args.runtime == "ray" else "in this process"
+    print(f"tetrarch demo — router, planner, executors and reflector {where}, a real local model\n", flush=True)
+    model = get_model(args.model)
+    pull(model.name)  # verified weights: a no-op once installed (a stamp is checked, not the 1 GB file)
+    kept = prefill_state_dir(model.name, model.sha256, model.n_ctx)
+    warm = kept.is_dir() and any(kept.rglob("*.state"))
     store = Path(tempfile.mkdtemp(prefix="tetrarch-demo-")) / "demo.db"
-    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model)
+    # No Ray dashboard: its processes start with Ray and compete with the model for the two cores; a user's own
+    # Orchestrator keeps Ray's defaults.
+    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model,
+                        ray_init_kwargs={"include_dashboard": False})
     started = time.monotonic()
-    orch = Orchestrator(llm=None, config=cfg)  # starts the embedded model server; shutdown() stops it
-    print(f"started in {time.monotonic() - started:.1f}s: Ray, the model server, and a prefill of each role's "
-          "static prompt (the tool list and its instructions), cached for every task\n", flush=True)
+    orch = Orchestrator(llm=None, config=cfg, runtime=args.runtime)  # starts the model server; shutdown() stops it
+    prefill = ("each role's static prompt loaded from the last run" if warm else
+               "a prefill of each role's static prompt (the tool list and its instructions), kept for the next run")
+    ray = "Ray, " if args.runtime == "ray" else ""
+    print(f"started in {time.monotonic() - started:.1f}s: {ray}the model server, and {prefill}\n", flush=True)
     try:
         handle = orch.submit(args.task)
         view = ProgressView()

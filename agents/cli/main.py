@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pydantic
+
 from agents.config import missing_store
+from agents.errors import TetrarchError, UsageError
 from agents.llm.factory import build_llm
 
-__all__ = ["main"]
+__all__ = ["main", "one_line"]
 
 
 def _config(args: argparse.Namespace):
@@ -157,7 +162,34 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one command; whatever goes wrong with what the user gave it is one ``tetrarch:`` line on stderr (set
+    ``TETRARCH_DEBUG=1`` for the traceback)."""
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place a command's error becomes the user's line
+        if os.environ.get("TETRARCH_DEBUG"):
+            raise
+        print(f"tetrarch: {one_line(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, (UsageError, sqlite3.DatabaseError, OSError, ValueError)) else 1
+
+
+def one_line(exc: BaseException) -> str:
+    """What a command's error tells the user, on one line."""
+    if isinstance(exc, sqlite3.DatabaseError):
+        text = (f"the store cannot be read ({exc}); check that --store names a tetrarch store, the file `tetrarch "
+                "run` created")
+    elif isinstance(exc, pydantic.ValidationError):
+        text = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors())
+    elif isinstance(exc, (TetrarchError, OSError, ValueError)):
+        text = str(exc) or type(exc).__name__
+    else:
+        text = f"internal error ({type(exc).__name__}: {exc}); please report this bug (TETRARCH_DEBUG=1 shows where)"
+    return " ".join(text.split())
+
+
+def _dispatch(argv: list[str]) -> int:
     # Sub-tools with their own parsers get their arguments untouched: argparse.REMAINDER does not
     # capture a leading "--flag" (``tetrarch bench --all`` would be rejected).
     if argv and argv[0] in ("models", "bench", "trace", "mcp", "cache", "ui") and not {"-h", "--help"} & set(argv[:1]):

@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
-from agents.errors import TaskTimeoutError
+from agents.errors import TaskTimeoutError, TetrarchError
 
 if TYPE_CHECKING:
     from agents.api import Orchestrator, TaskHandle
@@ -86,6 +87,17 @@ async def _follow(handle: TaskHandle, ctx: Context, after_seq: int = 0) -> TaskO
     return _outcome(await handle.aresult())
 
 
+@contextlib.contextmanager
+def _told_to_the_client() -> Iterator[None]:
+    """tetrarch's own errors (an empty task, an unknown task id, ``respond`` to a task that is not waiting) are the
+    client's to read: the SDK's ``ToolError`` sends their message as the tool's error result. Anything else stays
+    a crash, which the SDK reports without its text and logs with its traceback."""
+    try:
+        yield
+    except TetrarchError as exc:
+        raise ToolError(str(exc)) from exc
+
+
 def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: str = "tetrarch") -> MCPServer:
     """An MCP server whose tools run tasks on ``orchestrator`` (or on the one a factory builds at first use)."""
     # The tools' annotations are resolved against this module's globals (Context, TaskOutcome).
@@ -97,32 +109,35 @@ def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True))
     async def run_task(task: str, ctx: Context) -> TaskOutcome:
         """Run a task with tetrarch (plan, parallel tool calls, reflection) and return its outcome."""
-        orch = await holder.get()
-        handle = await asyncio.to_thread(orch.submit, task)
-        return await _follow(handle, ctx)
+        with _told_to_the_client():
+            orch = await holder.get()
+            handle = await asyncio.to_thread(orch.submit, task)
+            return await _follow(handle, ctx)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def task_status(task_id: str) -> TaskOutcome:
         """The current outcome of a task (``running`` while it runs)."""
-        orch = await holder.get()
-        handle = await asyncio.to_thread(orch.handle, task_id)
-        try:
-            return _outcome(await handle.aresult(timeout=0))
-        except TaskTimeoutError:
-            return TaskOutcome(task_id=task_id, status="running")
+        with _told_to_the_client():
+            orch = await holder.get()
+            handle = await asyncio.to_thread(orch.handle, task_id)
+            try:
+                return _outcome(await handle.aresult(timeout=0))
+            except TaskTimeoutError:
+                return TaskOutcome(task_id=task_id, status="running")
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
     async def respond(task_id: str, text: str, ctx: Context) -> TaskOutcome:
         """Answer an escalated task ("approve" runs a tool call waiting for confirmation); returns its new outcome."""
-        orch = await holder.get()
-        # Progress covers the continuation only: the events up to the escalation were reported already.
-        before, seen = await asyncio.to_thread(orch.handle, task_id), 0
-        with contextlib.suppress(TaskTimeoutError):  # still running: orch.respond says so below
-            await before.aresult(timeout=0)
-            async for event in before.aevents():
-                seen = event.seq
-        handle = await asyncio.to_thread(orch.respond, task_id, text)
-        return await _follow(handle, ctx, seen)
+        with _told_to_the_client():
+            orch = await holder.get()
+            # Progress covers the continuation only: the events up to the escalation were reported already.
+            before, seen = await asyncio.to_thread(orch.handle, task_id), 0
+            with contextlib.suppress(TaskTimeoutError):  # still running: orch.respond says so below
+                await before.aresult(timeout=0)
+                async for event in before.aevents():
+                    seen = event.seq
+            handle = await asyncio.to_thread(orch.respond, task_id, text)
+            return await _follow(handle, ctx, seen)
 
     return server
 

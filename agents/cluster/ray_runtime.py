@@ -95,6 +95,15 @@ class _Replicas:
         index = self.balance.acquire()
         try:
             return await getattr(self.handles[index], method).remote(*args)
+        except RayTaskError as exc:
+            # The role's own error (an invalid reply after its repair round, a model that failed): Ray's wrapper
+            # is also an instance of it, but its message is the actor's traceback (pid, ip, file paths), which
+            # would become the task's error and a session turn's memory. The engine gets the role's error as
+            # the role raised it, exactly as in process.
+            cause = exc.cause if isinstance(getattr(exc, "cause", None), Exception) else None
+            if cause is None:
+                raise
+            raise cause from None
         finally:
             self.balance.release(index)
 

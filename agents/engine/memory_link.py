@@ -106,7 +106,9 @@ class MemoryLink:
             if turn is None:
                 return
             outputs = {s.step_id: s.output for s in result.steps if s.status == "completed"}
-            answer = result.answer or result.question or result.error
+            # A failed turn has no answer: its error says what to do to the user, and is no fact for the next
+            # turn's planner (the turn's status records that it failed).
+            answer = result.answer or result.question
             self.sessions.finish_turn(turn.session_id, turn.turn_no, answer=answer, status=result.status,
                                       evidence=compact_evidence(result.plan, outputs))
         except _MEMORY_ERRORS:

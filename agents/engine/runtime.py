@@ -16,7 +16,7 @@ from agents.roles.messages import PlanItem, ReplanContext, RoleResult, StepOutco
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
-from agents.tools import ToolSpec
+from agents.tools import Tool, ToolRegistry, ToolSpec
 from planning.models import Plan, Reflection, RouterDecision
 
 __all__ = ["ExecutorLost", "LocalRuntime", "Runtime", "StepHandle"]
@@ -114,3 +114,15 @@ class LocalRuntime:
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None
+
+    async def use_tools(self, tools: Sequence[Tool]) -> None:
+        """Give every role the new tool list (an MCP server's list changed): executors first, so a plan made
+        with the new catalog never reaches an executor that lacks its tools."""
+        registry = ToolRegistry(tools)
+        for executor in self._executors:
+            executor.use_tools(list(registry))
+        catalog = registry.catalog_text()
+        self._router.use_tools(catalog)
+        self._planner.use_tools(registry.schemas(), catalog)
+        self._reflector.use_tools(catalog)
+        self._specs = {t.name: t.spec for t in registry}

@@ -158,6 +158,7 @@ class DocumentIndex:
 
     def _resolve(self, item: str | os.PathLike[str]) -> tuple[str, str, str, str]:
         """(doc_id, source, title, text) of one item of ``add``."""
+        _check_item(item)
         if isinstance(item, os.PathLike) or (len(item) < _MAX_PATH_CHARS and "\n" not in item
                                                and Path(item).expanduser().exists()):
             path = Path(item).expanduser().resolve()
@@ -178,6 +179,7 @@ class DocumentIndex:
         return doc_id, f"text:{doc_id}", _title_of(item, first_line), item
 
     def _add_one(self, doc_id: str, source: str, title: str, text: str) -> DocumentInfo:
+        _check_text(text, source)
         digest = hashlib.sha256(text.encode()).hexdigest()
         chunks: list[Chunk] = chunk_text(text, max_tokens=self._chunk_tokens, overlap_tokens=self._overlap_tokens,
                                          count_tokens=self._count) if text.strip() else []
@@ -219,3 +221,27 @@ class DocumentIndex:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _check_item(item: object) -> None:
+    """Refuse what ``add`` cannot index before anything is written: a type that is neither text nor a path, or an
+    empty text (as a path, "" would name the current directory)."""
+    if isinstance(item, (bytes, bytearray)):
+        raise InvalidMemoryArgumentError("paths_or_texts item", item[:40], "pass text, not bytes: decode it first, "
+                                         "e.g. data.decode('utf-8'), or pass the file's path")
+    if not isinstance(item, (str, os.PathLike)):
+        raise InvalidMemoryArgumentError("paths_or_texts item", item,
+                                         f"pass str texts, str paths or Paths, not {type(item).__name__}")
+    if isinstance(item, str) and not item.strip():
+        raise InvalidMemoryArgumentError("paths_or_texts item", item, "an empty text has nothing to index")
+    if isinstance(item, str):
+        _check_text(item, item)
+
+
+def _check_text(text: str, source: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidMemoryArgumentError(
+            "document text", f"{source[:60]}", f"it holds a lone surrogate ({text[exc.start]!r}) at index "
+            f"{exc.start}, which is not valid Unicode text; decode your input with errors='replace'") from None

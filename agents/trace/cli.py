@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.config import default_store_path, missing_store
+from agents.errors import UsageError
 from agents.trace.model import TaskTrace, build_trace
 
 __all__ = ["main", "load_trace"]
@@ -17,12 +18,12 @@ def load_trace(task_id: str, store_path: Path) -> TaskTrace:
     from agents.store import Store
 
     if problem := missing_store(store_path):
-        raise SystemExit(problem)
+        raise UsageError(problem)
     store = Store(store_path)
     try:
         events = store.events(task_id)
         if not events:
-            raise SystemExit(f"no task {task_id!r} in {store_path}; list tasks with `tetrarch tasks --store ...`")
+            raise UsageError(f"no task {task_id!r} in {store_path}; list tasks with `tetrarch tasks --store ...`")
         return build_trace(task_id, events, store.llm_calls(task_id), store.get_result(task_id))
     finally:
         store.close()

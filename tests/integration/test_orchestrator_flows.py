@@ -1,4 +1,6 @@
-"""End-to-end flows through the public API on one local Ray session (scripted roles, real actors)."""
+"""End-to-end flows through the public API, on both runtimes: in this process (``runtime="inprocess"``) and on
+one local Ray session (real actors). The same scripted roles, the same assertions: the runtimes must not differ
+in events, results, the store or the policy."""
 
 from __future__ import annotations
 
@@ -13,23 +15,35 @@ from support import wire
 from agents import Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM, ScriptedLLM
 
-pytestmark = pytest.mark.ray
+RUNTIMES = ["inprocess", pytest.param("ray", marks=pytest.mark.ray)]
+
+
+@pytest.fixture(scope="module", params=RUNTIMES)
+def runtime(request):
+    """Module-scoped, so pytest runs every in-process test first and then starts Ray once for the rest."""
+    if request.param == "ray":
+        request.getfixturevalue("ray_session")
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def module_store(tmp_path_factory):
-    return tmp_path_factory.mktemp("store") / "tetrarch.db"
+def module_store(tmp_path_factory, runtime):
+    return tmp_path_factory.mktemp(f"store-{runtime}") / "tetrarch.db"
 
 
-def orchestrator(llm, store, **cfg):
-    return Orchestrator(llm=llm, tools=T.ALL, config=RuntimeConfig(store_path=store, **cfg))
+@pytest.fixture(scope="module")
+def orchestrator(runtime, module_store):
+    def make(llm, store=None, **cfg):
+        return Orchestrator(llm=llm, tools=T.ALL, config=RuntimeConfig(store_path=store or module_store, **cfg),
+                            runtime=runtime)
+    return make
 
 
-def test_accept_on_ray_with_live_events(ray_session, module_store):
+def test_accept_with_live_events(orchestrator):
     plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}),
                      wire.step(3, "subtract", {"a": "$step_2_result", "b": "$step_1_result"}, deps=[1, 2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="Rome, by 0.7 million")]})
-    orch = orchestrator(llm, module_store)
+    orch = orchestrator(llm)
     try:
         handle = orch.submit("Which is bigger, Paris or Rome, and by how much?")
         seen = [e.type for e in handle.events()]
@@ -43,10 +57,10 @@ def test_accept_on_ray_with_live_events(ray_session, module_store):
     assert seen.count("step_finished") == 3
 
 
-def test_independent_steps_overlap(ray_session, module_store):
+def test_independent_steps_overlap(orchestrator):
     plan = wire.plan(*[wire.step(i, "sleepy", {"seconds": 1.0, "label": str(i)}) for i in (1, 2, 3)])
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
-    orch = orchestrator(llm, module_store, num_executors=2)
+    orch = orchestrator(llm, num_executors=2)
     try:
         result = orch.run("three slow lookups", timeout=60)
     finally:
@@ -61,12 +75,12 @@ def test_independent_steps_overlap(ray_session, module_store):
     assert max(ends) - min(ends) < 1.0, f"three independent 1 s steps finished apart: {ends}"
 
 
-def test_streamed_plan_dispatches_before_the_plan_ends(ray_session, module_store):
+def test_streamed_plan_dispatches_before_the_plan_ends(orchestrator):
     plan = wire.plan(wire.step(1, "sleepy", {"seconds": 0.05, "label": "a"}),
                      *[wire.step(i, "sleepy", {"seconds": 0.05, "label": f"b{i}"}) for i in range(2, 7)])
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role],
                       stream_chunk_size=8, chunk_delay_s=0.02)
-    orch = orchestrator(llm, module_store)
+    orch = orchestrator(llm)
     try:
         handle = orch.submit("stream it")
         events = list(handle.events())
@@ -77,11 +91,11 @@ def test_streamed_plan_dispatches_before_the_plan_ends(ray_session, module_store
     assert started_1 < last_plan_step
 
 
-def test_confirmation_escalates_then_respond_runs_it(ray_session, module_store):
+def test_confirmation_escalates_then_respond_runs_it(orchestrator):
     T.reset("delete-r9")
     plan = wire.plan(wire.step(1, "delete_record", {"record_id": "r9"}))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "reflector": [wire.reflection(answer="deleted")]})
-    orch = orchestrator(llm, module_store)
+    orch = orchestrator(llm)
     try:
         first = orch.submit("delete record r9").result(timeout=60)
         assert first.status == "escalated" and first.stopped_reason == "needs_confirmation"
@@ -93,9 +107,9 @@ def test_confirmation_escalates_then_respond_runs_it(ray_session, module_store):
     assert T.count("delete-r9") == 1
 
 
-def test_garbage_plan_fails_cleanly_after_one_repair(ray_session, module_store):
+def test_garbage_plan_fails_cleanly_after_one_repair(orchestrator):
     llm = ScriptedLLM({"router": [wire.route()], "planner": ["garbage", "more garbage"]})
-    orch = orchestrator(llm, module_store)
+    orch = orchestrator(llm)
     try:
         result = orch.run("anything", timeout=60)
     finally:
@@ -104,11 +118,11 @@ def test_garbage_plan_fails_cleanly_after_one_repair(ray_session, module_store):
     assert result.usage.by_role["planner"].llm_calls == 2
 
 
-def test_fifty_concurrent_tasks(ray_session, module_store):
+def test_fifty_concurrent_tasks(orchestrator):
     plan = wire.plan(wire.step(1, "sleepy", {"seconds": 0.2, "label": "x"}),
                      wire.step(2, "sleepy", {"seconds": 0.2, "label": "y"}))
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
-    orch = orchestrator(llm, module_store)
+    orch = orchestrator(llm)
     try:
         t0 = time.monotonic()
         handles = [orch.submit(f"task {i}") for i in range(50)]
@@ -168,8 +182,8 @@ def flows(request) -> str:
 
 
 @pytest.fixture(scope="module")
-def flows_orch(ray_session, module_store):
-    orch = orchestrator(FunctionLLM(flows), module_store, max_replans=2)
+def flows_orch(orchestrator):
+    orch = orchestrator(FunctionLLM(flows), max_replans=2)
     yield orch
     orch.shutdown()
 
@@ -204,11 +218,11 @@ def test_invalid_plans_fail_after_exactly_one_repair_round(flows_orch, flow, fra
     assert result.usage.by_role["planner"].llm_calls == 2
 
 
-def test_shutdown_leaves_no_actors(ray_session, module_store):
-    import ray
-
+@pytest.mark.ray
+def test_shutdown_leaves_no_actors(ray_session, tmp_path):
+    ray = ray_session
     llm = ScriptedLLM({"router": [wire.route("direct", answer="hi")]})
-    orch = orchestrator(llm, module_store)
+    orch = Orchestrator(llm=llm, tools=T.ALL, config=RuntimeConfig(store_path=tmp_path / "t.db"))
     assert orch.run("say hi", timeout=60).answer == "hi"
     names = [f"{role}-{orch._instance}" for role in ("supervisor", "router", "planner", "reflector", "journal")]
     names += [f"executor-{orch._instance}-{i}" for i in range(orch.config.num_executors)]

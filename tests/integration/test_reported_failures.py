@@ -156,6 +156,23 @@ def test_invalid_json_from_router_or_reflector_fails_as_invalid_llm_output(ray_s
     assert result.usage.by_role[role].llm_calls == 2  # the call and its one repair round
 
 
+@pytest.mark.parametrize("role", ["router", "planner", "reflector"])
+def test_a_roles_invalid_output_ends_a_session_turn_with_one_clean_sentence(ray_session, tmp_path, role):
+    orch = Orchestrator(llm=FunctionLLM(_bad_json_for(role)), tools=T.ALL,
+                        config=RuntimeConfig(store_path=tmp_path / "t.db"))
+    try:
+        session = orch.session()
+        result = session.run("population of Paris", timeout=120)
+        turns = session.turns()
+    finally:
+        orch.shutdown()
+    assert result.status == "failed" and result.error
+    assert "\n" not in result.error.strip(), result.error
+    for detail in ("ray::", "pid=", "actor_id", "Traceback", 'File "'):
+        assert detail not in result.error, result.error
+    assert [(t.status, t.answer) for t in turns] == [("failed", None)]  # the error is no answer to remember
+
+
 def test_result_after_shutdown_raises_orchestrator_closed(ray_session, tmp_path):
     orch = Orchestrator(llm=FunctionLLM(_script), tools=T.ALL, config=RuntimeConfig(store_path=tmp_path / "t.db"))
     handle = orch.submit("population of Paris")

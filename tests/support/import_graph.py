@@ -14,12 +14,12 @@ from pathlib import Path
 
 import networkx as nx
 
-__all__ = ["PACKAGES", "RAY_ALLOWED", "cycles", "import_graph", "modules_importing", "main"]
+__all__ = ["PACKAGES", "RAY_ALLOWED", "cycles", "import_edges", "import_graph", "modules_importing", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("agents", "planning", "dag", "prompts", "benchmarks")
-RAY_ALLOWED = ("agents.cluster", "agents.api", "agents.llm.local.actor")
-"""DESIGN.md: Ray lives in agents/cluster/, plus the lazy import in agents/api.py and the local model server's
+RAY_ALLOWED = ("agents.cluster", "agents.llm.local.actor")
+"""Ray lives in agents/cluster/ and the local model server's
 actor."""
 
 
@@ -36,19 +36,56 @@ def _source_files() -> Iterator[Path]:
 
 
 def _imports(path: Path, module: str) -> Iterator[str]:
+    yield from (target for target, _ in _imports_placed(path, module))
+
+
+def _top_level_nodes(tree: ast.Module) -> set[int]:
+    """The import statements that run when the module is imported: in its body, or under a module-level
+    ``if``/``try`` (not inside a function or class body)."""
+    found: set[int] = set()
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.add(id(node))
+        elif isinstance(node, (ast.If, ast.Try)):
+            pending.extend(node.body + node.orelse + getattr(node, "finalbody", []))
+            pending.extend(h for handler in getattr(node, "handlers", []) for h in handler.body)
+    return found
+
+
+def _imports_placed(path: Path, module: str) -> Iterator[tuple[str, bool]]:
+    """(imported name, lazy): lazy is True for an import inside a function (it runs only when called)."""
     is_package = path.name == "__init__.py"
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = _top_level_nodes(tree)
+    for node in ast.walk(tree):
+        lazy = id(node) not in top
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
+            yield from ((alias.name, lazy) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = module.split(".")[: len(module.split(".")) - node.level + (1 if is_package else 0)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            yield target
+            yield target, lazy
             # ``from pkg import sub`` imports the submodule pkg.sub when there is one.
-            yield from (f"{target}.{alias.name}" for alias in node.names)
+            yield from ((f"{target}.{alias.name}", lazy) for alias in node.names)
+
+
+def import_edges() -> Iterator[tuple[str, str, bool]]:
+    """(module, imported project module or third-party top-level name, lazy) for every import statement."""
+    files = {_module_name(p): p for p in _source_files()}
+    for module, path in files.items():
+        for target, lazy in _imports_placed(path, module):
+            if target.split(".")[0] not in PACKAGES:
+                yield module, target.split(".")[0], lazy
+                continue
+            while target and target not in files:
+                target = target.rpartition(".")[0]
+            if target and target != module and not module.startswith(target + "."):
+                yield module, target, lazy
 
 
 def import_graph() -> nx.DiGraph:

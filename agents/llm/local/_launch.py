@@ -16,7 +16,8 @@ It runs ``llama_cpp.server`` with ``ARGS`` after four steps:
   logits and nothing reads that copy back; states are therefore saved and loaded without it (``_lean_state.py``:
   the copy alone cost ~1.1 s a request), the cache keeps them so (``_LeanRAMCache``), and the cap counts what is
   kept. It also drops conversation steps before prefilled prefixes (``_prompt_cache.py``),
-  so the roles' instructions prefilled at start-up stay cached however many other calls come in between.
+  so the roles' instructions prefilled at start-up stay cached however many other calls come in between, and
+  with ``TETRARCH_STATE_DIR`` set keeps those prefixes on disk for the next start (``_state_shelf.py``).
 * **One grammar check a token.** Our requests are greedy (temperature 0) and most carry a JSON-schema grammar;
   the library filters the whole 152k-token vocabulary through the grammar before every token (25-36 ms of a
   ~100 ms step on 2 cores). ``_greedy_grammar.py`` checks the greedy token alone and filters everything only when
@@ -46,9 +47,11 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["PARENT_PID_ENV", "main"]
+__all__ = ["PARENT_PID_ENV", "STATE_DIR_ENV", "main"]
 
 PARENT_PID_ENV = "TETRARCH_PARENT_PID"
+STATE_DIR_ENV = "TETRARCH_STATE_DIR"
+"""Where prefilled prefix states are kept across starts (``_state_shelf.py``); unset: nowhere."""
 _WATCH_INTERVAL_S = 1.0
 
 
@@ -94,6 +97,7 @@ def _install_lean_prompt_cache() -> None:
     from llama_cpp.llama_cache import LlamaRAMCache
 
     prompt_cache = _load_sibling("prompt_cache")
+    state_dir = os.environ.pop(STATE_DIR_ENV, "")
 
     class _LeanRAMCache(LlamaRAMCache):
         def __init__(self, capacity_bytes: int = (2 << 30)) -> None:
@@ -101,6 +105,10 @@ def _install_lean_prompt_cache() -> None:
             self.states = prompt_cache.PrefixStateCache(
                 capacity_bytes, size_of=lambda state: state.llama_state_size,
                 common_prefix=Llama.longest_token_prefix)
+            self.shelf = _open_shelf(state_dir, capacity_bytes // 2) if state_dir else None
+            if self.shelf is not None:
+                for key, fields in self.shelf.load():
+                    self.states.preload(key, _state_from(LlamaState, fields))
 
         @property
         def cache_size(self) -> int:
@@ -118,14 +126,41 @@ def _install_lean_prompt_cache() -> None:
         def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
             if value.scores.shape[0] <= 1:  # saved lean already (_lean_state.py)
                 self.states.put(key, value)
+                self._shelve(key, value)
                 return
             # One zero row broadcasts into the rows load_state fills; with logits_all off nothing reads them.
             lean = LlamaState(input_ids=value.input_ids, scores=np.zeros((1, value.scores.shape[1]), np.single),
                               n_tokens=value.n_tokens, llama_state=value.llama_state,
                               llama_state_size=value.llama_state_size, seed=value.seed)
             self.states.put(key, lean)
+            self._shelve(key, lean)
+
+        def _shelve(self, key: Sequence[int], state: LlamaState) -> None:
+            """A prefix (a prefill) is kept on disk for the next start, once."""
+            if self.shelf is None or not self.states.is_prefix(key) or self.shelf.has(key):
+                return
+            self.shelf.save(key, {"input_ids": state.input_ids, "n_tokens": state.n_tokens,
+                                  "llama_state": state.llama_state, "llama_state_size": state.llama_state_size,
+                                  "seed": state.seed, "n_vocab": state.scores.shape[1]})
 
     llama_cpp.LlamaRAMCache = _LeanRAMCache  # type: ignore[misc]
+
+
+def _state_from(state_type: Any, fields: dict[str, Any]) -> Any:
+    """A lean state (one zero row of scores, ``_lean_state.py``) from the fields a shelf kept."""
+    import numpy as np
+
+    return state_type(input_ids=fields["input_ids"], scores=np.zeros((1, fields["n_vocab"]), np.single),
+                      n_tokens=fields["n_tokens"], llama_state=fields["llama_state"],
+                      llama_state_size=fields["llama_state_size"], seed=fields["seed"])
+
+
+def _open_shelf(state_dir: str, max_bytes: int) -> Any:
+    import llama_cpp
+
+    shelf = _load_sibling("state_shelf")
+    build = shelf.build_fingerprint(os.path.dirname(llama_cpp.__file__), llama_cpp.__version__)
+    return shelf.StateShelf(state_dir, build=build, max_bytes=max_bytes)
 
 
 def _install_grammar_checked_greedy() -> None:

@@ -109,6 +109,13 @@ class PrefixStateCache(Generic[S]):
         self._entries.move_to_end(key)
         return self._entries[key].state
 
+    def preload(self, key: Sequence[int], state: S) -> None:
+        """Store a prefix state saved by an earlier server (``_state_shelf.py``), as if prefilled now."""
+        key = tuple(key)
+        self._entries.pop(key, None)
+        self._entries[key] = _Entry(state, self._size_of(state), True)
+        self._evict()
+
     def put(self, key: Sequence[int], state: S) -> None:
         """Store the state after a request: its prompt and the tokens it generated."""
         key = tuple(key)

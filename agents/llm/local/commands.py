@@ -66,7 +66,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         else:
             _print_list(args.cache_dir, args.json)
     except LocalModelError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"tetrarch: {exc}", file=sys.stderr)
         return 1
     return 0
 

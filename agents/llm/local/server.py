@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Self
 
-from agents.llm.local._launch import PARENT_PID_ENV
+from agents.llm.local._launch import PARENT_PID_ENV, STATE_DIR_ENV
 from agents.llm.local.errors import LlamaServerError, LocalBackendUnavailable
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "ServerState",
     "check_backend",
     "free_port",
+    "prefill_state_dir",
     "server_command",
     "start_local_llm",
 ]
@@ -159,7 +160,7 @@ class LlamaServer:
     def __init__(self, model_path: Path | str, *, host: str = "127.0.0.1", port: int | None = None,
                  n_threads: int = 2, n_ctx: int = 4096, alias: str = "local", startup_timeout_s: float = 120.0,
                  log_path: Path | str | None = None, stop_grace_s: float = 5.0, python: str | None = None,
-                 prompt_cache_bytes: int = PROMPT_CACHE_BYTES,
+                 prompt_cache_bytes: int = PROMPT_CACHE_BYTES, state_dir: Path | str | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.model_path = Path(model_path)
         self.host = host
@@ -170,6 +171,8 @@ class LlamaServer:
         self.stop_grace_s = stop_grace_s
         self.python = python
         self.prompt_cache_bytes = prompt_cache_bytes
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        """Where the prompt cache keeps prefilled prefixes across starts (``_state_shelf.py``); None: nowhere."""
         self._requested_port = port
         self._port: int | None = port
         self._log_path = Path(log_path) if log_path is not None else None
@@ -211,6 +214,24 @@ class LlamaServer:
                               prompt_cache_bytes=self.prompt_cache_bytes)
 
     # ------------------------------------------------------------------ lifecycle
+    def spawn(self) -> Self:
+        """Start the server process on a port chosen now (``base_url`` is known at once) without waiting for it to
+        answer: the caller starts other work while the model loads, then calls ``wait_ready``."""
+        if self.state is ServerState.RUNNING:
+            return self
+        self.stop()
+        check_backend()
+        if not self.model_path.is_file():
+            raise FileNotFoundError(f"model file {self.model_path} does not exist; install it with "
+                                    "`tetrarch models pull NAME` (see `tetrarch models list`)")
+        self._spawn(self._requested_port or free_port(self.host))
+        return self
+
+    def wait_ready(self) -> None:
+        """Block until a server started with ``spawn`` answers (``LlamaServerError`` with its last log lines if it
+        exits or does not answer within ``startup_timeout_s``)."""
+        self._wait_ready()
+
     def start(self) -> Self:
         """Spawn the server and block until it answers; returns ``self``. No-op when already running.
 
@@ -238,6 +259,10 @@ class LlamaServer:
         raise AssertionError("unreachable")
 
     def _start_once(self, port: int) -> None:
+        self._spawn(port)
+        self._wait_ready()
+
+    def _spawn(self, port: int) -> None:
         self._port = port
         if self._log_path is None:
             fd, name = tempfile.mkstemp(prefix="tetrarch-llama-", suffix=".log")
@@ -245,12 +270,13 @@ class LlamaServer:
             self._log_path = Path(name)
         log = self._log_path.open("ab")
         env = {**os.environ, PARENT_PID_ENV: str(os.getpid())}
+        if self.state_dir is not None and self.prompt_cache_bytes > 0:
+            env[STATE_DIR_ENV] = str(self.state_dir)
         self._proc = subprocess.Popen(self.command(port), stdin=subprocess.DEVNULL, stdout=log,
                                       stderr=subprocess.STDOUT, env=env, start_new_session=True)
         # The finalizer holds no reference to self, so an abandoned server is still stopped on GC / exit.
         self._finalizer = weakref.finalize(self, _terminate_group, self._proc, log, self.stop_grace_s)
         self._state = ServerState.RUNNING
-        self._wait_ready()
 
     def _wait_ready(self) -> None:
         assert self._proc is not None
@@ -290,14 +316,23 @@ class LlamaServer:
 
 
 
+def prefill_state_dir(name: str, sha256: str, n_ctx: int, cache_dir: Path | str | None = None) -> Path:
+    """Where the server keeps prefilled prompt prefixes of one model file (``_state_shelf.py``):
+    ``<cache>/prefill/<name>-<sha256 prefix>-ctx<n_ctx>``; delete it to start cold."""
+    from agents.llm.local.provision import cache_root
+
+    return cache_root(cache_dir) / "prefill" / f"{name}-{sha256[:16]}-ctx{n_ctx}"
+
+
 def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = None, timeout_s: float = 600.0,
-                    max_retries: int = 1, **server_kw: Any) -> tuple[Any, LlamaServer]:
+                    max_retries: int = 1, wait: bool = True, **server_kw: Any) -> tuple[Any, LlamaServer]:
     """Start the embedded model server for an installed model and return ``(OpenAIChat, LlamaServer)``.
 
     Nothing is downloaded here: a model that was never pulled raises ``ModelNotInstalledError``
     naming the command to run. The client asks for ``{"type": "json_object", "schema": ...}``, the
     structured-output form llama.cpp's server accepts (it rejects the standard ``json_schema``).
     ``timeout_s`` is generous because two CPU cores prefill ≈ 45 tokens/s on the default model.
+    ``wait=False`` returns as soon as the process is started (``server.wait_ready()`` before the first call).
 
     Example:
         >>> llm, server = start_local_llm("qwen2.5-coder-0.5b")     # doctest: +SKIP
@@ -312,7 +347,13 @@ def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = N
     model = get_model(name)
     path = model_path(model.name, cache_dir)
     server_kw.setdefault("n_ctx", model.n_ctx)
-    server = LlamaServer(path, **server_kw).start()
+    # Prefilled prompt prefixes are kept per model file and context size (the server adds the llama.cpp build).
+    server_kw.setdefault("state_dir", prefill_state_dir(model.name, model.sha256, server_kw["n_ctx"], cache_dir))
+    server = LlamaServer(path, **server_kw)
+    if wait:
+        server.start()
+    else:
+        server.spawn()
     try:
         from agents.llm.openai_chat import OpenAIChat
 

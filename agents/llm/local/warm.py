@@ -16,15 +16,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.config import PromptOptions
 from agents.llm.base import LLM, LLMError, LLMRequest, Role
 from prompts import PromptTemplate, load_prompt
 
-__all__ = ["WARMED_ROLES", "RolePrefix", "role_prefixes", "template_prefix", "warm_prefixes"]
+__all__ = ["WARMED_ROLES", "RolePrefix", "Warming", "role_prefixes", "start_warming", "template_prefix",
+           "warm_prefixes"]
 
 log = logging.getLogger("tetrarch")
 
@@ -84,6 +86,42 @@ def _up_to_mark(messages: list[dict[str, str]]) -> list[dict[str, str]]:
         if mark:
             break
     return kept
+
+
+class Warming:
+    """The embedded model's start-up on a thread: wait for the server to answer, then prefill each role's static
+    prompt. ``join`` waits for it and raises what stopped the server from starting (a warm-up call that fails is
+    only logged: it costs the first task its prefill, nothing else)."""
+
+    def __init__(self, llm: LLM, prefixes: Sequence[RolePrefix], ready: Callable[[], None] | None = None) -> None:
+        self._llm, self._prefixes, self._ready = llm, list(prefixes), ready
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tetrarch-warm-up", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            if self._ready is not None:
+                self._ready()
+        except BaseException as exc:  # noqa: BLE001 - handed to join(), in the caller's thread
+            self._error = exc
+            return
+        took = warm_prefixes(self._llm, self._prefixes)
+        if took is not None:
+            log.info("the embedded model prefilled %d roles' static prompts in %.1fs", len(self._prefixes), took)
+
+    def join(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def start_warming(llm: LLM, prompts: PromptOptions, tools_catalog: str, max_steps: int,
+                  ready: Callable[[], None] | None = None) -> Warming:
+    """Wait for the server (``ready``, e.g. ``LlamaServer.wait_ready``) and prefill each role's static prompt, on a
+    thread, while the caller starts the rest (Ray, the actors); a task's first calls would only queue behind the
+    prefill at the server, so the caller joins it before taking tasks."""
+    return Warming(llm, role_prefixes(prompts, tools_catalog, max_steps), ready)
 
 
 def warm_prefixes(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float = 300.0) -> float | None:

@@ -202,11 +202,17 @@ class MCPConnection:
         self._stop = asyncio.Event()
         self._owner = asyncio.create_task(self._own(ready, self._stop), name=f"mcp:{self.server.label}")
         try:
-            async with asyncio.timeout(self.server.connect_timeout_s):
+            async with asyncio.timeout(self.server.connect_timeout_s) as deadline:
                 return await asyncio.shield(ready)
-        except BaseException:
+        except BaseException as exc:
             # Timed out, failed, or the caller was cancelled while connecting: abandon this session.
             await self._stop_owner()
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                raise TimeoutError(
+                    f"it did not complete the MCP initialize handshake within connect_timeout_s="
+                    f"{self.server.connect_timeout_s:g}s; check that the command starts an MCP server (over stdio, "
+                    "nothing else may write to its stdout), or give a slow server more time with "
+                    "connect_timeout_s=...") from None
             raise
 
     async def _own(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:

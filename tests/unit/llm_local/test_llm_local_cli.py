@@ -46,7 +46,7 @@ def test_pull_failure_prints_the_fix_and_exits_1(monkeypatch, capsys):
     monkeypatch.setattr(provision, "pull", boom)
     assert run(["pull", "smollm2-135m"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: model 'smollm2-135m' failed verification") and "b" * 64 in err
+    assert err.startswith("tetrarch: model 'smollm2-135m' failed verification") and "b" * 64 in err
 
 
 def test_unknown_model_is_a_usage_error(capsys):

@@ -139,3 +139,22 @@ def test_doc_search_merges_user_documents_with_the_corpus(tmp_path):
         idx.close()
     assert bridge.user_documents_path() is None
     assert all("source" not in h for h in doc_search(query="Paris", k=2))
+
+
+@pytest.mark.parametrize("item,says", [
+    ("", "an empty text has nothing to index"),
+    ("  \n ", "an empty text has nothing to index"),
+    (None, "not NoneType"),
+    (b"Our Paris office", "decode it first"),
+    ("Paris \ud800 office", "lone surrogate"),
+])
+def test_what_cannot_be_indexed_is_a_typed_error_saying_what_to_pass(tmp_path, item, says):
+    index = DocumentIndex(tmp_path / "t.db")
+    try:
+        with pytest.raises(InvalidMemoryArgumentError, match=says) as caught:
+            index.add([item])
+        assert index.documents() == []  # nothing was written
+    finally:
+        index.close()
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is InvalidMemoryArgumentError and str(again) == str(caught.value)

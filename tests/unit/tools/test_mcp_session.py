@@ -8,7 +8,7 @@ import sys
 import pytest
 from support.mcp_fixtures import free_port, http_server, stdio_server
 
-from agents.tools import MCPServerHTTP, MCPServerStdio, ToolDispatcher, ToolRegistry
+from agents.tools import MCPServerHTTP, MCPServerStdio, ToolDispatcher, ToolRegistry, resolve_tools
 from agents.tools.mcp import (
     MCPConnectionError,
     MCPListError,
@@ -98,3 +98,9 @@ def test_failed_connects_back_off_exponentially_and_waiting_calls_fail_fast_nami
     delays, fast = asyncio.run(scenario())
     assert delays == [0.5, 1.0, 2.0, 4.0]
     assert fast == pytest.approx([0.25, 0.5, 1.0, 2.0])
+
+
+def test_a_server_that_never_initialises_fails_naming_the_timeout():
+    silent = MCPServerStdio(sys.executable, ["-c", "import time; time.sleep(60)"], connect_timeout_s=1)
+    with pytest.raises(MCPListError, match=r"initialize handshake within connect_timeout_s=1s"):
+        resolve_tools([silent])

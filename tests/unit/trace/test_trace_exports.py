@@ -9,6 +9,7 @@ import pytest
 from support import wire
 from support.traced import run_stored
 
+from agents.errors import UsageError
 from agents.llm import FunctionLLM
 from agents.trace.chrome import to_chrome_trace
 from agents.trace.cli import load_trace
@@ -111,7 +112,7 @@ def test_cli_writes_every_export(stored, tmp_path, capsys):
 
 def test_unknown_task_is_a_clear_error(stored):
     db, _ = stored["accepted"]
-    with pytest.raises(SystemExit, match="no task 'nope'.*tetrarch tasks"):
+    with pytest.raises(UsageError, match="no task 'nope'.*tetrarch tasks"):
         load_trace("nope", db)
 
 

@@ -1,4 +1,5 @@
-"""Sessions and the plan cache through the public API on Ray (one Ray session for the module)."""
+"""Sessions and the plan cache through the public API, in process (``runtime="inprocess"``: the same Supervisor
+core, roles and store as on Ray; nothing here is about Ray itself)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from support import wire
 from agents import Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
 from agents.memory import SessionNotFoundError
-
-pytestmark = pytest.mark.ray
-
 
 def two_cities(request) -> str:
     """Turn 1 looks up Paris; the follow-up subtracts Paris from Rome using the number its prompt holds."""
@@ -36,9 +34,10 @@ def two_cities(request) -> str:
                                deps=[1], description="Rome minus Paris"))
 
 
-def test_a_session_continues_in_a_new_orchestrator_and_the_cache_skips_the_planner(ray_session, tmp_path):
+def test_a_session_continues_in_a_new_orchestrator_and_the_cache_skips_the_planner(tmp_path):
     store = tmp_path / "t.db"
-    first = Orchestrator(llm=FunctionLLM(two_cities), tools=T.ALL, config=RuntimeConfig(store_path=store))
+    first = Orchestrator(llm=FunctionLLM(two_cities), tools=T.ALL, config=RuntimeConfig(store_path=store),
+                         runtime="inprocess")
     try:
         s = first.session()
         r1 = s.run("What is the population of Paris?", timeout=120)
@@ -49,7 +48,7 @@ def test_a_session_continues_in_a_new_orchestrator_and_the_cache_skips_the_plann
         first.shutdown()
 
     config = RuntimeConfig(store_path=store, plan_cache=True)
-    second = Orchestrator(llm=FunctionLLM(two_cities), tools=T.ALL, config=config)
+    second = Orchestrator(llm=FunctionLLM(two_cities), tools=T.ALL, config=config, runtime="inprocess")
     try:
         again = second.session(s.id)
         r2 = again.run("And Rome? By how much is it bigger?", timeout=120)
@@ -84,9 +83,9 @@ def lowercase_notes(request) -> str:
     return wire.plan(wire.step(1, "lookup", {"city": city}, description=note))
 
 
-def test_an_unfillable_template_reaches_the_planner_actor_as_a_hint(ray_session, tmp_path):
+def test_an_unfillable_template_reaches_the_planner_as_a_hint(tmp_path):
     config = RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True)
-    orch = Orchestrator(llm=FunctionLLM(lowercase_notes), tools=T.ALL, config=config)
+    orch = Orchestrator(llm=FunctionLLM(lowercase_notes), tools=T.ALL, config=config, runtime="inprocess")
     try:
         seed = orch.run("What is the population of Paris?", timeout=120)
         assert seed.status == "accepted"

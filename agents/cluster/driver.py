@@ -1,0 +1,166 @@
+"""The driver's side of a Ray Orchestrator: starting or joining Ray, the actors, the node watcher, and the calls
+to the Supervisor actor. ``agents.api`` imports this module only when an Orchestrator runs on Ray, so importing
+``agents`` (and ``runtime="inprocess"``) never imports Ray.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import ray
+
+from agents.cluster.actors import ExecutorFactory, cluster_nodes, create_actors, kill_actors
+from agents.cluster.node_watch import NodeWatcher
+from agents.checks.api import Check
+from agents.config import RuntimeConfig
+from agents.errors import ClusterUnavailableError, ClusterVersionMismatchError, CodeShippingError
+from agents.llm.base import LLM
+from agents.tools import Tool
+from agents.tools.mcp import MCPServer
+
+__all__ = ["RaySupervisor", "connect"]
+
+log = logging.getLogger("tetrarch")
+
+# Ray is one per process, shared by every Orchestrator in it. The one that started it must not shut it down
+# under the others ("Can't find actor"): Ray is shut down when the last live Orchestrator of the process closes.
+_live: set[str] = set()
+_started_ray = False
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """Ray wraps exceptions raised in actors; give the user the original typed error."""
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, Exception) else exc
+
+
+def _init_kwargs(config: RuntimeConfig, address: str | None, ship: bool, tools: Sequence[Tool],
+                 llm: LLM) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"namespace": config.namespace, "log_to_driver": False, "configure_logging": True,
+                              "logging_level": getattr(logging, config.log_level)}
+    kwargs.update(config.ray_init_kwargs)
+    if address is None and config.local_ray_system_config:
+        # Only a Ray this Orchestrator starts takes _system_config (joining a cluster refuses it); the caller's
+        # own entries win.
+        mine = config.ray_init_kwargs.get("_system_config") or {}
+        kwargs["_system_config"] = {**config.local_ray_system_config, **mine}
+    if ship:
+        from agents.cluster.deploy import build_runtime_env, merge_runtime_env
+
+        shipped = build_runtime_env(tools, llm, config.runtime_env)
+        kwargs["runtime_env"] = merge_runtime_env(kwargs.get("runtime_env"), shipped)
+    elif config.runtime_env:
+        kwargs["runtime_env"] = dict(config.runtime_env)
+    return kwargs
+
+
+def connect(config: RuntimeConfig, address: str | None, tools: Sequence[Tool], llm: LLM) -> None:
+    """Start a private local Ray (``address=None``) or join the cluster at ``address``; a Ray already
+    initialised in this process is used as it is."""
+    # None means a private local Ray. Plain ray.init() would instead join any cluster named by RAY_ADDRESS or by
+    # /tmp/ray/ray_current_cluster (left by `ray start` or ray.cluster_utils.Cluster on this machine).
+    # RAY_ADDRESS is honoured: `ray job submit` sets it for the driver it starts.
+    if address is None:
+        address = os.environ.get("RAY_ADDRESS") or None
+    ship = config.ship_code if config.ship_code is not None else address is not None
+    if ray.is_initialized():
+        if ship and address is not None:
+            # Ray takes local code paths only at ray.init (job level), which has happened already.
+            log.warning("Ray was initialized before this Orchestrator, so its code cannot be shipped to the "
+                        "cluster now; pass runtime_env=agents.cluster.deploy.build_runtime_env(tools, llm) to your "
+                        "ray.init, or install tetrarch and your tools on every node")
+        return
+    kwargs = _init_kwargs(config, address, ship, tools, llm)
+    try:
+        ray.init(address=address or "local", **kwargs)
+    except ConnectionError as exc:
+        raise ClusterUnavailableError(
+            f"could not reach a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` or pass "
+            "address=None for a local Ray") from exc
+    except RuntimeError as exc:
+        if "version" in str(exc).lower():
+            raise ClusterVersionMismatchError(
+                f"the cluster at {address!r} runs another Ray/Python version: {exc}. Install the same versions "
+                "on the driver and the cluster") from exc
+        raise ClusterUnavailableError(f"could not start or reach Ray ({address!r}): {exc}") from exc
+    except (ray.exceptions.RuntimeEnvSetupError, OSError, ValueError, TypeError) as exc:
+        if not ship:
+            raise
+        raise CodeShippingError(
+            f"could not ship the code to the cluster at {address!r} ({type(exc).__name__}: {exc}). Fix the "
+            "path it names, or install tetrarch and your tool modules on every node and pass "
+            "RuntimeConfig(ship_code=False)") from exc
+    global _started_ray
+    _started_ray = True
+
+
+class RaySupervisor:
+    """One Orchestrator's actors on Ray and the calls to its Supervisor actor (``call`` / ``acall``, with Ray's
+    wrapping of the actor's exception taken off)."""
+
+    def __init__(self, config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str,
+                 address: str | None, servers: Sequence[MCPServer] = (), *, checks: Sequence[Check] = ()) -> None:
+        connect(config, address, tools, llm)
+        self._instance = instance
+        _live.add(instance)
+        self._factory = ExecutorFactory(config, llm, tools, instance)
+        self._watcher: NodeWatcher | None = None
+        try:
+            # MCP servers are passed so they are re-listed when their tool lists change.
+            self._actors = create_actors(config, llm, tools, instance, self._factory, servers=servers, checks=checks)
+        except BaseException:
+            _live.discard(instance)
+            raise
+        self._supervisor = self._actors.supervisor
+        if config.executors_per_node is not None and config.watch_nodes:
+            self._watcher = NodeWatcher(config, self._factory, self._supervisor,
+                                        home=ray.get_runtime_context().get_node_id(),
+                                        placed=self._actors.executor_nodes, list_nodes=cluster_nodes)
+            self._watcher.start()
+
+    @property
+    def actors(self) -> Any:
+        """The ``ActorSet`` (tests and benchmarks reach individual actors through it)."""
+        return self._actors
+
+    @property
+    def factory(self) -> ExecutorFactory:
+        return self._factory
+
+    @property
+    def watcher(self) -> NodeWatcher | None:
+        return self._watcher
+
+    def call(self, method: str, *args: Any) -> Any:
+        try:
+            return ray.get(getattr(self._supervisor, method).remote(*args))
+        except ray.exceptions.RayTaskError as exc:
+            raise _unwrap(exc) from None
+
+    async def acall(self, method: str, *args: Any) -> Any:
+        try:
+            return await getattr(self._supervisor, method).remote(*args)
+        except ray.exceptions.RayTaskError as exc:
+            raise _unwrap(exc) from None
+
+    def shutdown(self) -> None:
+        try:
+            ray.get(self._supervisor.shutdown.remote(), timeout=10)
+        except Exception:  # noqa: BLE001 - shutting down a broken cluster must still release the rest
+            pass
+        if self._watcher is not None:
+            self._watcher.stop()
+        kill_actors(self._actors)
+        for handle in self._factory.started[len(self._actors.executors):]:  # added when nodes joined
+            try:
+                ray.kill(handle, no_restart=True)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        _live.discard(self._instance)
+        global _started_ray
+        if _started_ray and not _live:
+            _started_ray = False
+            ray.shutdown()
