@@ -7,8 +7,8 @@ Differences that matter: timestamps are ``DOUBLE PRECISION`` (SQLite's ``REAL``)
 their rows (PostgreSQL compresses and moves large values out of line itself, and no node's disk holds a blob
 file a runner on another node would need).
 
-Two processes that open a new database at once migrate it once: the migration runs under a transaction-scoped
-advisory lock and re-reads the version after taking it.
+Two processes that open a new database at once migrate it once: the migration runs under an advisory lock and
+re-reads the version after taking it.
 """
 
 from __future__ import annotations
@@ -122,16 +122,21 @@ def migrate(conn: Any, *, url: str, migrations: Sequence[str] = PG_MIGRATIONS) -
     target = len(migrations)
     if schema_version(conn) == target:
         return target
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        found = schema_version(conn)
-        if found > target:
-            raise SchemaVersionError(url, found, target)
-        for version in range(found, target):
-            for statement in migrations[version].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-        conn.execute(_VERSION_TABLE)
-        conn.execute("INSERT INTO store_schema(id, version) VALUES (1, %s)"
-                     " ON CONFLICT(id) DO UPDATE SET version = excluded.version", (target,))
+    # A session lock taken before the transaction: its first statement then sees the catalog as the previous
+    # migrator committed it (a lock taken inside the transaction leaves that transaction's catalog view stale).
+    conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+    try:
+        with conn.transaction():
+            found = schema_version(conn)
+            if found > target:
+                raise SchemaVersionError(url, found, target)
+            for version in range(found, target):
+                for statement in migrations[version].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            conn.execute(_VERSION_TABLE)
+            conn.execute("INSERT INTO store_schema(id, version) VALUES (1, %s)"
+                         " ON CONFLICT(id) DO UPDATE SET version = excluded.version", (target,))
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
     return target
