@@ -12,12 +12,12 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from agents.cluster.driver_watch import DRIVER_LOST, DriverWatch, driver_alive
 from agents.cluster.executor_actor import ExecutorActor, WhereAmI
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.cluster.ray_runtime import RayRuntime
@@ -33,7 +33,7 @@ from agents.store import Store
 from agents.store.fencing import Fence as StoreFence
 from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
-from agents.tools.journal import ClaimReply, Fence
+from agents.tools.journal import ClaimReply, ClaimState, Fence
 from agents.tools.mcp import MCPServer, ToolCatalog, ToolRefresher
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
@@ -96,10 +96,11 @@ class ReflectorActor(WarmOnStart, Reflector, WhereAmI):
 
 
 class JournalActor:
-    """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
+    """The idempotency journal, in the same store as the checkpoints (pinned with the Supervisor)."""
 
-    def __init__(self, store_path: str) -> None:
-        self._store = Store(Path(store_path))
+    def __init__(self, store: str, alive: Callable[[], bool] | None = None) -> None:
+        self._store = Store(store)
+        self._alive = alive or driver_alive
 
     def get(self, key: str):
         return self._store.journal_get(key)
@@ -109,7 +110,11 @@ class JournalActor:
         return self._store.journal_put(key, task_id, output)
 
     def claim(self, key: str, fence: Fence) -> ClaimReply:
-        """One SQL statement: of two live runners of the same write, only one gets the claim."""
+        """One SQL statement: of two live runners of the same write, only one gets the claim. A runner whose
+        driver is gone gets none, and loses the task's lease (``agents.cluster.driver_watch``)."""
+        if fence.generation and not self._alive():
+            self._store.revoke_lease(task_id_of_key(key), fence.generation, DRIVER_LOST)
+            return ClaimReply(ClaimState.LEASE_LOST, detail=DRIVER_LOST)
         return claim_reply(self._store.journal_claim(key, task_id_of_key(key),
                                                      StoreFence(fence.generation, fence.token, fence.claimant),
                                                      DEFAULT_CLAIM_GRACE_S))
@@ -136,9 +141,16 @@ class SupervisorActor(SupervisorCore, WhereAmI):
                        key=lambda n: int(n.removeprefix(prefix)))
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
         self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
-        super().__init__(Store(config.store_path), self._ray, config,
+        super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
+        self._driver_watch = DriverWatch(self._driver_lost).start()
         self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
+
+    def _driver_lost(self) -> None:
+        """(The watch's thread.) Fence out every task this Supervisor runs: their runners stop at their next
+        write, and nothing new starts; a resume from a new driver continues them."""
+        revoked = self._store.revoke_owner(self.lease_owner, DRIVER_LOST)
+        log.warning("driver gone: revoked the leases of %d task(s)", len(revoked))
 
     async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
         if self._refresher is not None:
@@ -290,7 +302,8 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     specs = {t.name: t.spec for t in registry}
     home = ray.get_runtime_context().get_node_id()
     here = NodeAffinitySchedulingStrategy(node_id=home, soft=False)
-    config.store_path.parent.mkdir(parents=True, exist_ok=True)
+    if config.store_url is None:
+        config.store_path.parent.mkdir(parents=True, exist_ok=True)
     nodes = cluster_nodes()
 
     def nodes_for(role: str, count: int) -> list[str | None]:
@@ -300,7 +313,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
 
     journal = ray.remote(JournalActor).options(
         **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
-    ).remote(str(config.store_path))
+    ).remote(str(config.store_location()))
 
     def replicas_of(shell: type, role: str, *args: Any) -> list[Any]:
         return [ray.remote(shell).options(**_options(config, role, name, **_on(node, config, role))).remote(*args)

@@ -52,6 +52,11 @@ class SupervisorCore:
         """Names this Supervisor in the task leases it takes."""
         self._memory = MemoryLink(config)
 
+    @property
+    def lease_owner(self) -> str:
+        """The name this Supervisor's task leases carry."""
+        return self._owner
+
     async def _ready(self) -> None:
         if not self._needs_reattach:
             return

@@ -300,6 +300,17 @@ class Store:
             self._require_task(conn, task_id)
             return fencing.acquire(conn, task_id, owner=owner, now=self._clock())
 
+    def revoke_lease(self, task_id: str, generation: int, reason: str) -> bool:
+        """Fence out the runner holding ``generation`` (it lost its driver): its writes and claims are refused
+        from now on, and a resume takes the task over as usual. False if a newer runner holds the task already."""
+        with self._write() as conn:
+            return fencing.revoke(conn, task_id, generation, owner=f"revoked: {reason}", now=self._clock())
+
+    def revoke_owner(self, owner: str, reason: str) -> list[str]:
+        """``revoke_lease`` for every task ``owner`` (a Supervisor's lease name) holds; their ids."""
+        with self._write() as conn:
+            return fencing.revoke_owner(conn, owner, reason=f"revoked: {reason}", now=self._clock())
+
     # ------------------------------------------------------------------ idempotency journal
     def journal_get(self, key: str) -> JournalRecord | None:
         with self._read() as conn:

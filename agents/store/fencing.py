@@ -45,6 +45,8 @@ __all__ = [
     "claim",
     "current",
     "record",
+    "revoke",
+    "revoke_owner",
 ]
 
 
@@ -92,6 +94,21 @@ def acquire(conn: Any, task_id: str, *, owner: str, now: float) -> int:
                        " ON CONFLICT(task_id) DO UPDATE SET generation = leases.generation + 1, owner = excluded.owner,"
                        " acquired_at = excluded.acquired_at RETURNING generation", (task_id, owner, now)).fetchone()
     return int(row[0])
+
+
+def revoke(conn: Any, task_id: str, generation: int, *, owner: str, now: float) -> bool:
+    """Fence out ``generation`` without a new runner taking over (its runner lost its driver): generation + 1,
+    owned by ``owner`` (a reason, not a runner). False when a newer generation holds the lease already."""
+    cursor = conn.execute("UPDATE leases SET generation = generation + 1, owner = ?, acquired_at = ?"
+                          " WHERE task_id = ? AND generation = ?", (owner, now, task_id, generation))
+    return cursor.rowcount == 1
+
+
+def revoke_owner(conn: Any, owner: str, *, reason: str, now: float) -> list[str]:
+    """``revoke`` every lease ``owner`` holds; the task ids."""
+    rows = conn.execute("UPDATE leases SET generation = generation + 1, owner = ?, acquired_at = ? WHERE owner = ?"
+                        " RETURNING task_id", (reason, now, owner)).fetchall()
+    return sorted(r[0] for r in rows)
 
 
 def check(conn: Any, task_id: str, generation: int) -> int | None:
