@@ -78,7 +78,7 @@ class TaskHandle:
         self._orch._check()  # after shutdown() its actors are gone: say so, not Ray's ActorDiedError
         ray = _ray()
         try:
-            return ray.get(getattr(self._orch._supervisor, method).remote(*args))
+            return ray.get(getattr(self._orch._supervisor_for(self.task_id), method).remote(*args))
         except ray.exceptions.RayTaskError as exc:
             raise _unwrap(exc) from None
 
@@ -86,7 +86,7 @@ class TaskHandle:
         self._orch._check()
         ray = _ray()
         try:
-            return await getattr(self._orch._supervisor, method).remote(*args)
+            return await getattr(self._orch._supervisor_for(self.task_id), method).remote(*args)
         except ray.exceptions.RayTaskError as exc:
             raise _unwrap(exc) from None
 
@@ -280,10 +280,16 @@ class Orchestrator:
         from agents.cluster.actors import cluster_nodes
         from agents.cluster.node_watch import NodeWatcher
 
-        self._watcher = NodeWatcher(self.config, self._factory, self._supervisor,
+        self._watcher = NodeWatcher(self.config, self._factory, self._actors.supervisors,
                                     home=_ray().get_runtime_context().get_node_id(),
                                     placed=self._actors.executor_nodes, list_nodes=cluster_nodes)
         self._watcher.start()
+
+    def _supervisor_for(self, task_id: str) -> Any:
+        """The Supervisor shard that owns ``task_id`` (``agents.cluster.shards``: its id's hash mod N)."""
+        from agents.cluster.shards import shard_of
+
+        return self._actors.supervisors[shard_of(task_id, len(self._actors.supervisors))]
 
     def _check(self) -> None:
         if self._closed:
@@ -300,7 +306,7 @@ class Orchestrator:
         task_id = uuid.uuid4().hex[:16]
         ray = _ray()
         try:
-            ray.get(self._supervisor.submit.remote(task, task_id, session_id))
+            ray.get(self._supervisor_for(task_id).submit.remote(task, task_id, session_id))
         except ray.exceptions.RayTaskError as exc:  # e.g. SessionNotFoundError: the user's own typed error
             raise _unwrap(exc) from None
         return TaskHandle(self, task_id, 1)
@@ -379,7 +385,7 @@ class Orchestrator:
         self._closed = True
         ray = _ray()
         try:
-            ray.get(self._supervisor.shutdown.remote(), timeout=10)
+            ray.get([s.shutdown.remote() for s in self._actors.supervisors], timeout=10)
         except Exception:  # noqa: BLE001 - shutting down a broken cluster must still release the rest
             pass
         if self._watcher is not None:

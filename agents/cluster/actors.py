@@ -21,6 +21,7 @@ from agents.cluster.driver_watch import DRIVER_LOST, DriverWatch, driver_alive
 from agents.cluster.executor_actor import ExecutorActor, WhereAmI
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.cluster.ray_runtime import RayRuntime
+from agents.cluster.shards import shard_name, shard_of
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
@@ -124,11 +125,12 @@ class JournalActor:
 
 
 class SupervisorActor(SupervisorCore, WhereAmI):
-    """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks.
+    """One per Orchestrator, or ``supervisors`` shards (``agents.cluster.shards``). Restarts itself (max_restarts)
+    and then re-attaches to the unfinished tasks of its shard.
     Before a task starts (or continues) it re-lists the MCP servers whose tool lists changed."""
 
     def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any],
-                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = ()) -> None:
+                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = (), shard: int = 0) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
         def peers(role: str) -> list[Any]:
@@ -142,7 +144,8 @@ class SupervisorActor(SupervisorCore, WhereAmI):
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
         self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
         super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
-                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed)
+                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
+                         owns=lambda task_id: shard_of(task_id, config.supervisors) == shard)
         self._driver_watch = DriverWatch(self._driver_lost).start()
         self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
 
@@ -192,12 +195,15 @@ def replica_names(role: str, instance: str, replicas: int) -> list[str]:
 @dataclass
 class ActorSet:
     supervisor: Any
+    """Shard 0 (the only one by default)."""
     routers: list[Any]
     planners: list[Any]
     reflectors: list[Any]
     executors: list[Any]
     journal: Any
     executor_nodes: list[str | None] = field(default_factory=list)
+    supervisors: list[Any] = field(default_factory=list)
+    """Every shard, by index (``supervisors[0] is supervisor``)."""
     """The node each executor was placed on (None: Ray chose); an executor restarted after its node died
     runs elsewhere."""
 
@@ -214,7 +220,8 @@ class ActorSet:
         return self.reflectors[0]
 
     def all(self) -> list[Any]:
-        return [self.supervisor, *self.routers, *self.planners, *self.reflectors, self.journal, *self.executors]
+        shards = self.supervisors or [self.supervisor]
+        return [*shards, *self.routers, *self.planners, *self.reflectors, self.journal, *self.executors]
 
 
 def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[str, Any]:
@@ -328,10 +335,21 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     executors = factory.start(executor_nodes)
     # The supervisor looks its peers up by name, so they must be registered before it starts.
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
-    supervisor = ray.remote(SupervisorActor).options(**_options(
-        config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
-        max_concurrency=100_000)).remote(config, instance, specs, list(tools) if servers else (), list(servers))
-    return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)
+    supervisors = [ray.remote(SupervisorActor).options(**_options(
+        config, "supervisor", shard_name(instance, k), max_task_retries=-1, max_concurrency=100_000, **where,
+    )).remote(config, instance, specs, list(tools) if servers else (), list(servers), k)
+        for k, where in enumerate(_shard_placement(config, nodes, home))]
+    return ActorSet(supervisors[0], routers, planners, reflectors, executors, journal, executor_nodes, supervisors)
+
+
+def _shard_placement(config: RuntimeConfig, nodes: Sequence[NodeView], home: str) -> list[dict[str, Any]]:
+    """Shard 0 on the driver's node; more shards spread over the other nodes when the store is a server every
+    node reaches (soft: a shard whose node dies comes back on another), else on the driver's node with the file."""
+    pinned = {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=home, soft=False)}
+    if config.supervisors == 1 or config.store_url is None:
+        return [pinned] * config.supervisors
+    others = [n.node_id for n in nodes if n.alive and n.node_id != home] + [home]
+    return [pinned] + [_on(others[(k - 1) % len(others)], config, "supervisor") for k in range(1, config.supervisors)]
 
 
 def _wait_started(roles: list[Any], journal: Any, config: RuntimeConfig, timeout_s: float = 300) -> None:

@@ -36,8 +36,11 @@ class SupervisorCore:
     """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
-                 clock: Callable[[], float] = time.time, *, reattach_first: bool = False) -> None:
+                 clock: Callable[[], float] = time.time, *, reattach_first: bool = False,
+                 owns: Callable[[str], bool] = lambda task_id: True) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
+        self._owns = owns
+        """Which tasks this Supervisor re-attaches to after a restart (one shard's, with several shards)."""
         self._running: dict[str, asyncio.Task[TaskResult]] = {}
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
@@ -123,7 +126,7 @@ class SupervisorCore:
     async def reattach(self) -> list[str]:
         """Resume every task the store says is still running (after a Supervisor or driver crash)."""
         self._needs_reattach = False
-        ids = [t for t in self._store.unfinished_task_ids() if not self._is_running(t)]
+        ids = [t for t in self._store.unfinished_task_ids() if self._owns(t) and not self._is_running(t)]
         for task_id in ids:
             try:
                 await self.resume(task_id)
