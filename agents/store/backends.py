@@ -26,17 +26,15 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from agents.store.blobs import BlobDir
-from agents.store.dialect import is_postgres_url
+from agents.store.dialect import BackendKind, is_postgres_url
 from agents.store.errors import StoreClosedError
 from agents.store.schema import migrate, open_connection, schema_version
 from agents.store.scrub import ScrubReport, scrub_task
 
 __all__ = ["Backend", "BackendKind", "Connection", "Cursor", "SqliteBackend", "open_backend"]
-
-BackendKind = Literal["sqlite", "postgresql"]
 
 
 class Cursor(Protocol):

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Literal
 
-__all__ = ["LOCK_ROW", "is_postgres_url", "to_postgres"]
+__all__ = ["LOCK_ROW", "BackendKind", "is_postgres_url", "to_postgres"]
+
+BackendKind = Literal["sqlite", "postgresql"]
 
 LOCK_ROW = "/*FOR SHARE*/"
 """Appended to a lease read inside a write: a row lock on PostgreSQL, a comment on SQLite."""

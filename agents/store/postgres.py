@@ -23,8 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from agents.store.backends import BackendKind
-from agents.store.dialect import to_postgres
+from agents.store.dialect import BackendKind, to_postgres
 from agents.store.errors import StoreClosedError, StoreUnavailableError
 from agents.store.pg_schema import migrate, schema_version
 from agents.store.redact import Redactor
