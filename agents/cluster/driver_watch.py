@@ -32,18 +32,21 @@ DRIVER_LOST = "the driver of this run is gone (resume the task from a new driver
 _CHECK_TIMEOUT_S = 2.0
 
 
-def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S) -> bool:
-    """Whether the current job's driver is alive, as the GCS says. False when the GCS does not answer in time."""
-    try:
-        worker = ray._private.worker.global_worker
-        job_id = ray.get_runtime_context().get_job_id()
-        jobs = worker.gcs_client.get_all_job_info(job_or_submission_id=job_id, skip_submission_job_info_field=True,
-                                                  skip_is_running_tasks_field=True, timeout=timeout_s)
-    except Exception as exc:  # noqa: BLE001 - an unreachable GCS means this Ray is going away with its driver
-        log.warning("cannot ask the GCS whether the driver lives (%s: %s); treating it as gone",
-                    type(exc).__name__, exc)
-        return False
-    return not all(info.is_dead for info in jobs.values()) if jobs else False
+def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S, attempts: int = 2) -> bool:
+    """Whether the current job's driver is alive, as the GCS says. False when the GCS says the job is dead, or
+    does not answer ``attempts`` times in a row (one slow answer on a busy machine must not stop every task)."""
+    job_id = ray.get_runtime_context().get_job_id()
+    for attempt in range(attempts):
+        try:
+            jobs = ray._private.worker.global_worker.gcs_client.get_all_job_info(
+                job_or_submission_id=job_id, skip_submission_job_info_field=True, skip_is_running_tasks_field=True,
+                timeout=timeout_s)
+        except Exception as exc:  # noqa: BLE001 - an unreachable GCS means this Ray is going away with its driver
+            log.warning("cannot ask the GCS whether the driver lives (attempt %d: %s: %s)", attempt + 1,
+                        type(exc).__name__, exc)
+            continue
+        return bool(jobs) and not all(info.is_dead for info in jobs.values())
+    return False
 
 
 class DriverWatch:
