@@ -202,10 +202,10 @@ class ActorSet:
     executors: list[Any]
     journal: Any
     executor_nodes: list[str | None] = field(default_factory=list)
-    supervisors: list[Any] = field(default_factory=list)
-    """Every shard, by index (``supervisors[0] is supervisor``)."""
     """The node each executor was placed on (None: Ray chose); an executor restarted after its node died
     runs elsewhere."""
+    supervisors: list[Any] = field(default_factory=list)
+    """Every shard, by index (``supervisors[0] is supervisor``)."""
 
     @property
     def router(self) -> Any:
