@@ -322,12 +322,12 @@ class Orchestrator:
             >>> orch2.session(s.id).turns()[-1].answer                      # doctest: +SKIP
         """
         self._check()
-        store = SessionStore(self.config.store_path)
+        store = SessionStore(self.config.store_location())
         try:
             info = store.create() if session_id is None else store.get(session_id)
         finally:
             store.close()
-        return Session(self._submit, self.config.store_path, info.session_id)
+        return Session(self._submit, self.config.store_location(), info.session_id)
 
     def run(self, task: str, timeout: float | None = None) -> TaskResult:
         """``submit(task).result(timeout)``."""
