@@ -52,7 +52,7 @@ def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S, attempts: int = 2) -> bool
 class DriverWatch:
     """A daemon thread that calls ``on_lost`` once, when ``driver_alive`` turns False."""
 
-    def __init__(self, on_lost: Callable[[], None], *, interval_s: float = 0.25,
+    def __init__(self, on_lost: Callable[[], None], *, interval_s: float = 0.5,
                  alive: Callable[[], bool] = driver_alive) -> None:
         self._on_lost, self._interval, self._alive = on_lost, interval_s, alive
         self._stop = threading.Event()
