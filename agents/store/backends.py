@@ -63,7 +63,9 @@ class Backend(Protocol):
     """Where outputs above the blob threshold go; None keeps every output in its row."""
     integrity_errors: tuple[type[BaseException], ...]
 
-    def read(self) -> contextlib.AbstractContextManager[Connection]: ...
+    def read(self, consistent: bool = False) -> contextlib.AbstractContextManager[Connection]:
+        """A connection for reads; ``consistent``: every statement sees one snapshot (else each its own)."""
+        ...
 
     def write(self) -> contextlib.AbstractContextManager[Connection]: ...
 
@@ -112,7 +114,9 @@ class SqliteBackend:
         return self._conn
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self, consistent: bool = False) -> Iterator[sqlite3.Connection]:
+        # One connection behind the lock: this process writes nothing in between; consistent reads against other
+        # processes' writes would need a read transaction, which the single-statement reads do not.
         with self._lock:
             yield self._connection()
 

@@ -230,8 +230,9 @@ class Store:
 
     # ------------------------------------------------------------------ events and checkpoints
     def load_checkpoint(self, task_id: str) -> dict[str, Any] | None:
-        """The task's latest state: the last full checkpoint with the deltas written after it applied."""
-        with self._read() as conn:
+        """The task's latest state: the last full checkpoint with the deltas written after it applied (one
+        snapshot: a full checkpoint committed between the two reads would drop deltas the first read missed)."""
+        with self._backend.read(consistent=True) as conn:
             return load_state(conn, task_id)
 
     def checkpoint_version(self, task_id: str) -> int:

@@ -4,8 +4,8 @@ connection pool, the same statements as SQLite through ``agents.store.dialect``.
 Transactions: a write is one ``READ COMMITTED`` transaction in which every fencing check reads the lease row
 ``FOR SHARE`` (``agents.store.dialect.LOCK_ROW``), so a takeover waits for a write that checked the old
 generation and no stale write commits after a newer runner took the lease; two claims of one idempotency key
-meet at the journal's primary key, and the second sees the first's row once it commits. A read is one
-``REPEATABLE READ`` read-only transaction, so a checkpoint and its deltas are read from one snapshot.
+meet at the journal's primary key, and the second sees the first's row once it commits. Reads are autocommit
+statements, except a checkpoint with its deltas: one ``REPEATABLE READ`` snapshot.
 
 Every node's runners share the server, so no state lives on one node's disk: large outputs stay in their rows
 (no blob files), and a Supervisor restarted on another node reads everything its predecessor wrote.
@@ -109,8 +109,12 @@ class PgBackend:
             return self._pool
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[PgConnection]:
+    def read(self, consistent: bool = False) -> Iterator[PgConnection]:
+        """Autocommit reads (one round trip a statement); ``consistent``: one REPEATABLE READ snapshot."""
         with self._current_pool().connection() as raw:
+            if not consistent:
+                yield PgConnection(raw)
+                return
             raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
                 yield PgConnection(raw)
