@@ -84,9 +84,10 @@ class _Cpu:
 
 
 def measure(store: dict[str, Any], shards: int, tasks: int, pg_postmaster: int | None = None,
-            submitters: int = 8) -> dict[str, Any]:
+            submitters: int = 8, **extra: Any) -> dict[str, Any]:
     """One run: ``tasks`` submitted at once (``submitters`` threads), timed until the last result is read."""
-    config = RuntimeConfig(**store, supervisors=shards, num_executors=2, token_budget=None, max_llm_calls=None)
+    config = RuntimeConfig(**{"num_executors": 2, **extra}, **store, supervisors=shards, token_budget=None,
+                           max_llm_calls=None)
     with Orchestrator(llm=_script(), tools=[noop], config=config) as orch:
         for h in [orch.submit(f"warm-up {i}") for i in range(10 * shards)]:
             h.result(timeout=120)
@@ -103,6 +104,29 @@ def measure(store: dict[str, Any], shards: int, tasks: int, pg_postmaster: int |
             "accepted": sum(r.status == "accepted" for r in results), "wall_s": round(wall, 3),
             "tasks_per_s": round(tasks / wall, 1), "cpu_ms_per_task": {k: round(v, 3) for k, v in spent.items()},
             "cpu_ms_per_task_total": round(sum(spent.values()), 3), "load_1min_at_start": round(load, 2)}
+
+
+def on_local_cluster(workers: int, shards: int, tasks: int) -> dict[str, Any]:
+    """``measure`` on a ``ray.cluster_utils.Cluster``: a head (driver, shard 0, roles) and ``workers`` raylets with
+    one executor each; the store on a local PostgreSQL, so shards 1… go to the workers."""
+    import ray
+
+    from benchmarks.cluster.local_cluster import local_cluster
+    from benchmarks.pg_local import start_postgres
+
+    server = start_postgres(fast=False)
+    try:
+        with local_cluster([{"exec": 1} for _ in range(workers)], head_cpus=2) as (cluster, _nodes):
+            ray.init(address=cluster.address, namespace="throughput", log_to_driver=False, configure_logging=False)
+            try:
+                postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+                result = measure({"store_url": server.new_database()}, shards, tasks, postmaster,
+                                 num_executors=workers, role_resources={"executor": {"exec": 1}})
+            finally:
+                ray.shutdown()
+    finally:
+        server.stop()
+    return {**result, "nodes": workers + 1}
 
 
 def run_all(shard_counts: Sequence[int] = (1, 2, 4), tasks: int = 500, repeats: int = 1) -> dict[str, Any]:
