@@ -51,9 +51,11 @@ class _Supervisor(Protocol):
     """The Supervisor's calls as the driver makes them: ``agents.cluster.driver.RaySupervisor`` (an actor) or
     ``agents.engine.inprocess.InProcessSupervisor`` (this process). Both raise the Supervisor's own typed errors."""
 
-    def call(self, method: str, *args: Any) -> Any: ...
+    def call(self, method: str, *args: Any, task_id: str | None = None) -> Any:
+        """``task_id`` names the task the call is about: with several Supervisor shards, its shard answers."""
+        ...
 
-    async def acall(self, method: str, *args: Any) -> Any: ...
+    async def acall(self, method: str, *args: Any, task_id: str | None = None) -> Any: ...
 
     def shutdown(self) -> None: ...
 
@@ -71,11 +73,11 @@ class TaskHandle:
 
     def _call(self, method: str, *args: Any) -> Any:
         self._orch._check()  # after shutdown() its actors are gone: say so, not Ray's ActorDiedError
-        return self._orch._backend.call(method, *args)
+        return self._orch._backend.call(method, *args, task_id=self.task_id)
 
     async def _acall(self, method: str, *args: Any) -> Any:
         self._orch._check()
-        return await self._orch._backend.acall(method, *args)
+        return await self._orch._backend.acall(method, *args, task_id=self.task_id)
 
     def events(self, after_seq: int = 0) -> Iterator[AnyEvent]:
         """Every event of this task from ``after_seq`` on, live, until this run's ``task_finished``."""
@@ -218,6 +220,12 @@ class Orchestrator:
         return start_warming(llm, self.config.prompt_options(), ToolRegistry(self.tools).catalog_text(),
                              self.config.max_steps, ready=ready)
 
+    def _supervisor_for(self, task_id: str) -> Any:
+        """The Supervisor shard that owns ``task_id`` (``agents.cluster.shards``: its id's hash mod N)."""
+        from agents.cluster.shards import shard_of
+
+        return self._actors.supervisors[shard_of(task_id, len(self._actors.supervisors))]
+
     def _check(self) -> None:
         if self._closed:
             raise OrchestratorClosedError()
@@ -231,7 +239,8 @@ class Orchestrator:
         self._check()
         check_task_text(task, self.config.context_token_budget)
         task_id = uuid.uuid4().hex[:16]
-        self._backend.call("submit", task, task_id, session_id)  # raises e.g. SessionNotFoundError as it is
+        # raises e.g. SessionNotFoundError as it is
+        self._backend.call("submit", task, task_id, session_id, task_id=task_id)
         return TaskHandle(self, task_id, 1)
 
     def session(self, session_id: str | None = None) -> Session:
@@ -245,12 +254,12 @@ class Orchestrator:
             >>> orch2.session(s.id).turns()[-1].answer                      # doctest: +SKIP
         """
         self._check()
-        store = SessionStore(self.config.store_path)
+        store = SessionStore(self.config.store_location())
         try:
             info = store.create() if session_id is None else store.get(session_id)
         finally:
             store.close()
-        return Session(self._submit, self.config.store_path, info.session_id)
+        return Session(self._submit, self.config.store_location(), info.session_id)
 
     def run(self, task: str, timeout: float | None = None) -> TaskResult:
         """``submit(task).result(timeout)``."""

@@ -93,7 +93,13 @@ class RuntimeConfig(BaseModel):
 
     # --- storage -------------------------------------------------------------------------------
     store_path: Path = Field(default_factory=default_store_path)
-    """SQLite file holding checkpoints and the event log (WAL mode). Large outputs go beside it."""
+    """SQLite file holding checkpoints and the event log (WAL mode). Large outputs go beside it. With
+    ``store_url`` the tasks live on the server instead; the user's documents stay in this file."""
+    store_url: str | None = None
+    """A PostgreSQL server for the task store (``"postgresql://user@host:5432/db"``; a cluster's store, reachable
+    from every node): tasks, events, checkpoints, leases, the idempotency journal. None: the SQLite file."""
+    store_pool_size: int = Field(8, ge=1)
+    """Connections each process keeps to ``store_url``."""
 
     # --- routing and reflection policy (docs/architecture.md, "The pure core") -----------------
     router_min_confidence: float = Field(0.6, ge=0.0, le=1.0)
@@ -183,6 +189,10 @@ class RuntimeConfig(BaseModel):
     """With ``executors_per_node``: start executors on nodes that join while the Orchestrator runs."""
     node_watch_interval_s: float = Field(2.0, gt=0)
     actor_max_restarts: int = Field(-1, ge=-1)
+    supervisors: int = Field(1, ge=1)
+    """Supervisor shards: a task belongs to the shard its id hashes to (``agents.cluster.shards``), any driver
+    finds it there. With ``store_url`` the shards spread over the nodes (each reads the same server); with the
+    SQLite file they all stay on the driver's node, where the file is."""
     ship_code: bool | None = None
     """Ship the project packages, the tools' modules and the LLM's module to the cluster in the job's
     runtime_env (``py_modules``). None: when ``address`` is given (a cluster); False: the nodes have
@@ -210,6 +220,10 @@ class RuntimeConfig(BaseModel):
     TracerProvider and exporter there (on Ray the Supervisor actor; the module must be importable on its node)."""
 
     # ------------------------------------------------------------------------------ typed views
+    def store_location(self) -> Path | str:
+        """What ``agents.store.Store`` opens: the PostgreSQL URL when given, else the SQLite file."""
+        return self.store_url if self.store_url is not None else self.store_path
+
     def prompt_options(self) -> PromptOptions:
         return PromptOptions(dict(self.prompt_versions), self.context_token_budget)
 
@@ -250,6 +264,9 @@ class RuntimeConfig(BaseModel):
         if not self.store_path.name or self.store_path.is_dir():
             raise ValueError(f"store_path={str(self.store_path)!r} is a directory; give the SQLite file's path, "
                              f"e.g. {str(self.store_path / 'tetrarch.db')!r}")
+        if self.store_url is not None and not self.store_url.startswith(("postgresql://", "postgres://")):
+            raise ValueError(f"store_url={self.store_url!r} is not a PostgreSQL URL; give "
+                             "'postgresql://user@host:5432/db', or leave store_url None and set store_path")
         if self.tool_backoff_max_s < self.tool_backoff_s:
             raise ValueError("tool_backoff_max_s must be >= tool_backoff_s")
         if self.local_model is not None:

@@ -11,6 +11,8 @@ import pytest
 TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))  # `import support` from every test directory
 
+from support.postgres import postgres_server, postgres_url  # noqa: E402,F401 - fixtures: a real PostgreSQL server
+
 
 @pytest.fixture(scope="module")
 def ray_session(request):

@@ -57,22 +57,14 @@ class _LazyResponder:
 
 def open_store(args: argparse.Namespace) -> tuple[Any, RuntimeConfig]:
     """The store ``--store`` / ``--store-url`` names (read side) and the config a responder would use."""
-    if args.store_url:
-        import agents.store
+    from agents.store import Store
 
-        # The PostgreSQL backend names its store with RuntimeConfig.store_url and opens it with
-        # agents.store.open_store(config); an installation without it says so instead of guessing.
-        opener = getattr(agents.store, "open_store", None)
-        if "store_url" not in RuntimeConfig.model_fields or opener is None:
-            raise SystemExit("tetrarch ui: --store-url needs the PostgreSQL store, which this installation does not "
-                             "have; use --store PATH (the SQLite file the tasks write to)")
-        config = RuntimeConfig(store_url=args.store_url)  # type: ignore[call-arg]
-        return opener(config), config
+    if args.store_url:
+        config = RuntimeConfig(store_url=args.store_url)
+        return Store(args.store_url, pool_size=config.store_pool_size), config
     config = RuntimeConfig(store_path=Path(args.store)) if args.store else RuntimeConfig()
     if problem := missing_store(config.store_path):
         raise SystemExit(f"tetrarch ui: {problem}")
-    from agents.store import Store
-
     return Store(config.store_path), config
 
 

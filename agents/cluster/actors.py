@@ -12,16 +12,17 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from agents.cluster.driver_watch import DRIVER_LOST, DriverWatch, driver_alive
 from agents.cluster.executor_actor import ExecutorActor, WhereAmI
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.cluster.ray_runtime import RayRuntime
 from agents.checks.api import Check
+from agents.cluster.shards import shard_name, shard_of
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
@@ -34,7 +35,7 @@ from agents.store import Store
 from agents.store.fencing import Fence as StoreFence
 from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
-from agents.tools.journal import ClaimReply, Fence
+from agents.tools.journal import ClaimReply, ClaimState, Fence
 from agents.tools.mcp import MCPServer, ToolCatalog, ToolRefresher
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
@@ -97,10 +98,11 @@ class ReflectorActor(WarmOnStart, Reflector, WhereAmI):
 
 
 class JournalActor:
-    """The idempotency journal, in the same SQLite file as the checkpoints (on the head node)."""
+    """The idempotency journal, in the same store as the checkpoints (pinned with the Supervisor)."""
 
-    def __init__(self, store_path: str) -> None:
-        self._store = Store(Path(store_path))
+    def __init__(self, store: str, alive: Callable[[], bool] | None = None) -> None:
+        self._store = Store(store)
+        self._alive = alive or driver_alive
 
     def get(self, key: str):
         return self._store.journal_get(key)
@@ -110,7 +112,11 @@ class JournalActor:
         return self._store.journal_put(key, task_id, output)
 
     def claim(self, key: str, fence: Fence) -> ClaimReply:
-        """One SQL statement: of two live runners of the same write, only one gets the claim."""
+        """One SQL statement: of two live runners of the same write, only one gets the claim. A runner whose
+        driver is gone gets none, and loses the task's lease (``agents.cluster.driver_watch``)."""
+        if fence.generation and not self._alive():
+            self._store.revoke_lease(task_id_of_key(key), fence.generation, DRIVER_LOST)
+            return ClaimReply(ClaimState.LEASE_LOST, detail=DRIVER_LOST)
         return claim_reply(self._store.journal_claim(key, task_id_of_key(key),
                                                      StoreFence(fence.generation, fence.token, fence.claimant),
                                                      DEFAULT_CLAIM_GRACE_S))
@@ -120,11 +126,12 @@ class JournalActor:
 
 
 class SupervisorActor(SupervisorCore, WhereAmI):
-    """One per Orchestrator. Restarts itself (max_restarts) and then re-attaches to unfinished tasks.
+    """One per Orchestrator, or ``supervisors`` shards (``agents.cluster.shards``). Restarts itself (max_restarts)
+    and then re-attaches to the unfinished tasks of its shard.
     Before a task starts (or continues) it re-lists the MCP servers whose tool lists changed."""
 
     def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any],
-                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = (),
+                 tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = (), shard: int = 0,
                  checks: Sequence[Check] = ()) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
@@ -138,9 +145,17 @@ class SupervisorActor(SupervisorCore, WhereAmI):
                        key=lambda n: int(n.removeprefix(prefix)))
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
         self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
-        super().__init__(Store(config.store_path), self._ray, config,
-                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed, checks=checks)
+        super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
+                         reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
+                         owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks)
+        self._driver_watch = DriverWatch(self._driver_lost).start()
         self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
+
+    def _driver_lost(self) -> None:
+        """(The watch's thread.) Fence out every task this Supervisor runs: their runners stop at their next
+        write, and nothing new starts; a resume from a new driver continues them."""
+        revoked = self._store.revoke_owner(self.lease_owner, DRIVER_LOST)
+        log.warning("driver gone: revoked the leases of %d task(s)", len(revoked))
 
     async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
         if self._refresher is not None:
@@ -182,6 +197,7 @@ def replica_names(role: str, instance: str, replicas: int) -> list[str]:
 @dataclass
 class ActorSet:
     supervisor: Any
+    """Shard 0 (the only one by default)."""
     routers: list[Any]
     planners: list[Any]
     reflectors: list[Any]
@@ -190,6 +206,8 @@ class ActorSet:
     executor_nodes: list[str | None] = field(default_factory=list)
     """The node each executor was placed on (None: Ray chose); an executor restarted after its node died
     runs elsewhere."""
+    supervisors: list[Any] = field(default_factory=list)
+    """Every shard, by index (``supervisors[0] is supervisor``)."""
 
     @property
     def router(self) -> Any:
@@ -204,7 +222,8 @@ class ActorSet:
         return self.reflectors[0]
 
     def all(self) -> list[Any]:
-        return [self.supervisor, *self.routers, *self.planners, *self.reflectors, self.journal, *self.executors]
+        shards = self.supervisors or [self.supervisor]
+        return [*shards, *self.routers, *self.planners, *self.reflectors, self.journal, *self.executors]
 
 
 def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[str, Any]:
@@ -293,7 +312,8 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     specs = {t.name: t.spec for t in registry}
     home = ray.get_runtime_context().get_node_id()
     here = NodeAffinitySchedulingStrategy(node_id=home, soft=False)
-    config.store_path.parent.mkdir(parents=True, exist_ok=True)
+    if config.store_url is None:
+        config.store_path.parent.mkdir(parents=True, exist_ok=True)
     nodes = cluster_nodes()
 
     def nodes_for(role: str, count: int) -> list[str | None]:
@@ -303,7 +323,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
 
     journal = ray.remote(JournalActor).options(
         **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
-    ).remote(str(config.store_path))
+    ).remote(str(config.store_location()))
 
     def replicas_of(shell: type, role: str, *args: Any) -> list[Any]:
         return [ray.remote(shell).options(**_options(config, role, name, **_on(node, config, role))).remote(*args)
@@ -318,11 +338,21 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     executors = factory.start(executor_nodes)
     # The supervisor looks its peers up by name, so they must be registered before it starts.
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
-    supervisor = ray.remote(SupervisorActor).options(**_options(
-        config, "supervisor", f"supervisor-{instance}", scheduling_strategy=here, max_task_retries=-1,
-        max_concurrency=100_000)).remote(config, instance, specs, list(tools) if servers else (), list(servers),
-                                         list(checks))
-    return ActorSet(supervisor, routers, planners, reflectors, executors, journal, executor_nodes)
+    supervisors = [ray.remote(SupervisorActor).options(**_options(
+        config, "supervisor", shard_name(instance, k), max_task_retries=-1, max_concurrency=100_000, **where,
+    )).remote(config, instance, specs, list(tools) if servers else (), list(servers), k, list(checks))
+        for k, where in enumerate(_shard_placement(config, nodes, home))]
+    return ActorSet(supervisors[0], routers, planners, reflectors, executors, journal, executor_nodes, supervisors)
+
+
+def _shard_placement(config: RuntimeConfig, nodes: Sequence[NodeView], home: str) -> list[dict[str, Any]]:
+    """Shard 0 on the driver's node; more shards spread over the other nodes when the store is a server every
+    node reaches (soft: a shard whose node dies comes back on another), else on the driver's node with the file."""
+    pinned = {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=home, soft=False)}
+    if config.supervisors == 1 or config.store_url is None:
+        return [pinned] * config.supervisors
+    others = [n.node_id for n in nodes if n.alive and n.node_id != home] + [home]
+    return [pinned] + [_on(others[(k - 1) % len(others)], config, "supervisor") for k in range(1, config.supervisors)]
 
 
 def _wait_started(roles: list[Any], journal: Any, config: RuntimeConfig, timeout_s: float = 300) -> None:

@@ -14,6 +14,7 @@ import ray
 
 from agents.cluster.actors import ExecutorFactory, cluster_nodes, create_actors, kill_actors
 from agents.cluster.node_watch import NodeWatcher
+from agents.cluster.shards import shard_of
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.errors import ClusterUnavailableError, ClusterVersionMismatchError, CodeShippingError
@@ -116,7 +117,7 @@ class RaySupervisor:
             raise
         self._supervisor = self._actors.supervisor
         if config.executors_per_node is not None and config.watch_nodes:
-            self._watcher = NodeWatcher(config, self._factory, self._supervisor,
+            self._watcher = NodeWatcher(config, self._factory, self._actors.supervisors,
                                         home=ray.get_runtime_context().get_node_id(),
                                         placed=self._actors.executor_nodes, list_nodes=cluster_nodes)
             self._watcher.start()
@@ -134,21 +135,26 @@ class RaySupervisor:
     def watcher(self) -> NodeWatcher | None:
         return self._watcher
 
-    def call(self, method: str, *args: Any) -> Any:
+    def _shard(self, task_id: str | None) -> Any:
+        """The Supervisor shard that owns ``task_id`` (``agents.cluster.shards``: its id's hash mod N)."""
+        shards = self._actors.supervisors
+        return shards[0] if task_id is None else shards[shard_of(task_id, len(shards))]
+
+    def call(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         try:
-            return ray.get(getattr(self._supervisor, method).remote(*args))
+            return ray.get(getattr(self._shard(task_id), method).remote(*args))
         except ray.exceptions.RayTaskError as exc:
             raise _unwrap(exc) from None
 
-    async def acall(self, method: str, *args: Any) -> Any:
+    async def acall(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         try:
-            return await getattr(self._supervisor, method).remote(*args)
+            return await getattr(self._shard(task_id), method).remote(*args)
         except ray.exceptions.RayTaskError as exc:
             raise _unwrap(exc) from None
 
     def shutdown(self) -> None:
         try:
-            ray.get(self._supervisor.shutdown.remote(), timeout=10)
+            ray.get([s.shutdown.remote() for s in self._actors.supervisors], timeout=10)
         except Exception:  # noqa: BLE001 - shutting down a broken cluster must still release the rest
             pass
         if self._watcher is not None:

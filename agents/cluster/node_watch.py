@@ -75,7 +75,9 @@ class NodeWatcher:
         placed = [pings[ref] for ref in ready]
         if not placed:
             return []
-        pool = ray.get(self._supervisor.add_executors.remote([h for h, _ in placed]))
+        shards = self._supervisor if isinstance(self._supervisor, list) else [self._supervisor]
+        # Every Supervisor shard dispatches to the whole pool.
+        pool = ray.get([s.add_executors.remote([h for h, _ in placed]) for s in shards])[0]
         grown = []
         for node in dict.fromkeys(n for _, n in placed):
             count = sum(1 for _, n in placed if n == node)

@@ -90,15 +90,16 @@ class InProcessSupervisor:
     async def _build(self, config: RuntimeConfig, llm: LLM, tools: Sequence[Tool],
                      servers: Sequence[MCPServer], checks: Sequence[Check]) -> tuple[_Core, Store]:
         # Built on the loop: asyncio objects and the executors' MCP connections belong to the loop that uses them.
-        journal_store = Store(config.store_path)
+        journal_store = Store(config.store_location(), pool_size=config.store_pool_size)
         runtime = build_local_runtime(config, llm, tools, StoreJournal(journal_store))
         refresher = ToolRefresher(ToolCatalog(tools, servers), runtime.use_tools) if servers else None
-        return _Core(Store(config.store_path), runtime, config, refresher, checks), journal_store
+        store = Store(config.store_location(), pool_size=config.store_pool_size)
+        return _Core(store, runtime, config, refresher, checks), journal_store
 
     def _submit_to_loop(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
-    def call(self, method: str, *args: Any) -> Any:
+    def call(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         """Call a Supervisor method from synchronous code and wait for it (what ``ray.get(actor.m.remote())``
         does on Ray); the method's own exception is raised as it is."""
         if threading.current_thread() is self._thread:
@@ -106,7 +107,7 @@ class InProcessSupervisor:
                                "async API (handle.aresult(), handle.aevents()) there")
         return self._submit_to_loop(getattr(self._core, method)(*args)).result()
 
-    async def acall(self, method: str, *args: Any) -> Any:
+    async def acall(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         """The same from a caller's event loop (``handle.aresult()``), without blocking it."""
         return await asyncio.wrap_future(self._submit_to_loop(getattr(self._core, method)(*args)))
 

@@ -81,13 +81,13 @@ class MemoryLink:
     @property
     def sessions(self) -> SessionStore:
         if self._sessions is None:
-            self._sessions = SessionStore(self._cfg.store_path)
+            self._sessions = SessionStore(self._cfg.store_location())
         return self._sessions
 
     @property
     def cache(self) -> PlanCacheStore:
         if self._cache is None:
-            self._cache = PlanCacheStore(self._cfg.store_path)
+            self._cache = PlanCacheStore(self._cfg.store_location())
         return self._cache
 
     # ------------------------------------------------------------------ sessions

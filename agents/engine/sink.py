@@ -19,7 +19,6 @@ from agents.llm.base import Spend
 from agents.store import Store, TaskBatch
 from agents.store.batch import merge_deltas
 from agents.store.redact import MIN_SECRET_LEN, Redactor
-from agents.store.scrub import scrub_task
 
 __all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
 
@@ -150,7 +149,7 @@ class StoreSink:
         self._store.add_secret(value)
         # The task row, its first events and the router's call record were written before the plan named the
         # secret (usually given in the task text): rewrite them, and the live copies readers are served.
-        scrub_task(self._store.path, self.task_id, [value])
+        self._store.scrub(self.task_id, [value])
         if self._on_secret is not None:
             self._on_secret()
 

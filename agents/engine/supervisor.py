@@ -39,10 +39,12 @@ class SupervisorCore:
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
                  clock: Callable[[], float] = time.time, *, reattach_first: bool = False,
-                 checks: Sequence[Check] = ()) -> None:
+                 checks: Sequence[Check] = (), owns: Callable[[str], bool] = lambda task_id: True) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
         self._checks = tuple(checks)
         """The user's answer checks, given to every task this Supervisor runs."""
+        self._owns = owns
+        """Which tasks this Supervisor re-attaches to after a restart (one shard's, with several shards)."""
         self._running: dict[str, asyncio.Task[TaskResult]] = {}
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
@@ -56,6 +58,11 @@ class SupervisorCore:
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         """Names this Supervisor in the task leases it takes."""
         self._memory = MemoryLink(config)
+
+    @property
+    def lease_owner(self) -> str:
+        """The name this Supervisor's task leases carry."""
+        return self._owner
 
     async def _ready(self) -> None:
         if not self._needs_reattach:
@@ -129,7 +136,7 @@ class SupervisorCore:
     async def reattach(self) -> list[str]:
         """Resume every task the store says is still running (after a Supervisor or driver crash)."""
         self._needs_reattach = False
-        ids = [t for t in self._store.unfinished_task_ids() if not self._is_running(t)]
+        ids = [t for t in self._store.unfinished_task_ids() if self._owns(t) and not self._is_running(t)]
         for task_id in ids:
             try:
                 await self.resume(task_id)

@@ -1,4 +1,6 @@
-"""One SQLite connection per memory object, on the same file as the task store, with the store's pragmas.
+"""One SQLite connection per memory object, on the same file as the task store, with the store's pragmas — or one
+PostgreSQL connection, when the path is a ``postgresql://`` URL (sessions and the plan cache of a cluster live on
+the task store's server, so every Supervisor shard on any node reads them).
 
 The memory tables live beside the store's tables but never touch ``PRAGMA user_version`` (the store's
 migrations own it): each layer creates its tables with ``IF NOT EXISTS`` and records its own schema version in
@@ -16,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -31,6 +34,44 @@ BUSY_TIMEOUT_MS = 30_000
 """Same as the task store: a writer waits this long for another process's (millisecond) transaction."""
 
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS memory_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+_PG_LOCK_KEY = 0x7E7_4D45  # serialises tetrarch's memory DDL between processes on one server
+
+
+def is_server_url(path: object) -> bool:
+    return isinstance(path, str) and path.startswith(("postgresql://", "postgres://"))
+
+
+_PARAM = re.compile(r"'(?:[^']|'')*'|\?|%")
+
+
+def _pg_sql(sql: str) -> str:
+    """The memory layer's SQL (portable, ``?`` parameters) in psycopg's style; DDL in PostgreSQL's types.
+    (The task store has its own, fuller translation in ``agents.store.dialect``; this layer may not import it.)"""
+    sql = _PARAM.sub(lambda m: m.group(0).replace("%", "%%") if m.group(0).startswith("'")
+                     else ("%s" if m.group(0) == "?" else "%%"), sql)
+    return re.sub(r"\bREAL\b", "DOUBLE PRECISION", sql.replace("WITHOUT ROWID", ""))
+
+
+class _PgConnection:
+    """A psycopg connection (autocommit; ``write`` sends BEGIN/COMMIT) taking the SQLite-style statements."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise InvalidMemoryArgumentError("store_url", url, f"{exc}; pip install 'psycopg[binary,pool]'") from None
+        self.raw = psycopg.connect(url, autocommit=True)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.raw.execute(_pg_sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        cursor = self.raw.cursor()
+        cursor.executemany(_pg_sql(sql), list(rows))
+        return cursor
+
+    def close(self) -> None:
+        self.raw.close()
 
 
 def has_fts5() -> bool:
@@ -51,10 +92,14 @@ class Database:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
+        self._lock = threading.RLock()
+        self._conn: Any
+        if is_server_url(self.path):
+            self._conn = _PgConnection(self.path)
+            return
         if self.path != ":memory:":
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             self.path = str(Path(self.path).expanduser())
-        self._lock = threading.RLock()
         self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                      check_same_thread=False)
         self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -68,6 +113,16 @@ class Database:
         trigger bodies hold semicolons). A newer version than this code knows is refused."""
         if needs_fts5 and not has_fts5():
             raise FTS5UnavailableError(sqlite3.sqlite_version)
+        pg = isinstance(self._conn, _PgConnection)
+        if pg:  # taken before the transaction, so its catalog view includes what another process just created
+            self._conn.execute("SELECT pg_advisory_lock(?)", (_PG_LOCK_KEY,))
+        try:
+            self._create(component, version, ddl)
+        finally:
+            if pg:
+                self._conn.execute("SELECT pg_advisory_unlock(?)", (_PG_LOCK_KEY,))
+
+    def _create(self, component: str, version: int, ddl: Sequence[str]) -> None:
         with self.write() as conn:
             conn.execute(_SCHEMA_TABLE)
             row = conn.execute("SELECT version FROM memory_schema WHERE component = ?", (component,)).fetchone()
@@ -78,12 +133,13 @@ class Database:
                     "upgrade tetrarch or use another store file")
             for statement in ddl:
                 conn.execute(statement)
-            conn.execute("INSERT OR REPLACE INTO memory_schema VALUES (?, ?)", (component, version))
+            conn.execute("INSERT INTO memory_schema VALUES (?, ?) ON CONFLICT(component) DO UPDATE"
+                         " SET version = excluded.version", (component, version))
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[Any]:
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("BEGIN" if isinstance(self._conn, _PgConnection) else "BEGIN IMMEDIATE")
             try:
                 yield self._conn
             except BaseException:

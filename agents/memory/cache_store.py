@@ -132,7 +132,7 @@ class PlanCacheStore:
             conn.execute(
                 """INSERT INTO memory_plan_templates (template_id, shape_key, template_json, tools_json,
                    example_task, fillable, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT(template_id) DO UPDATE SET sources = sources + 1""",
+                   ON CONFLICT(template_id) DO UPDATE SET sources = memory_plan_templates.sources + 1""",
                 (tid, template.key, template_to_json(template), json.dumps(sorted(template.tools)),
                  template.example_task, int(template.fillable), self._clock()))
         return self.get(tid)

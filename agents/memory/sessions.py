@@ -80,7 +80,7 @@ class SessionStore:
         session_id = session_id or self._new_id()
         now = self._clock()
         with self._db.write() as conn:
-            conn.execute("INSERT OR IGNORE INTO memory_sessions VALUES (?, ?, ?)", (session_id, now, now))
+            conn.execute("INSERT INTO memory_sessions VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (session_id, now, now))
         return self.get(session_id)
 
     def get(self, session_id: str) -> SessionInfo:
@@ -156,7 +156,7 @@ class SessionStore:
     def turns(self, session_id: str, *, last: int | None = None) -> list[Turn]:
         """The session's turns in order; ``last``: only the newest ``last`` of them."""
         self.get(session_id)  # an unknown session is an error, not an empty history
-        limit = -1 if last is None else max(0, last)
+        limit = 2**62 if last is None else max(0, last)  # "no limit" both SQLite and PostgreSQL take
         rows = self._db.read(f"SELECT {_TURN_COLUMNS} FROM memory_turns WHERE session_id = ? "
                              "ORDER BY turn_no DESC LIMIT ?", (session_id, limit))
         return [_turn(row) for row in reversed(rows)]

@@ -1,7 +1,10 @@
-"""The embedded SQLite store: tasks, event log, checkpoints, step outputs, idempotency journal, LLM calls.
+"""The task store: tasks, event log, checkpoints, step outputs, idempotency journal, LLM calls — in an embedded
+SQLite file (the default) or on a PostgreSQL server (``Store("postgresql://…")``, ``RuntimeConfig.store_url``).
 
-``database`` holds the ``Store``; its parts are ``schema`` (tables, migrations), ``redact``, ``codec`` (JSON),
-``blobs`` (large outputs as files), ``records`` (row models), ``journal`` and ``errors``. Import the public names
+``database`` holds the ``Store``; its parts are ``backends`` (SQLite; ``postgres`` for the server, imported only
+for a URL), ``dialect`` (one SQL text for both), ``schema`` / ``pg_schema`` (tables, versioned migrations),
+``redact``, ``codec`` (JSON), ``blobs`` (large outputs as files, SQLite only), ``records`` (row models),
+``fencing`` (leases, claims), ``batch``, ``journal`` and ``errors``. Import the public names
 from here; the part modules may change shape between versions.
 """
 

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +75,7 @@ def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
         rec, redactor, what=f"an LLM call record of task {batch.task_id!r}")) for role, rec in batch.llm_calls]
 
 
-def write_batch(conn: sqlite3.Connection, batch: TaskBatch, now: float) -> list[str]:
+def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
     """Write ``batch`` inside the caller's transaction; returns blob paths the batch's outputs replaced.
     Raises ``LeaseLostError`` (the caller rolls back) when the writer's generation lost the lease."""
     task_id = batch.task_id
@@ -101,19 +100,19 @@ def write_batch(conn: sqlite3.Connection, batch: TaskBatch, now: float) -> list[
     if batch.checkpoint is not None:
         at_seq, state_json = batch.checkpoint
         conn.execute("INSERT INTO checkpoints(task_id, version, state_json, updated_at, at_seq) VALUES (?, 1, ?, ?, ?)"
-                     " ON CONFLICT(task_id) DO UPDATE SET version = version + 1, state_json = excluded.state_json,"
+                     " ON CONFLICT(task_id) DO UPDATE SET version = checkpoints.version + 1, state_json = excluded.state_json,"
                      " updated_at = excluded.updated_at, at_seq = excluded.at_seq", (task_id, state_json, now, at_seq))
         conn.execute("DELETE FROM checkpoint_deltas WHERE task_id = ? AND seq <= ?", (task_id, at_seq))
     if batch.delta is not None:
-        conn.execute("INSERT OR REPLACE INTO checkpoint_deltas(task_id, seq, delta_json) VALUES (?, ?, ?)",
-                     (task_id, *batch.delta))
+        conn.execute("INSERT INTO checkpoint_deltas(task_id, seq, delta_json) VALUES (?, ?, ?)"
+                     " ON CONFLICT(task_id, seq) DO UPDATE SET delta_json = excluded.delta_json", (task_id, *batch.delta))
         conn.execute("UPDATE checkpoints SET version = version + 1, updated_at = ? WHERE task_id = ?", (now, task_id))
     if batch.status is not None or batch.checkpoint is not None:
         _set_status(conn, task_id, batch.status, now)  # per-step writes (events, deltas) leave the task row alone
     return replaced
 
 
-def _set_status(conn: sqlite3.Connection, task_id: str, status: str | None, now: float) -> None:
+def _set_status(conn: Any, task_id: str, status: str | None, now: float) -> None:
     if status is None:
         conn.execute("UPDATE tasks SET updated_at = ? WHERE task_id = ?", (now, task_id))
     elif status in UNFINISHED:
@@ -124,7 +123,7 @@ def _set_status(conn: sqlite3.Connection, task_id: str, status: str | None, now:
         conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE task_id = ?", (status, now, task_id))
 
 
-def _write_outputs(conn: sqlite3.Connection, rows: list[OutputRow]) -> list[str]:
+def _write_outputs(conn: Any, rows: list[OutputRow]) -> list[str]:
     replaced = []
     for row in rows:
         old = conn.execute("SELECT blob_path FROM step_outputs WHERE task_id = ? AND plan_version = ? AND step_id = ?"
@@ -132,12 +131,14 @@ def _write_outputs(conn: sqlite3.Connection, rows: list[OutputRow]) -> list[str]
         if old and old[0] and old[0] != row[5]:
             replaced.append(old[0])
     if rows:
-        conn.executemany("INSERT OR REPLACE INTO step_outputs(task_id, plan_version, step_id, attempt, body_json,"
-                         " blob_path, size, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT INTO step_outputs(task_id, plan_version, step_id, attempt, body_json, blob_path,"
+                         " size, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(task_id, plan_version,"
+                         " step_id, attempt) DO UPDATE SET body_json = excluded.body_json, blob_path ="
+                         " excluded.blob_path, size = excluded.size, recorded_at = excluded.recorded_at", rows)
     return replaced
 
 
-def load_state(conn: sqlite3.Connection, task_id: str) -> dict[str, Any] | None:
+def load_state(conn: Any, task_id: str) -> dict[str, Any] | None:
     """The task's checkpoint: the last full copy with every later delta applied in order."""
     row = conn.execute("SELECT state_json, at_seq FROM checkpoints WHERE task_id = ?", (task_id,)).fetchone()
     if row is None:
@@ -173,5 +174,5 @@ def merge_deltas(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def last_seq(conn: sqlite3.Connection, task_id: str) -> int:
+def last_seq(conn: Any, task_id: str) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE task_id = ?", (task_id,)).fetchone()[0])

@@ -1,10 +1,12 @@
-"""The embedded SQLite store: tasks, event log, checkpoints, step outputs, idempotency journal, LLM calls.
+"""The task store: tasks, event log, checkpoints, step outputs, idempotency journal, LLM calls — in an embedded
+SQLite file (``Store(path)``, the default) or on a PostgreSQL server (``Store("postgresql://…")``, for clusters;
+``agents.store.postgres``). Both backends run the same statements and pass the same conformance tests.
 
 Every state transition is one transaction: its events are appended and the checkpoint replaced
 together (``commit``), so a process killed at any instant leaves either all of a transition or none
-of it. One ``Store`` is safe to share between threads (one connection behind a lock); several
-processes may open the same file at once (WAL; writers take the write lock up front and wait up
-to ``BUSY_TIMEOUT_MS`` for each other). Every JSON value written is redacted first (``secrets`` and
+of it. One ``Store`` is safe to share between threads; several processes may open the same store at once
+(SQLite: WAL, writers take the write lock up front and wait up to ``BUSY_TIMEOUT_MS`` for each other;
+PostgreSQL: a connection pool per process, fencing checks lock the lease row). Every JSON value written is redacted first (``secrets`` and
 common API-key shapes become ``[REDACTED]``). See ``agents.store.schema`` for the durability trade-off
 of ``durable=False`` (the default) versus ``durable=True``.
 
@@ -22,11 +24,8 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import os
-import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -44,7 +43,7 @@ from agents.store.batch import (
     load_state,
     write_batch,
 )
-from agents.store.blobs import BlobDir
+from agents.store.backends import Backend, BackendKind, Connection, open_backend
 from agents.store.codec import decode, encode, encode_flagged
 from agents.store.errors import (
     BlobMissingError,
@@ -56,21 +55,22 @@ from agents.store.errors import (
     StoreError,
     StoreSerializationError,
     StoreTaskNotFoundError,
+    StoreUnavailableError,
     TaskExistsError,
 )
 from agents.store.fencing import ClaimOutcome, Fence
 from agents.store.journal import StoreJournal
 from agents.store.records import STATUSES, UNFINISHED, JournalRecord, StoreStatus, TaskRow, TaskSummary
 from agents.store.redact import REDACTED, Redactor
-from agents.store.schema import SCHEMA_VERSION, migrate, open_connection
-from agents.store.schema import schema_version as _schema_version
+from agents.store.schema import SCHEMA_VERSION
+from agents.store.scrub import ScrubReport
 
 __all__ = [  # noqa: RUF022 - grouped: the store, its records, its errors
     "Store", "StoreJournal", "TaskBatch", "Fence", "DEFAULT_BLOB_THRESHOLD_BYTES", "SCHEMA_VERSION", "REDACTED",
     "StoreStatus", "TaskRow", "TaskSummary", "JournalRecord",
     "StoreError", "StoreClosedError", "TaskExistsError", "StoreTaskNotFoundError", "EventSequenceError",
     "SchemaVersionError", "StoreSerializationError", "BlobMissingError", "SecretTooShortError", "InvalidWriteError",
-    "LeaseLostError",
+    "LeaseLostError", "StoreUnavailableError",
 ]
 
 DEFAULT_BLOB_THRESHOLD_BYTES = 256 * 1024
@@ -78,47 +78,46 @@ DEFAULT_BLOB_THRESHOLD_BYTES = 256 * 1024
 
 
 class Store:
-    """Durable state of every task. Open one per process (it reopens itself after a ``fork``)."""
+    """Durable state of every task. Open one per process (it reopens itself after a ``fork``).
 
-    def __init__(self, path: Path | str, *, secrets: Iterable[str] = (), durable: bool = False,
+    ``where`` is the SQLite file's path, or a ``postgresql://user@host:port/db`` URL (``pool_size`` connections
+    per process; ``durable`` is SQLite's fsync choice: a server's durability is its own configuration)."""
+
+    def __init__(self, where: Path | str, *, secrets: Iterable[str] = (), durable: bool = False,
                  blob_threshold_bytes: int = DEFAULT_BLOB_THRESHOLD_BYTES,
-                 clock: Callable[[], float] = time.time) -> None:
-        self._path = Path(path).expanduser().absolute()
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        self._durable, self._clock = durable, clock
+                 clock: Callable[[], float] = time.time, pool_size: int = 8) -> None:
+        self._backend: Backend = open_backend(where, durable=durable, pool_size=pool_size)
+        self._clock = clock
         self._blob_threshold = blob_threshold_bytes
-        self._blobs = BlobDir(self._path)
+        self._blobs = self._backend.blobs
         self._redactor = Redactor.build(secrets)
-        self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
-        self._pid = os.getpid()
-        self._open()
-
-    def _open(self) -> None:
-        conn = open_connection(str(self._path), durable=self._durable)
-        try:
-            migrate(conn, path=str(self._path))
-        except BaseException:
-            conn.close()
-            raise
-        self._conn, self._pid = conn, os.getpid()
 
     # ------------------------------------------------------------------ lifecycle
     @property
-    def path(self) -> Path:
-        return self._path
+    def path(self) -> Path | None:
+        """The SQLite file (None on PostgreSQL)."""
+        return getattr(self._backend, "path", None)
+
+    @property
+    def backend(self) -> BackendKind:
+        return self._backend.kind
+
+    @property
+    def location(self) -> str:
+        """The file path or the server URL without its password."""
+        return self._backend.label
 
     @property
     def schema_version(self) -> int:
-        with self._read() as conn:
-            return _schema_version(conn)
+        return self._backend.schema_version()
 
     def close(self) -> None:
-        """Close the connection (idempotent). Later calls raise ``StoreClosedError``."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn, conn = None, self._conn
-                conn.close()
+        """Close the connection(s) (idempotent). Later calls raise ``StoreClosedError``."""
+        self._backend.close()
+
+    def scrub(self, task_id: str, secrets: Iterable[str]) -> ScrubReport:
+        """Rewrite the records of ``task_id`` written before ``secrets`` were known, with them redacted."""
+        return self._backend.scrub(task_id, secrets)
 
     def __enter__(self) -> Self:
         return self
@@ -129,8 +128,7 @@ class Store:
     def add_secret(self, value: str) -> None:
         """Redact ``value`` from everything written from now on (e.g. a key learned at run time)."""
         redactor = self._redactor.with_secret(value)
-        with self._lock:
-            self._redactor = redactor
+        self._redactor = redactor  # one attribute store: writers see the old or the new redactor, never half
 
     def redact(self, value: Any) -> Any:
         """``value`` (JSON-shaped) as the store would write it: registered secrets and key shapes replaced."""
@@ -146,7 +144,7 @@ class Store:
             try:
                 conn.execute("INSERT INTO tasks(task_id, task, status, created_at, updated_at, config_json)"
                              " VALUES (?, ?, 'submitted', ?, ?, ?)", (task_id, task_text, now, now, config_json))
-            except sqlite3.IntegrityError as exc:
+            except self._backend.integrity_errors as exc:
                 raise TaskExistsError(task_id) from exc
 
     def commit(self, task_id: str, events: Sequence[AnyEvent | dict[str, Any]] = (),
@@ -222,18 +220,19 @@ class Store:
         with self._write() as conn:
             conn.execute("DELETE FROM journal WHERE task_id = ?", (task_id,))
             deleted = conn.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,)).rowcount == 1
-        self._blobs.remove_task(task_id)
+        if self._blobs is not None:
+            self._blobs.remove_task(task_id)
         return deleted
 
     def vacuum(self) -> None:
-        """Give the space of deleted tasks back to the file system."""
-        with self._read() as conn:
-            conn.execute("VACUUM")
+        """Give the space of deleted tasks back to the file system (or the server)."""
+        self._backend.vacuum()
 
     # ------------------------------------------------------------------ events and checkpoints
     def load_checkpoint(self, task_id: str) -> dict[str, Any] | None:
-        """The task's latest state: the last full checkpoint with the deltas written after it applied."""
-        with self._read() as conn:
+        """The task's latest state: the last full checkpoint with the deltas written after it applied (one
+        snapshot: a full checkpoint committed between the two reads would drop deltas the first read missed)."""
+        with self._backend.read(consistent=True) as conn:
             return load_state(conn, task_id)
 
     def checkpoint_version(self, task_id: str) -> int:
@@ -263,7 +262,8 @@ class Store:
         """``output`` encoded and redacted for a ``TaskBatch`` (a large one is written to its blob file now)."""
         text = encode(output, self._redactor, what=f"the output of step {step_id} of task {task_id!r}")
         size = len(text.encode("utf-8"))
-        blob = self._blobs.write(task_id, plan_version, step_id, attempt, text) if size > self._blob_threshold else None
+        big = self._blobs is not None and size > self._blob_threshold
+        blob = self._blobs.write(task_id, plan_version, step_id, attempt, text) if big else None  # type: ignore[union-attr]
         return (task_id, plan_version, step_id, attempt, None if blob else text, blob, size, self._clock())
 
     def write_batch(self, batch: TaskBatch) -> None:
@@ -276,7 +276,7 @@ class Store:
         now = self._clock()
         with self._write() as conn:
             replaced = write_batch(conn, batch, now)
-        for path in replaced:
+        for path in replaced if self._blobs is not None else ():
             self._blobs.unlink(path)  # replaced by a small output: the file is garbage now
 
     def get_step_outputs(self, task_id: str, plan_version: int | None = None) -> dict[tuple[int, int], Any]:
@@ -288,13 +288,29 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(query + " ORDER BY plan_version, step_id, attempt", args).fetchall()
         latest = {(r[0], r[1]): (r[2], r[3]) for r in rows}  # ascending attempts: the last one wins
-        return {k: decode(body if body is not None else self._blobs.read(blob)) for k, (body, blob) in latest.items()}
+        return {k: decode(body if body is not None else self._blob_text(blob)) for k, (body, blob) in latest.items()}
+
+    def _blob_text(self, relative: str) -> str:
+        if self._blobs is None:
+            raise BlobMissingError(relative)
+        return self._blobs.read(relative)
 
     def acquire_lease(self, task_id: str, owner: str = "") -> int:
         """Take the task over (resume, Supervisor restart): the new generation; older ones' writes are refused."""
         with self._write() as conn:
             self._require_task(conn, task_id)
             return fencing.acquire(conn, task_id, owner=owner, now=self._clock())
+
+    def revoke_lease(self, task_id: str, generation: int, reason: str) -> bool:
+        """Fence out the runner holding ``generation`` (it lost its driver): its writes and claims are refused
+        from now on, and a resume takes the task over as usual. False if a newer runner holds the task already."""
+        with self._write() as conn:
+            return fencing.revoke(conn, task_id, generation, owner=f"revoked: {reason}", now=self._clock())
+
+    def revoke_owner(self, owner: str, reason: str) -> list[str]:
+        """``revoke_lease`` for every task ``owner`` (a Supervisor's lease name) holds; their ids."""
+        with self._write() as conn:
+            return fencing.revoke_owner(conn, owner, reason=f"revoked: {reason}", now=self._clock())
 
     # ------------------------------------------------------------------ idempotency journal
     def journal_get(self, key: str) -> JournalRecord | None:
@@ -342,33 +358,12 @@ class Store:
         return [decode(r[0]) for r in rows]
 
     # ------------------------------------------------------------------ internals
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise StoreClosedError(str(self._path))
-        if os.getpid() != self._pid:
-            # A connection must not cross fork(): the child abandons the inherited one and opens its own.
-            self._open()
-        assert self._conn is not None
-        return self._conn
+    def _read(self) -> contextlib.AbstractContextManager[Connection]:
+        return self._backend.read()
 
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            yield self._connection()
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction. IMMEDIATE takes the write lock first, so it never fails half-way with BUSY."""
-        with self._lock:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                if conn.in_transaction:  # some errors (disk full, I/O) already rolled back
-                    conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    def _write(self) -> contextlib.AbstractContextManager[Connection]:
+        """One write transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: READ COMMITTED with lease-row locks)."""
+        return self._backend.write()
 
     def event_row(self, task_id: str, event: AnyEvent) -> tuple[tuple[str, int, str, float, str], AnyEvent]:
         if event.task_id != task_id:
@@ -384,6 +379,6 @@ class Store:
             raise InvalidWriteError(f"unknown task status {status!r}; use one of {', '.join(STATUSES)}")
 
     @staticmethod
-    def _require_task(conn: sqlite3.Connection, task_id: str) -> None:
+    def _require_task(conn: Connection, task_id: str) -> None:
         if conn.execute("SELECT 1 FROM tasks WHERE task_id = ?", (task_id,)).fetchone() is None:
             raise StoreTaskNotFoundError(task_id)

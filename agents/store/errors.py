@@ -19,12 +19,13 @@ __all__ = [
     "StoreError",
     "StoreSerializationError",
     "StoreTaskNotFoundError",
+    "StoreUnavailableError",
     "TaskExistsError",
 ]
 
 
 class StoreError(TetrarchError):
-    """Base of every error the SQLite store raises."""
+    """Base of every error the store (SQLite or PostgreSQL) raises."""
 
 
 class StoreClosedError(StoreError, UsageError):
@@ -60,7 +61,7 @@ class SchemaVersionError(StoreError):
     def __init__(self, path: str, found: int, supported: int) -> None:
         super().__init__(
             f"{path} has schema version {found}, but this tetrarch understands up to {supported}; upgrade "
-            "tetrarch, or point RuntimeConfig.store_path at another file"
+            "tetrarch, or point RuntimeConfig.store_path (or store_url) at another store"
         )
         self.path, self.found, self.supported = path, found, supported
 
@@ -90,6 +91,14 @@ class SecretTooShortError(StoreError, UsageError):
             f"{minimum} characters (API keys, tokens, passwords)"
         )
         self.length, self.minimum = length, minimum
+
+
+class StoreUnavailableError(StoreError):
+    """The store's database server cannot be reached (or its driver is not installed)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"cannot use the store at {url}: {reason}")
+        self.url, self.reason = url, reason
 
 
 class InvalidWriteError(StoreError, UsageError):

@@ -27,9 +27,10 @@ Example:
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
+from agents.store.dialect import LOCK_ROW
 from agents.tools.journal import Fence  # the one definition: executors send it, the store checks it
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "claim",
     "current",
     "record",
+    "revoke",
+    "revoke_owner",
 ]
 
 
@@ -79,21 +82,36 @@ class LeaseLost:
 ClaimOutcome = Claimed | Recorded | Held | LeaseLost
 
 
-def current(conn: sqlite3.Connection, task_id: str) -> int | None:
+def current(conn: Any, task_id: str) -> int | None:
     """The task's lease generation, or None when no runner ever took it (tasks written without fencing)."""
-    row = conn.execute("SELECT generation FROM leases WHERE task_id = ?", (task_id,)).fetchone()
+    row = conn.execute(f"SELECT generation FROM leases WHERE task_id = ? {LOCK_ROW}", (task_id,)).fetchone()
     return None if row is None else int(row[0])
 
 
-def acquire(conn: sqlite3.Connection, task_id: str, *, owner: str, now: float) -> int:
+def acquire(conn: Any, task_id: str, *, owner: str, now: float) -> int:
     """Take the task over: generation + 1 (1 for a new task). Every older generation's writes fail from now on."""
     row = conn.execute("INSERT INTO leases(task_id, generation, owner, acquired_at) VALUES (?, 1, ?, ?)"
-                       " ON CONFLICT(task_id) DO UPDATE SET generation = generation + 1, owner = excluded.owner,"
+                       " ON CONFLICT(task_id) DO UPDATE SET generation = leases.generation + 1, owner = excluded.owner,"
                        " acquired_at = excluded.acquired_at RETURNING generation", (task_id, owner, now)).fetchone()
     return int(row[0])
 
 
-def check(conn: sqlite3.Connection, task_id: str, generation: int) -> int | None:
+def revoke(conn: Any, task_id: str, generation: int, *, owner: str, now: float) -> bool:
+    """Fence out ``generation`` without a new runner taking over (its runner lost its driver): generation + 1,
+    owned by ``owner`` (a reason, not a runner). False when a newer generation holds the lease already."""
+    cursor = conn.execute("UPDATE leases SET generation = generation + 1, owner = ?, acquired_at = ?"
+                          " WHERE task_id = ? AND generation = ?", (owner, now, task_id, generation))
+    return cursor.rowcount == 1
+
+
+def revoke_owner(conn: Any, owner: str, *, reason: str, now: float) -> list[str]:
+    """``revoke`` every lease ``owner`` holds; the task ids."""
+    rows = conn.execute("UPDATE leases SET generation = generation + 1, owner = ?, acquired_at = ? WHERE owner = ?"
+                        " RETURNING task_id", (reason, now, owner)).fetchall()
+    return sorted(r[0] for r in rows)
+
+
+def check(conn: Any, task_id: str, generation: int) -> int | None:
     """None if ``generation`` holds the lease (or the task has none), else the current generation."""
     found = current(conn, task_id)
     return None if found is None or found == generation else found
@@ -107,7 +125,7 @@ def check(conn: sqlite3.Connection, task_id: str, generation: int) -> int | None
 _CLAIM = """
 INSERT INTO journal(key, task_id, generation, token, claimant, claimed_at)
 SELECT :key, :task_id, :generation, :token, :claimant, :now
-WHERE COALESCE((SELECT generation FROM leases WHERE task_id = :task_id), :generation) = :generation
+WHERE COALESCE((SELECT generation FROM leases WHERE task_id = :task_id /*FOR SHARE*/), :generation) = :generation
 ON CONFLICT(key) DO UPDATE SET generation = excluded.generation, token = excluded.token,
     claimant = excluded.claimant, claimed_at = excluded.claimed_at
 WHERE journal.output_json IS NULL AND (
@@ -116,7 +134,7 @@ WHERE journal.output_json IS NULL AND (
 """
 
 
-def claim(conn: sqlite3.Connection, key: str, task_id: str, fence: Fence, *, now: float,
+def claim(conn: Any, key: str, task_id: str, fence: Fence, *, now: float,
           grace_s: float) -> ClaimOutcome:
     """Claim ``key`` for ``fence`` (see the module docstring). Call inside one write transaction."""
     cursor = conn.execute(_CLAIM, {"key": key, "task_id": task_id, "generation": fence.generation,
@@ -137,7 +155,7 @@ def claim(conn: sqlite3.Connection, key: str, task_id: str, fence: Fence, *, now
     return Held(int(row[1]), int(row[2]), str(row[3]))
 
 
-def record(conn: sqlite3.Connection, key: str, fence: Fence, output_json: str, *, now: float) -> bool:
+def record(conn: Any, key: str, fence: Fence, output_json: str, *, now: float) -> bool:
     """Store the output of a claimed side effect. Allowed after the lease moved on (the effect happened; its
     record keeps a newer runner from repeating it), refused once another call took the claim over."""
     cursor = conn.execute("UPDATE journal SET output_json = ?, recorded_at = ? WHERE key = ? AND generation = ?"

@@ -25,16 +25,16 @@ Example:
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agents.store.codec import decode, encode
 from agents.store.redact import Redactor
 from agents.store.schema import open_connection
 
-__all__ = ["ScrubReport", "scrub_task"]
+__all__ = ["ScrubReport", "scrub_connection", "scrub_task"]
 
 # (table, its primary key, column, whether the column holds JSON) of every record of a task (the tables are
 # WITHOUT ROWID, so rows are addressed by their keys); each table has a task_id column.
@@ -67,8 +67,7 @@ def scrub_task(path: Path | str, task_id: str, secrets: Iterable[str]) -> ScrubR
         conn.execute("PRAGMA secure_delete = ON")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            rows = sum(_scrub_column(conn, table, key, column, is_json, task_id, redactor)
-                       for table, key, column, is_json in _COLUMNS)
+            rows = scrub_connection(conn, task_id, redactor)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -79,7 +78,13 @@ def scrub_task(path: Path | str, task_id: str, secrets: Iterable[str]) -> ScrubR
         conn.close()
 
 
-def _scrub_column(conn: sqlite3.Connection, table: str, key: str, column: str, is_json: bool, task_id: str,
+def scrub_connection(conn: Any, task_id: str, redactor: Redactor) -> int:
+    """Rewrite the rows of ``task_id`` inside the caller's write transaction (SQLite or PostgreSQL); the count."""
+    return sum(_scrub_column(conn, table, key, column, is_json, task_id, redactor)
+               for table, key, column, is_json in _COLUMNS)
+
+
+def _scrub_column(conn: Any, table: str, key: str, column: str, is_json: bool, task_id: str,
                   redactor: Redactor) -> int:
     # Table and column names come from _COLUMNS above, never from input.
     found = conn.execute(f"SELECT {key}, {column} FROM {table} WHERE task_id = ? AND {column} IS NOT NULL",  # noqa: S608

@@ -202,10 +202,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.system.run")
     p.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "results")
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", choices=["dispatch"], help="run one measure and merge it into the stored results")
+    p.add_argument("--only", choices=["dispatch", "throughput"],
+                   help="run one measure and merge it into the stored results (throughput: also throughput.md)")
+    p.add_argument("--tasks", type=int, default=None, help="throughput: tasks per run (default 500, --quick 200)")
     args = p.parse_args(argv)
     q = args.quick
     path = args.out / "system.json"
+    if args.only == "throughput":
+        from benchmarks.system.throughput import markdown, run_all
+
+        results = json.loads(path.read_text()) if path.exists() else {}
+        results["throughput"] = run_all(tasks=args.tasks or (200 if q else 500))
+        args.out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        (args.out / "throughput.md").write_text("\n".join(markdown(results["throughput"])) + "\n")
+        print("\n".join(markdown(results["throughput"])))
+        return 0
     if args.only == "dispatch":
         results = json.loads(path.read_text()) if path.exists() else {}
         results["dispatch_overhead"] = dispatch_overhead_flat()

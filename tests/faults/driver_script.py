@@ -32,22 +32,26 @@ def _original(note: str) -> tuple[str, list]:
     return plan, T.ALL
 
 
+def _store_config(store: str) -> dict:
+    return {"store_url": store} if store.startswith("postgresql://") else {"store_path": Path(store)}
+
+
 def main(argv: list[str]) -> None:
     import support
     from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(support)
-    store = Path(argv[1])
+    store = argv[1]  # a SQLite file, or a postgresql:// URL
     if argv[2] == "--plan":
         llm, tools = FunctionLLM(crash_tools.replanning_script), crash_tools.TOOLS
-        task = crash_tools.task_text(argv[3], argv[4], float(argv[5]), argv[6])
+        task = crash_tools.task_text(argv[3], argv[4], argv[5], argv[6])
     else:
         plan, tools = _original(argv[2])
         llm, task = FunctionLLM(crash_tools.script(plan)), "write a note, wait, look up Rome"
     # RAY_ADDRESS (set by the crash matrix) joins the test's Ray: the kill then takes the driver and its job's
     # actors, not a whole private Ray, and each crash point skips a Ray start-up.
     orch = Orchestrator(llm=llm, tools=tools,
-                        config=RuntimeConfig(store_path=store, num_executors=4, ship_code=False))
+                        config=RuntimeConfig(**_store_config(store), num_executors=4, ship_code=False))
     handle = orch.submit(task)
     print(f"TASK {handle.task_id}", flush=True)
     for event in handle.events():

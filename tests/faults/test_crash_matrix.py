@@ -69,7 +69,8 @@ def shared(ray_session, tmp_path_factory):
     orch.shutdown()
 
 
-def _drive_and_kill(store: Path, shape: str, tags_file: Path, tool: str, when: str, ray_address: str | None) -> str:
+def _drive_and_kill(store: Path | str, shape: str, tags_file: Path, tool: str, when: str, ray_address: str | None,
+                    seconds: float | str = SECONDS) -> str:
     """Start a driver (on the Ray at ``ray_address``; None: its own private local Ray), SIGKILL its process
     group at ``when``; returns the task id."""
     kind, step = when.split()
@@ -77,7 +78,7 @@ def _drive_and_kill(store: Path, shape: str, tags_file: Path, tool: str, when: s
     if ray_address is not None:
         env["RAY_ADDRESS"] = ray_address
     proc = subprocess.Popen([sys.executable, str(HERE / "driver_script.py"), str(store), "--plan", shape,
-                             str(tags_file), str(SECONDS), tool], env=env,
+                             str(tags_file), str(seconds), tool], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         task_id = _read_until(proc, lambda line: line.startswith("TASK "), 180).split()[1]

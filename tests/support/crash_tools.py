@@ -59,14 +59,17 @@ def tags(path: str | Path) -> list[str]:
     return [line.split()[0] for line in p.read_text().splitlines() if line.strip()] if p.exists() else []
 
 
-def plan(shape: str, path: str, seconds: float, tool_name: str = "append_tag") -> str:
-    """``chain``: 1 → 2 → 3 → 4. ``fanout``: 1 → {2, 3, 4} → 5."""
+def plan(shape: str, path: str, seconds: float | str, tool_name: str = "append_tag") -> str:
+    """``chain``: 1 → 2 → 3 → 4. ``fanout``: 1 → {2, 3, 4} → 5. ``seconds``: every step's work after its write,
+    or one value per step, comma-separated ("0.3,0.3,0.3,3")."""
     deps = {"chain": [[], [1], [2], [3]], "fanout": [[], [1], [1], [1], [2, 3, 4]]}[shape]
-    return wire.plan(*[wire.step(i + 1, tool_name, {"path": path, "tag": f"t{i + 1}", "seconds": seconds}, deps=d)
+    each = [float(v) for v in str(seconds).split(",")]
+    each += [each[-1]] * (len(deps) - len(each))
+    return wire.plan(*[wire.step(i + 1, tool_name, {"path": path, "tag": f"t{i + 1}", "seconds": each[i]}, deps=d)
                        for i, d in enumerate(deps)])
 
 
-def task_text(shape: str, path: str, seconds: float, tool_name: str) -> str:
+def task_text(shape: str, path: str, seconds: float | str, tool_name: str) -> str:
     """The task a crash-matrix driver submits: it names its plan, so any process can plan it again (a driver
     killed before its plan reached the store is resumed by a process that never saw it)."""
     return f"write the tags [{shape}|{path}|{seconds}|{tool_name}]"
@@ -79,7 +82,7 @@ def replanning_script(request) -> str:
     text = " ".join(str(m.get("content", "")) for m in request.messages)
     shape, path, seconds, tool_name = re.search(r"write the tags \[([^|\]]+)\|([^|\]]+)\|([^|\]]+)\|([^|\]]+)\]",
                                                 text).groups()
-    return plan(shape, path, float(seconds), tool_name)
+    return plan(shape, path, seconds, tool_name)
 
 
 def script(plan_json: str):

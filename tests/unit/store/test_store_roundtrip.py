@@ -74,9 +74,9 @@ def test_parent_directory_is_created_and_file_is_wal(store):
 
 def test_durable_selects_full_synchronous(tmp_path):
     for durable, expected in ((False, 1), (True, 2)):  # NORMAL = 1, FULL = 2
-        with Store(tmp_path / f"{durable}.db", durable=durable) as s:
-            assert s._connection().execute("PRAGMA synchronous").fetchone()[0] == expected
-            assert s._connection().execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        with Store(tmp_path / f"{durable}.db", durable=durable) as s, s._read() as conn:
+            assert conn.execute("PRAGMA synchronous").fetchone()[0] == expected
+            assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_create_and_get_task(store):
