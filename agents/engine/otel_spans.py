@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from agents.engine.sink import TaskSink
 from agents.engine.task_state import TaskState
 from agents.events import AnyEvent
-from agents.trace import genai
+import agents.trace.genai as genai
 
 __all__ = ["SpanSink", "live_spans", "run_setup"]
 
