@@ -29,7 +29,10 @@ from agents.llm.base import (
     LLMServerError,
     LLMStreamTruncated,
     LLMTimeoutError,
+    LLMToolCallError,
+    LLMToolsUnsupported,
     Role,
+    ToolCall,
     Usage,
 )
 from agents.llm.function_llm import FunctionLLM
@@ -47,6 +50,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "LLMReply",
     "Usage",
     "Role",
+    "ToolCall",
     # backends
     "OpenAIChat",
     "FunctionLLM",
@@ -67,6 +71,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "LLMStreamTruncated",
     "LLMScriptExhausted",
     "LLMReplayMismatch",
+    "LLMToolCallError",
+    "LLMToolsUnsupported",
 ]
 
 
