@@ -129,6 +129,10 @@ class ReActAgent:
         base = "react_parallel" if self.parallel else "react"
         return f"{base}_native" if self._native else base
 
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """The tools as the native form sends them (``LLMRequest.tools``): their JSON Schemas, MCP tools included."""
+        return self._registry.function_specs()
+
     async def run(self, task: str, task_id: str | None = None) -> TaskResult:
         task_id = task_id or uuid.uuid4().hex[:16]
         run = _Run(task_id, self._clock())
@@ -155,7 +159,7 @@ class ReActAgent:
         prompt = load_prompt(name, self._cfg.prompt_versions.get(name)).render(
             budget_tokens=self._cfg.context_token_budget, task=task)
         messages = list(prompt.messages)
-        specs = self._registry.function_specs()
+        specs = self.tool_specs()
         seen: dict[str, int] = {}
         for turn in range(self._max_turns):
             run.check_budget(self._budget, before_call=True)

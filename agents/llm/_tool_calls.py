@@ -88,6 +88,8 @@ def calls_in_text(text: str, *, first_id: int = 0) -> tuple[str, list[RawToolCal
     calls = []
     for i, match in enumerate(_BLOCK.finditer(text), start=first_id):
         body = _FENCE.sub("", match.group(1).strip())
+        if not body:
+            continue  # an empty block (a reply cut at max_tokens right after "<tool_call>") calls nothing
         try:
             obj = json.loads(body)
         except json.JSONDecodeError:
