@@ -159,3 +159,15 @@ def test_a_broken_block_keeps_its_name_for_the_repair_message():
         raw[0].parse()
     assert RawToolCall("c", "", "{}").to_message()["function"] == {"name": "", "arguments": "{}"}
     assert json.loads(ToolCall("c", "f", {"a": [1]}).to_message()["function"]["arguments"]) == {"a": [1]}
+
+
+def test_recorded_tool_calls_replay_as_they_were():
+    from agents.llm import FunctionLLM, LLMCallRecord, RecordingLLM, ReplayLLM
+    from agents.llm.function_llm import counted_reply
+
+    records: list[LLMCallRecord] = []
+    llm = RecordingLLM(FunctionLLM(lambda r: counted_reply(r, "", model="f", tool_calls=PARIS_ROME)), records.append)
+    first = asyncio.run(llm.complete(request()))
+    dumped = [r.model_dump(mode="json") for r in records]  # as the event log stores them
+    replayed = asyncio.run(ReplayLLM(dumped).complete(request()))
+    assert replayed.tool_calls == first.tool_calls == PARIS_ROME
