@@ -228,7 +228,7 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
                     result, emitted = _run_one(system, orch, llm, tools, config, task)
                     records.append(record_run(suite, task, system, rep, result, llm_kind, emitted))
                     r = records[-1]
-                    progress(f"  {suite} {task.id} {system:15} {r.status:9} wall {r.wall_s:6.2f}s  "
+                    progress(f"  {suite} {task.id} {system:19} {r.status:9} wall {r.wall_s:6.2f}s  "
                              f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
     finally:
         orch.shutdown()
