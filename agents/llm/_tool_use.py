@@ -32,13 +32,7 @@ def _detail(exc: BaseException) -> str:
 def tools_rejected(exc: BaseException) -> bool:
     """Whether an error answers a request with ``tools`` by rejecting the tools themselves (as servers without
     function calling do: HTTP 400/422, or 500/501 from llama.cpp-style servers), not by failing for another reason.
-
-    Example:
-        >>> import httpx
-        >>> response = httpx.Response(400, request=httpx.Request("POST", "http://127.0.0.1/v1"))
-        >>> tools_rejected(openai.BadRequestError("tools are not supported", response=response, body=None))
-        True
-    """
+    Tested against the fake server's ``Fault.reject_tools`` (tests/unit/llm/test_llm_openai_tools.py)."""
     if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _REJECTING_STATUSES:
         return False
     text = _detail(exc).lower()
