@@ -20,7 +20,7 @@ from agents.llm.base import LLMRequest, ToolCall
 from prompts import count_message_tokens, count_tokens
 
 __all__ = ["RawToolCall", "StreamedCalls", "calls_in_text", "parse_raw_calls", "repair_messages",
-           "request_tokens", "tool_calls_text"]
+           "request_tokens", "tool_calls_text", "tool_names"]
 
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 """Hermes / Qwen2.5's form (its chat template asks for it): a JSON object per block. A last block may be left
@@ -80,11 +80,39 @@ def parse_raw_calls(raw: list[RawToolCall]) -> tuple[list[ToolCall], dict[str, s
     return calls, problems
 
 
-def calls_in_text(text: str, *, first_id: int = 0) -> tuple[str, list[RawToolCall]]:
-    """(the text outside the blocks, the ``<tool_call>`` blocks as raw calls): how models whose chat template
-    defines tool calls as text (Qwen2.5, Hermes) answer through a server that does not parse them."""
+def tool_names(tools: list[dict[str, Any]] | None) -> set[str]:
+    """The names of the tools a request offers."""
+    return {str((t.get("function") or {}).get("name")) for t in tools or [] if isinstance(t, dict)}
+
+
+_WRAPPED = re.compile(r"^\s*(?:<(?P<tag>[\w-]+)>\s*)?(?:```(?:json)?\s*)?(?P<body>[\[{].*[]}])\s*(?:```\s*)?"
+                      r"(?:</(?P=tag)>\s*)?$", re.DOTALL)
+
+
+def _bare_calls(text: str, offered: set[str]) -> list[RawToolCall]:
+    """A reply that is nothing but ``{"name": <an offered tool>, "arguments": {...}}`` (or a list of them), maybe
+    fenced or wrapped in one tag: a call written without the template's tags (small models do that)."""
+    match = _WRAPPED.match(text)
+    if match is None or not offered:
+        return []
+    try:
+        obj = json.loads(match.group("body"))
+    except json.JSONDecodeError:
+        return []
+    items = obj if isinstance(obj, list) else [obj]
+    if not items or not all(isinstance(i, dict) and i.get("name") in offered and set(i) <= {"name", "arguments"}
+                            for i in items):
+        return []
+    return [RawToolCall(f"call_{n}", i["name"], i.get("arguments", {})) for n, i in enumerate(items)]
+
+
+def calls_in_text(text: str, *, offered: set[str] | None = None, first_id: int = 0) -> tuple[str, list[RawToolCall]]:
+    """(the text outside the calls, the calls written in the text): ``<tool_call>`` blocks, how models whose chat
+    template defines tool calls as text (Qwen2.5, Hermes) answer through a server that does not parse them; or,
+    when ``offered`` names the request's tools, a reply that is only such a call's JSON (fenced or not)."""
     if "<tool_call>" not in text:
-        return text, []
+        bare = _bare_calls(text, offered or set())
+        return ("", bare) if bare else (text, [])
     calls = []
     for i, match in enumerate(_BLOCK.finditer(text), start=first_id):
         body = _FENCE.sub("", match.group(1).strip())

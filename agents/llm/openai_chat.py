@@ -51,7 +51,7 @@ from agents.llm._openai_support import (
     retry_after_s,
     usage_of,
 )
-from agents.llm._tool_calls import RawToolCall, StreamedCalls, calls_in_text
+from agents.llm._tool_calls import RawToolCall, StreamedCalls, calls_in_text, tool_names
 from agents.llm._tool_use import finish_tool_reply, tools_rejected, tools_unsupported
 from agents.llm.base import (
     LLMError,
@@ -342,7 +342,7 @@ class OpenAIChat:
                                    f"{self.model!r} answered with no text content (finish_reason="
                                    f"{finish!r}); check max_tokens and the prompt")
         if request.tools and not raw:
-            text, raw = calls_in_text(text)
+            text, raw = calls_in_text(text, offered=tool_names(request.tools))
         usage = usage_of(field(completion, "usage"), sent, text)
         return text, raw, usage, field(completion, "model") or self.model
 
@@ -371,7 +371,7 @@ class OpenAIChat:
             raise error
         raw = state.calls.raw()
         if request.tools and not raw:
-            text, raw = calls_in_text(text)
+            text, raw = calls_in_text(text, offered=tool_names(request.tools))
         yield await finish_tool_reply(self._complete_raw, request, text, raw, usage_of(state.usage, sent, text),
                                       model=state.model or self.model, latency=lambda: self._clock() - started)
 

@@ -171,3 +171,24 @@ def test_recorded_tool_calls_replay_as_they_were():
     dumped = [r.model_dump(mode="json") for r in records]  # as the event log stores them
     replayed = asyncio.run(ReplayLLM(dumped).complete(request()))
     assert replayed.tool_calls == first.tool_calls == PARIS_ROME
+
+
+@pytest.mark.parametrize("text", [
+    '```json\n{\n  "name": "lookup",\n  "arguments": {\n    "city": "Rome"\n  }\n}\n```',   # fenced, no tags
+    '<untrusted-data>\n{"name": "lookup", "arguments": {"city": "Rome"}}\n</untrusted-data>',  # a stray tag
+    '[{"name": "lookup", "arguments": {"city": "Rome"}}]',
+])
+def test_a_reply_that_is_only_a_calls_json_is_read_as_the_call(server, text):
+    """How the embedded 1.5B model answers through llama-cpp-python's server (measured: docs/function-calling.md)."""
+    server.responder = lambda body: text
+    reply = asyncio.run(chat(server).complete(request()))
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("lookup", {"city": "Rome"})] and reply.text == ""
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "weather", "arguments": {"city": "Rome"}}',        # a tool the request did not offer
+    '{"name": "lookup", "arguments": {"city": "Rome"}, "note": "x"}',  # more than a call
+    'Rome is bigger: {"name": "lookup"}',                           # prose around it
+])
+def test_json_that_is_not_a_bare_call_of_an_offered_tool_stays_text(text):
+    assert calls_in_text(text, offered={"lookup"}) == (text, [])
