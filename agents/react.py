@@ -176,8 +176,7 @@ class ReActAgent:
             self._check_loop(seen, [(c.name, c.arguments) for c in calls])
             outputs = await asyncio.gather(*(self._call_tool(c.name, c.arguments, run) for c in calls))
             ran = {c.id: text for c, text in zip(calls, outputs)}
-            messages = [*messages, {"role": "assistant", "content": reply.text or None,
-                                    "tool_calls": [c.to_message() for c in reply.tool_calls]},
+            messages = [*messages, reply.as_message(),
                         *({"role": "tool", "tool_call_id": c.id, "content": ran.get(c.id, _NOT_RUN)}
                           for c in reply.tool_calls)]
         raise _Stop("failed", "max_steps", error=f"no final answer after {self._max_turns} turns")

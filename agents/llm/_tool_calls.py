@@ -20,7 +20,7 @@ from agents.llm.base import LLMRequest, ToolCall
 from prompts import count_message_tokens, count_tokens
 
 __all__ = ["RawToolCall", "StreamedCalls", "calls_in_text", "parse_raw_calls", "repair_messages",
-           "request_tokens", "tool_calls_text", "tool_names"]
+           "request_tokens", "tool_calls_text", "tool_names", "assistant_turn"]
 
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 """Hermes / Qwen2.5's form (its chat template asks for it): a JSON object per block. A last block may be left
@@ -177,8 +177,22 @@ def repair_messages(request: LLMRequest, text: str, raw: list[RawToolCall],
         else:
             content = "Not run: another call of the same turn was malformed. Call it again if you still need it."
         answers.append({"role": "tool", "tool_call_id": call.id, "content": content})
-    turn = {"role": "assistant", "content": text or None, "tool_calls": [c.to_message() for c in raw]}
-    return [*request.messages, turn, *answers]
+    return [*request.messages, assistant_turn(text, [c.to_message() for c in raw]), *answers]
+
+
+def assistant_turn(text: str, tool_calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's turn as the next request repeats it: ``content`` only when it wrote text (OpenAI takes null,
+    llama-cpp-python's server only a string or nothing), then its calls.
+
+    Example:
+        >>> assistant_turn("", [])
+        {'role': 'assistant', 'tool_calls': []}
+    """
+    turn: dict[str, Any] = {"role": "assistant"}
+    if text:
+        turn["content"] = text
+    turn["tool_calls"] = tool_calls
+    return turn
 
 
 def tool_calls_text(calls: list[ToolCall]) -> str:

@@ -153,6 +153,21 @@ class LLMReply(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     """The tools the model called (native function calling), in its order; empty for a text answer."""
 
+    def as_message(self) -> dict[str, Any]:
+        """This reply as the assistant turn the next request repeats: ``content`` only when there is text or no call
+        (OpenAI takes null content beside calls, llama-cpp-python's server only a string or none), then the calls.
+
+        Example:
+            >>> LLMReply(text="", tool_calls=[ToolCall("c1", "f", {})]).as_message()["tool_calls"][0]["id"]
+            'c1'
+        """
+        turn: dict[str, Any] = {"role": "assistant"}
+        if self.text or not self.tool_calls:
+            turn["content"] = self.text
+        if self.tool_calls:
+            turn["tool_calls"] = [c.to_message() for c in self.tool_calls]
+        return turn
+
 
 @runtime_checkable
 class LLM(Protocol):

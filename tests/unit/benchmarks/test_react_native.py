@@ -50,6 +50,7 @@ def test_native_react_sends_tool_specs_and_returns_results_as_tool_messages():
     assistant, tool_msg = seen[1].messages[-2:]
     assert assistant["tool_calls"][0] == {"id": "call_0_0", "type": "function",
                                           "function": {"name": "lookup", "arguments": '{"city": "Paris"}'}}
+    assert "content" not in assistant  # no text beside the call: llama-cpp-python's server refuses null content
     assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "call_0_0"
     assert "2.1" in tool_msg["content"] and "untrusted" in tool_msg["content"].lower()
     # tool specs are input tokens of every call, the calls output tokens
