@@ -95,8 +95,11 @@ def _bare_calls(text: str, offered: set[str]) -> list[RawToolCall]:
     match = _WRAPPED.match(text)
     if match is None or not offered:
         return []
+    body = match.group("body")
+    if body.startswith("{{") and body.endswith("}}"):
+        body = body[1:-1]  # braces doubled as in a template's escaping: a habit of the embedded Qwen2.5-Coder
     try:
-        obj = json.loads(match.group("body"))
+        obj = json.loads(body)
     except json.JSONDecodeError:
         return []
     items = obj if isinstance(obj, list) else [obj]

@@ -177,6 +177,7 @@ def test_recorded_tool_calls_replay_as_they_were():
     '```json\n{\n  "name": "lookup",\n  "arguments": {\n    "city": "Rome"\n  }\n}\n```',   # fenced, no tags
     '<untrusted-data>\n{"name": "lookup", "arguments": {"city": "Rome"}}\n</untrusted-data>',  # a stray tag
     '[{"name": "lookup", "arguments": {"city": "Rome"}}]',
+    '{{"name": "lookup", "arguments": {"city": "Rome"}}}',                                   # braces doubled
 ])
 def test_a_reply_that_is_only_a_calls_json_is_read_as_the_call(server, text):
     """How the embedded 1.5B model answers through llama-cpp-python's server (measured: docs/function-calling.md)."""
