@@ -4,6 +4,9 @@
 - ``FunctionLLM`` / ``ScriptedLLM`` — replies from Python, for tests and checks (no network).
 - ``RecordingLLM`` / ``ReplayLLM`` — record every call as an ``LLMCallRecord``; answer from records.
 
+Native function calling: ``LLMRequest(..., tools=[{"type": "function", "function": {...}}], tool_choice="auto")``;
+the reply's ``tool_calls`` are ``ToolCall(id, name, arguments)`` (docs/function-calling.md).
+
 ``OpenAIChat`` is imported on first use: the ``openai`` SDK takes about a second to import, and Ray
 workers that only need a fake should not pay for it.
 
