@@ -85,27 +85,41 @@ def tool_names(tools: list[dict[str, Any]] | None) -> set[str]:
     return {str((t.get("function") or {}).get("name")) for t in tools or [] if isinstance(t, dict)}
 
 
-_WRAPPED = re.compile(r"^\s*(?:<(?P<tag>[\w-]+)>\s*)?(?:```(?:json)?\s*)?(?P<body>[\[{].*[]}])\s*(?:```\s*)?"
-                      r"(?:</(?P=tag)>\s*)?$", re.DOTALL)
+_LEAD = re.compile(r"(?:\s+|</?[\w-]*>|```(?:json)?)*")
+"""What may come before or between calls written without the template's tags: whitespace, code fences, and tags
+(an empty ``<tools></tools>`` echoed from the template, a stray ``<untrusted-data>``)."""
+
+
+def _call_items(obj: Any, offered: set[str]) -> list[dict[str, Any]]:
+    items = obj if isinstance(obj, list) else [obj]
+    if items and all(isinstance(i, dict) and i.get("name") in offered and set(i) <= {"name", "arguments"}
+                     for i in items):
+        return items
+    return []
 
 
 def _bare_calls(text: str, offered: set[str]) -> list[RawToolCall]:
-    """A reply that is nothing but ``{"name": <an offered tool>, "arguments": {...}}`` (or a list of them), maybe
-    fenced or wrapped in one tag: a call written without the template's tags (small models do that)."""
-    match = _WRAPPED.match(text)
-    if match is None or not offered:
+    """Calls a reply opens with, written as ``{"name": <an offered tool>, "arguments": {...}}`` objects (or lists of
+    them) without the template's ``<tool_call>`` tags: fenced, between stray tags, or with the braces doubled as
+    the template's own example shows them — how the embedded Qwen2.5-Coder writes them. Reading stops at the first
+    thing that is not such a call (a small model may go on to invent the results); none when the reply opens
+    with anything else."""
+    if not offered:
         return []
-    body = match.group("body")
-    if body.startswith("{{") and body.endswith("}}"):
-        body = body[1:-1]  # braces doubled as in a template's escaping: a habit of the embedded Qwen2.5-Coder
-    try:
-        obj = json.loads(body)
-    except json.JSONDecodeError:
-        return []
-    items = obj if isinstance(obj, list) else [obj]
-    if not items or not all(isinstance(i, dict) and i.get("name") in offered and set(i) <= {"name", "arguments"}
-                            for i in items):
-        return []
+    decoder, pos, items = json.JSONDecoder(), 0, []
+    while True:
+        match = _LEAD.match(text, pos)
+        pos = match.end() if match else pos
+        doubled = text.startswith("{{", pos)
+        try:
+            obj, end = decoder.raw_decode(text, pos + 1 if doubled else pos)
+        except json.JSONDecodeError:
+            break
+        found = _call_items(obj, offered)
+        if not found:
+            break
+        items += found
+        pos = end + 1 if doubled and text.startswith("}", end) else end
     return [RawToolCall(f"call_{n}", i["name"], i.get("arguments", {})) for n, i in enumerate(items)]
 
 

@@ -178,6 +178,7 @@ def test_recorded_tool_calls_replay_as_they_were():
     '<untrusted-data>\n{"name": "lookup", "arguments": {"city": "Rome"}}\n</untrusted-data>',  # a stray tag
     '[{"name": "lookup", "arguments": {"city": "Rome"}}]',
     '{{"name": "lookup", "arguments": {"city": "Rome"}}}',                                   # braces doubled
+    '<tools></tools>\n{{"name": "lookup", "arguments": {"city": "Rome"}}}\n<untrusted-data>\n{"results": ',
 ])
 def test_a_reply_that_is_only_a_calls_json_is_read_as_the_call(server, text):
     """How the embedded 1.5B model answers through llama-cpp-python's server (measured: docs/function-calling.md)."""
@@ -193,3 +194,10 @@ def test_a_reply_that_is_only_a_calls_json_is_read_as_the_call(server, text):
 ])
 def test_json_that_is_not_a_bare_call_of_an_offered_tool_stays_text(text):
     assert calls_in_text(text, offered={"lookup"}) == (text, [])
+
+
+def test_several_bare_calls_in_a_row_are_all_read():
+    text = '<tools></tools>\n{{"name": "f", "arguments": {"x": 1}}}\n{{"name": "f", "arguments": {"x": 2}}}\nthen'
+    rest, raw = calls_in_text(text, offered={"f"})
+    assert rest == "" and [c.parse().arguments for c in raw] == [{"x": 1}, {"x": 2}]
+    assert [c.id for c in raw] == ["call_0", "call_1"]
