@@ -1,9 +1,18 @@
 """The ReAct baselines: one agent, the same LLM, tools and prompt machinery as tetrarch.
 
 ``ReActAgent(parallel=False)``: thought → one tool call → observation, until a final answer.
-``ReActAgent(parallel=True)``: several tool calls per turn (as OpenAI-style parallel function calling
-allows), run concurrently. Both return the same ``TaskResult`` records (usage by role "react", per-call
-timings), so benchmarks compare like with like.
+``ReActAgent(parallel=True)``: several tool calls per turn (OpenAI-style parallel function calling), run
+concurrently. ``tool_calling`` says how the model calls tools:
+
+- ``"native"`` (default): the way users run ReAct (LangGraph's ``create_react_agent``, the OpenAI Agents SDK):
+  the tools' JSON Schemas go in the request's ``tools``, the model answers with ``tool_calls``, and each result
+  goes back as a ``tool`` message carrying its call id. A reply without calls is the final answer.
+- ``"json"``: the text form: the model writes each turn as a JSON object (``prompts/react``), results come back
+  as a user message.
+- ``"auto"``: native, and the JSON form from then on when the server rejects ``tools``.
+
+Both return the same ``TaskResult`` records (usage by role "react", per-call timings), so benchmarks compare like
+with like.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,19 +30,36 @@ from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
 from agents.errors import BudgetExceeded, InvalidLLMOutputError
 from agents.events import StoppedReason, TaskStatus
-from agents.llm.base import LLM, LLMError, Spend, Usage
+from agents.llm.base import (
+    LLM,
+    LLMError,
+    LLMReply,
+    LLMRequest,
+    LLMToolCallError,
+    LLMToolsUnsupported,
+    Spend,
+    Usage,
+)
 from agents.results import StepResult, StepTiming, TaskResult, Timings, UsageReport
 from agents.roles.json_call import call_json
 from agents.roles.render import output_text
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolError
+from agents.tools.mcp.listing import resolve_tools
 from planning.parse import parse_model
 from prompts import fence_untrusted, load_prompt
 
-__all__ = ["ReActAgent", "ReActTurn", "ParallelReActTurn", "ToolCall"]
+__all__ = ["ReActAgent", "ReActTurn", "ParallelReActTurn", "ToolCall", "ToolCalling"]
+
+ToolCalling = Literal["native", "json", "auto"]
+"""How the model calls tools: native function calling, the JSON-in-text form, or native falling back to JSON."""
+
+_NOT_RUN = "Not run: call one tool per turn. Call it again in a later turn if you still need it."
 
 
 class ToolCall(BaseModel):
+    """One tool call of the JSON-in-text form (the native form's calls are ``agents.llm.ToolCall``)."""
+
     model_config = ConfigDict(extra="ignore", frozen=True)
     tool_name: str
     tool_input: dict[str, Any] = Field(default_factory=dict)
@@ -64,25 +90,48 @@ class _Stop(Exception):
         self.status, self.reason, self.answer, self.error = status, reason, answer, error
 
 
+class _UseJSON(Exception):
+    """``tool_calling="auto"``: the server rejected ``tools`` on the first call; the run goes on in the JSON form."""
+
+
 class ReActAgent:
     """Example:
-        >>> agent = ReActAgent(llm, tools, RuntimeConfig(), parallel=True)   # doctest: +SKIP
-        >>> result = await agent.run("Which is bigger, Paris or Rome?")       # doctest: +SKIP
+        >>> agent = ReActAgent(llm, tools, RuntimeConfig(), parallel=True, tool_calling="native")  # doctest: +SKIP
+        >>> result = await agent.run("Which is bigger, Paris or Rome?")                           # doctest: +SKIP
     """
 
-    def __init__(self, llm: LLM, tools: Sequence[Tool], config: RuntimeConfig | None = None, *,
-                 parallel: bool = False, max_turns: int = 24, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, llm: LLM, tools: Sequence[Tool | Any], config: RuntimeConfig | None = None, *,
+                 parallel: bool = False, tool_calling: ToolCalling = "native", max_turns: int = 24,
+                 clock: Callable[[], float] = time.time) -> None:
+        if tool_calling not in get_args(ToolCalling):
+            raise ValueError(f"tool_calling must be one of {get_args(ToolCalling)}, got {tool_calling!r}")
         self._llm = llm
         self._cfg = config or RuntimeConfig()
         self._budget = Budget(self._cfg.token_budget, self._cfg.max_llm_calls)
-        self._registry = ToolRegistry(tools)
+        self._registry = ToolRegistry(resolve_tools(tools))  # Tool objects, functions and MCP servers alike
         self._dispatcher = ToolDispatcher(
             self._registry, max_attempts=self._cfg.tool_max_attempts, backoff_s=self._cfg.tool_backoff_s,
             backoff_max_s=self._cfg.tool_backoff_max_s, max_output_tokens=self._cfg.max_tool_output_tokens)
         self.parallel = parallel
+        self.tool_calling: ToolCalling = tool_calling
+        self._native = tool_calling != "json"
         self._max_turns = max_turns
         self._clock = clock
         self._turn_model: type[BaseModel] = ParallelReActTurn if parallel else ReActTurn
+
+    @property
+    def mode(self) -> Literal["native", "json"]:
+        """The form in use: ``"auto"`` reads ``"json"`` once the server has rejected native tool calls."""
+        return "native" if self._native else "json"
+
+    def prompt_name(self) -> str:
+        """The prompt template the current form uses (``react``, ``react_parallel``, ``react_native``, …)."""
+        base = "react_parallel" if self.parallel else "react"
+        return f"{base}_native" if self._native else base
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """The tools as the native form sends them (``LLMRequest.tools``): their JSON Schemas, MCP tools included."""
+        return self._registry.function_specs()
 
     async def run(self, task: str, task_id: str | None = None) -> TaskResult:
         task_id = task_id or uuid.uuid4().hex[:16]
@@ -97,7 +146,59 @@ class ReActAgent:
         return run.result(self._clock())
 
     async def _loop(self, task: str, run: _Run) -> None:
-        name = "react_parallel" if self.parallel else "react"
+        if self._native:
+            try:
+                await self._native_loop(task, run)
+            except _UseJSON:
+                self._native = False
+        await self._json_loop(task, run)
+
+    # ------------------------------------------------------------------ native function calling
+    async def _native_loop(self, task: str, run: _Run) -> None:
+        name = self.prompt_name()
+        prompt = load_prompt(name, self._cfg.prompt_versions.get(name)).render(
+            budget_tokens=self._cfg.context_token_budget, task=task)
+        messages = list(prompt.messages)
+        specs = self.tool_specs()
+        seen: dict[str, int] = {}
+        for turn in range(self._max_turns):
+            run.check_budget(self._budget, before_call=True)
+            request = LLMRequest(role="react", messages=messages, tools=specs, tool_choice="auto",
+                                 parallel_tool_calls=None if self.parallel else False,
+                                 metadata={"task_id": run.task_id})
+            reply = await self._native_call(request, run, first=turn == 0)
+            if not reply.tool_calls:
+                if reply.text.strip():
+                    raise _Stop("accepted", "accepted", answer=reply.text.strip())
+                raise _Stop("failed", "invalid_llm_output", error="the model returned neither a tool call nor a "
+                                                                   "final answer")
+            calls = list(reply.tool_calls) if self.parallel else reply.tool_calls[:1]
+            self._check_loop(seen, [(c.name, c.arguments) for c in calls])
+            outputs = await asyncio.gather(*(self._call_tool(c.name, c.arguments, run) for c in calls))
+            ran = {c.id: text for c, text in zip(calls, outputs)}
+            messages = [*messages, reply.as_message(),
+                        *({"role": "tool", "tool_call_id": c.id, "content": ran.get(c.id, _NOT_RUN)}
+                          for c in reply.tool_calls)]
+        raise _Stop("failed", "max_steps", error=f"no final answer after {self._max_turns} turns")
+
+    async def _native_call(self, request: LLMRequest, run: _Run, *, first: bool) -> LLMReply:
+        try:
+            reply = await self._llm.complete(request)
+        except LLMToolsUnsupported as exc:
+            if self.tool_calling == "auto" and first:
+                raise _UseJSON from exc
+            raise _Stop("failed", "llm_unavailable", error=f"the model call failed: {exc}") from exc
+        except LLMToolCallError as exc:
+            raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
+        except LLMError as exc:
+            raise _Stop("failed", "llm_unavailable", error=f"the model call failed: {exc}") from exc
+        run.usage = run.usage + reply.usage
+        run.check_budget(self._budget)
+        return reply
+
+    # ------------------------------------------------------------------ the JSON-in-text form
+    async def _json_loop(self, task: str, run: _Run) -> None:
+        name = self.prompt_name()
         prompt = load_prompt(name, self._cfg.prompt_versions.get(name)).render(
             budget_tokens=self._cfg.context_token_budget, task=task, tools=self._registry.catalog_text())
         messages = list(prompt.messages)
@@ -123,37 +224,44 @@ class ReActAgent:
             if not calls:
                 raise _Stop("failed", "invalid_llm_output", error="the model returned neither a tool call nor a "
                                                                    "final answer")
-            for c in calls:
-                key = json.dumps([c.tool_name, c.tool_input], sort_keys=True, default=str)
-                seen[key] = seen.get(key, 0) + 1
-                if seen[key] > self._cfg.loop_window:
-                    raise _Stop("failed", "loop_detected", error=f"ReAct repeated {c.tool_name} with the same "
-                                                                  f"arguments {seen[key]} times")
-            observations = await asyncio.gather(*(self._call_tool(c, run) for c in calls))
+            self._check_loop(seen, [(c.tool_name, c.tool_input) for c in calls])
+            outputs = await asyncio.gather(*(self._call_tool(c.tool_name, dict(c.tool_input), run) for c in calls))
+            observations = [f"Observation for {c.tool_name}({json.dumps(c.tool_input, ensure_ascii=False)}):\n{text}"
+                            for c, text in zip(calls, outputs)]
             messages = [*messages, {"role": "assistant", "content": call.raw},
                         {"role": "user", "content": "\n\n".join(observations)}]
         raise _Stop("failed", "max_steps", error=f"no final answer after {self._max_turns} turns")
 
-    async def _call_tool(self, call: ToolCall, run: _Run) -> str:
+    # ------------------------------------------------------------------ shared
+    def _check_loop(self, seen: dict[str, int], calls: list[tuple[str, dict[str, Any]]]) -> None:
+        for tool_name, tool_input in calls:
+            key = json.dumps([tool_name, tool_input], sort_keys=True, default=str)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > self._cfg.loop_window:
+                raise _Stop("failed", "loop_detected", error=f"ReAct repeated {tool_name} with the same "
+                                                              f"arguments {seen[key]} times")
+
+    async def _call_tool(self, tool_name: str, tool_input: dict[str, Any], run: _Run) -> str:
+        """Run one call and record it as a step; returns the result (or error) fenced as untrusted data."""
         step_id = len(run.steps) + 1
         run.steps.append(None)  # reserve the id; filled below
         started = self._clock()
         run.first_dispatch = run.first_dispatch or started
         try:
-            result = await self._dispatcher.call(call.tool_name, dict(call.tool_input),
-                                                 idempotency_key=idempotency_key(run.task_id, step_id, call.tool_name,
-                                                                                 dict(call.tool_input)),
+            result = await self._dispatcher.call(tool_name, dict(tool_input),
+                                                 idempotency_key=idempotency_key(run.task_id, step_id, tool_name,
+                                                                                 dict(tool_input)),
                                                  timeout_s=self._cfg.step_timeout_s)
             output, error, status = result.output, None, "completed"
-            text = fence_untrusted(output_text(output), f"{call.tool_name} result")
+            text = fence_untrusted(output_text(output), f"{tool_name} result")
         except ToolError as exc:
             output, error, status = None, str(exc), "failed"
-            text = f"Error from {call.tool_name}: {fence_untrusted(str(exc), f'{call.tool_name} error')}"
+            text = f"Error from {tool_name}: {fence_untrusted(str(exc), f'{tool_name} error')}"
         run.steps[step_id - 1] = StepResult(step_id=step_id, description=f"react call {step_id}",
-                                            tool_name=call.tool_name, tool_input=dict(call.tool_input),
+                                            tool_name=tool_name, tool_input=dict(tool_input),
                                             status=status, output=output, error=error, attempts=1,
                                             started_at=started, finished_at=self._clock())
-        return f"Observation for {call.tool_name}({json.dumps(call.tool_input, ensure_ascii=False)}):\n{text}"
+        return text
 
 
 class _Run:

@@ -14,8 +14,12 @@ TARGETS: dict[str, tuple[float, float, float]] = {
     "parallel": (3.0, 1.8, 3.0), "mixed": (4.0, 2.5, 6.0), "chain": (1.8, 1.8, 1.8), "repair": (1.6, 1.3, 2.0)}
 """Per suite: wall-time ratio vs ReAct, vs ReAct + parallel calls, and input-token ratio vs ReAct (medians)."""
 
-_LABEL = {"tetrarch": "tetrarch (plan-then-execute)", "react": "ReAct", "react_parallel": "ReAct + parallel calls"}
-_SHORT = {"tetrarch": "tetrarch", "react": "ReAct", "react_parallel": "ReAct∥"}
+_LABEL = {"tetrarch": "tetrarch (plan-then-execute)", "react": "ReAct", "react_parallel": "ReAct + parallel calls",
+          "react_json": "ReAct, JSON text", "react_parallel_json": "ReAct + parallel calls, JSON text"}
+_SHORT = {"tetrarch": "tetrarch", "react": "ReAct", "react_parallel": "ReAct∥", "react_json": "ReAct-J",
+          "react_parallel_json": "ReAct∥-J"}
+_MODE_TEXT = {"plan": "plan (DAG written as text)", "native": "native function calling",
+              "json": "JSON in the reply text"}
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -26,14 +30,14 @@ def ratio_lines(summary: dict[str, Any]) -> list[str]:
     s = summary["systems"]
     t = s.get("tetrarch")
     lines = []
-    for other in ("react", "react_parallel"):
+    for other in SYSTEMS[1:]:
         o = s.get(other)
         if not t or not o:
             continue
         wall = _ratio(t["median_wall_s"], o["median_wall_s"])
         toks = _ratio(t["median_input_tokens"], o["median_input_tokens"])
         calls = _ratio(t["median_llm_calls"], o["median_llm_calls"])
-        lines.append(f"- vs {_LABEL[other]}: **{wall:.2f}× faster** (median wall time), "
+        lines.append(f"- vs {_LABEL[other]} ({o.get('tool_calling', '?')}): **{wall:.2f}× faster** (median wall time), "
                      f"**{toks:.2f}× fewer input tokens**, {calls:.2f}× fewer LLM calls")
     return lines
 
@@ -51,10 +55,12 @@ def target_lines(summary: dict[str, Any]) -> list[str]:
     goals = TARGETS.get(suite)
     checks: list[tuple[str, float | None, float, str]] = []
     if goals is not None and react and par:
-        checks.append(("wall time vs ReAct", _ratio(t["median_wall_s"], react["median_wall_s"]), goals[0], "×"))
-        checks.append(("wall time vs ReAct + parallel calls", _ratio(t["median_wall_s"], par["median_wall_s"]),
-                       goals[1], "×"))
-        checks.append(("fewer input tokens than ReAct",
+        mode, par_mode = react.get("tool_calling", "?"), par.get("tool_calling", "?")
+        checks.append((f"wall time vs ReAct ({mode})", _ratio(t["median_wall_s"], react["median_wall_s"]),
+                       goals[0], "×"))
+        checks.append((f"wall time vs ReAct + parallel calls ({par_mode})",
+                       _ratio(t["median_wall_s"], par["median_wall_s"]), goals[1], "×"))
+        checks.append((f"fewer input tokens than ReAct ({mode})",
                        _ratio(t["median_input_tokens"], react["median_input_tokens"]), goals[2], "×"))
     lines = []
     for label, value, goal, unit in checks:
@@ -69,10 +75,10 @@ def target_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def _table(summary: dict[str, Any]) -> list[str]:
-    rows = ["| system | tasks | completed | median wall s | median first dispatch s | median LLM calls | "
+    rows = ["| system | tool calling | tasks | completed | median wall s | median first dispatch s | median LLM calls | "
             "median input tokens | median output tokens | makespan / critical path | span / emission bound | "
             "accuracy |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in SYSTEMS:
         x = summary["systems"].get(name)
         if not x:
@@ -82,7 +88,7 @@ def _table(summary: dict[str, Any]) -> list[str]:
         fd = "-" if x["median_first_dispatch_s"] is None else f"{x['median_first_dispatch_s']:.2f}"
         meb = x.get("median_span_over_emission_bound")
         eb = "-" if meb is None else f"{meb:.2f}"
-        rows.append(f"| {_LABEL[name]} | {x['tasks']} | {x['completed']} | {x['median_wall_s']:.2f} | {fd} | "
+        rows.append(f"| {_LABEL[name]} | {x.get('tool_calling', '?')} | {x['tasks']} | {x['completed']} | {x['median_wall_s']:.2f} | {fd} | "
                     f"{x['median_llm_calls']:g} | {x['median_input_tokens']:g} | {x['median_output_tokens']:g} | "
                     f"{mcp} | {eb} | {acc} |")
     return rows
@@ -155,6 +161,9 @@ def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
           f" — LLM: {run.llm}; latency model: {run.latency_model}; tool latency scale: {run.time_scale:g}.",
           "All systems ran in one process, interleaved task by task, on the same tools and LLM.", "",
           *_table(summary), "",
+          "Tool calling: " + "; ".join(f"`{mode}` = {_MODE_TEXT.get(mode, mode)}" for mode in
+                                       dict.fromkeys(x.get("tool_calling", "?") for x in summary["systems"].values()))
+          + ".", "",
           "Makespan / critical path: first step started → last step finished, over the DAG's critical path of "
           "measured step durations (as if the whole plan were known at once). Span / emission bound: first step "
           "emitted → last finished, over the best possible span given when the streaming plan emitted each step "

@@ -10,7 +10,7 @@ import asyncio
 import statistics
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,20 @@ from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
 from agents.results import TaskResult
 from benchmarks.makespan import TimedStep, emission_bound
-from benchmarks.suite import SYSTEMS, BenchTask, load_suite, suite_tools_kind, task_correct
+from benchmarks.suite import (
+    MEASURED_BEFORE_MODES,
+    SYSTEMS,
+    TOOL_CALLING,
+    BenchTask,
+    load_suite,
+    suite_tools_kind,
+    task_correct,
+)
 from benchmarks.world import World, make_tools
 from dag.graph import critical_path
 
-__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "record_run", "run_suite",
-           "run_tetrarch"]
+__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "react_agent", "record_run",
+           "run_suite", "run_tetrarch"]
 
 @dataclass
 class RunRecord:
@@ -76,6 +84,9 @@ class SuiteRun:
     """When the records were measured (kept when a report is re-rendered from its JSON)."""
     split: str = "all"
     """Which half of a split suite ran (dev, heldout) or all of it."""
+    tool_calling: dict[str, str] = field(default_factory=lambda: dict(TOOL_CALLING))
+    """System → how its model called tools (``suite.TOOL_CALLING``); what an older results file was measured with
+    when it does not say (``suite.MEASURED_BEFORE_MODES``)."""
 
     def summary(self) -> dict[str, Any]:
         systems: dict[str, Any] = {}
@@ -85,6 +96,7 @@ class SuiteRun:
                 continue
             checked = [r.correct for r in rs if r.correct is not None]
             systems[system] = {
+                "tool_calling": self.tool_calling.get(system, TOOL_CALLING.get(system, "")),
                 "tasks": len(rs),
                 "median_wall_s": round(statistics.median(r.wall_s for r in rs), 4),
                 "median_input_tokens": statistics.median(r.input_tokens for r in rs),
@@ -216,7 +228,7 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
                     result, emitted = _run_one(system, orch, llm, tools, config, task)
                     records.append(record_run(suite, task, system, rep, result, llm_kind, emitted))
                     r = records[-1]
-                    progress(f"  {suite} {task.id} {system:15} {r.status:9} wall {r.wall_s:6.2f}s  "
+                    progress(f"  {suite} {task.id} {system:19} {r.status:9} wall {r.wall_s:6.2f}s  "
                              f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
     finally:
         orch.shutdown()
@@ -238,11 +250,22 @@ def warm_every_system(llm: LLM, config: RuntimeConfig, tetrarch_tools: list, rea
 
     prefixes = role_prefixes(config.prompt_options(), ToolRegistry(tetrarch_tools).catalog_text(),
                              config.max_steps) if "tetrarch" in systems else []
-    for system in ("react", "react_parallel"):
+    for system in SYSTEMS[1:]:
         if system in systems:
-            template = load_prompt(system, config.prompt_versions.get(system))
-            prefixes.append(template_prefix("react", template, {"tools": ToolRegistry(react_tools).catalog_text()}))
+            agent = react_agent(system, llm, react_tools, config)
+            name = agent.prompt_name()
+            template = load_prompt(name, config.prompt_versions.get(name))
+            prefix = template_prefix("react", template, {"tools": ToolRegistry(react_tools).catalog_text()})
+            prefixes.append(replace(prefix, tools=agent.tool_specs() if agent.mode == "native" else None))
     return warm_prefixes(llm, prefixes)
+
+
+def react_agent(system: str, llm: LLM, tools: list, config: RuntimeConfig) -> ReActAgent:
+    """The ReAct baseline a system name stands for: parallel calls or not, native function calling or JSON text."""
+    if system not in SYSTEMS[1:]:
+        raise ValueError(f"{system!r} is not a ReAct baseline; use one of {SYSTEMS[1:]}")
+    return ReActAgent(llm, tools, config, parallel=system.startswith("react_parallel"),
+                      tool_calling="json" if TOOL_CALLING[system] == "json" else "native")
 
 
 def run_tetrarch(orch: Any, task: BenchTask) -> tuple[TaskResult, dict[int, float], str | None]:
@@ -268,8 +291,7 @@ def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfi
     if system == "tetrarch":
         result, emitted, _ = run_tetrarch(orch, task)
         return result, emitted
-    agent = ReActAgent(llm, tools, config, parallel=system == "react_parallel")
-    return asyncio.run(_react(agent, llm, task.text)), {}
+    return asyncio.run(_react(react_agent(system, llm, tools, config), llm, task.text)), {}
 
 
 async def _react(agent: ReActAgent, llm: LLM, text: str) -> TaskResult:
@@ -292,5 +314,7 @@ def to_jsonable(run: SuiteRun) -> dict[str, Any]:
 
 def from_jsonable(doc: dict[str, Any]) -> SuiteRun:
     """The SuiteRun a results JSON was written from (to re-render its report without re-measuring)."""
+    modes = {name: x["tool_calling"] for name, x in doc.get("systems", {}).items() if "tool_calling" in x}
     return SuiteRun(doc["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"],
-                    [RunRecord(**r) for r in doc["runs"]], doc.get("generated_at"), doc.get("split", "all"))
+                    [RunRecord(**r) for r in doc["runs"]], doc.get("generated_at"), doc.get("split", "all"),
+                    modes or dict(MEASURED_BEFORE_MODES))

@@ -10,7 +10,7 @@ from pathlib import Path
 from agents.llm.simulated import GoldTask
 from planning.evidence import numbers_in
 
-__all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "SYSTEMS", "BenchTask", "answer_matches",
+__all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "SYSTEMS", "TOOL_CALLING", "MEASURED_BEFORE_MODES", "BenchTask", "answer_matches",
            "final_output_correct", "load_suite", "suite_tools_kind", "task_correct", "text_matches"]
 
 SUITE_DIR = Path(__file__).parent / "suites"
@@ -23,8 +23,15 @@ PLAN_CACHE_SUITES = ("plan-cache", "plan-cache-shapes")
 """The plan-cache benchmark's suites (``benchmarks/suites/generate_plan_cache.py``): a warm-up half the cache learns
 from and a held-out half of other tasks it is measured on (``python -m benchmarks.memory.plan_cache``)."""
 SPLITS = ("all", "dev", "heldout", "warmup")
-SYSTEMS = ("tetrarch", "react", "react_parallel")
-"""What a suite compares, side by side: plan-then-execute, ReAct, and ReAct with parallel tool calls."""
+SYSTEMS = ("tetrarch", "react", "react_parallel", "react_json", "react_parallel_json")
+"""What a suite compares, side by side: plan-then-execute, ReAct and ReAct with parallel tool calls as users run them
+(native function calling), and the same two writing their calls as JSON in the text (the form measured before)."""
+TOOL_CALLING: dict[str, str] = {"tetrarch": "plan", "react": "native", "react_parallel": "native",
+                                "react_json": "json", "react_parallel_json": "json"}
+"""How each system's model calls tools: ``plan`` (tetrarch: the planner writes the DAG of calls as text), ``native``
+(``tools`` in the request, ``tool_calls`` in the reply) or ``json`` (a JSON object in the reply text)."""
+MEASURED_BEFORE_MODES: dict[str, str] = {"tetrarch": "plan", "react": "json", "react_parallel": "json"}
+"""The modes of results written before reports recorded them: the ReAct baselines wrote JSON in the text then."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,9 @@
 - ``FunctionLLM`` / ``ScriptedLLM`` — replies from Python, for tests and checks (no network).
 - ``RecordingLLM`` / ``ReplayLLM`` — record every call as an ``LLMCallRecord``; answer from records.
 
+Native function calling: ``LLMRequest(..., tools=[{"type": "function", "function": {...}}], tool_choice="auto")``;
+the reply's ``tool_calls`` are ``ToolCall(id, name, arguments)`` (docs/function-calling.md).
+
 ``OpenAIChat`` is imported on first use: the ``openai`` SDK takes about a second to import, and Ray
 workers that only need a fake should not pay for it.
 
@@ -29,7 +32,10 @@ from agents.llm.base import (
     LLMServerError,
     LLMStreamTruncated,
     LLMTimeoutError,
+    LLMToolCallError,
+    LLMToolsUnsupported,
     Role,
+    ToolCall,
     Usage,
 )
 from agents.llm.function_llm import FunctionLLM
@@ -47,6 +53,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "LLMReply",
     "Usage",
     "Role",
+    "ToolCall",
     # backends
     "OpenAIChat",
     "FunctionLLM",
@@ -67,6 +74,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "LLMStreamTruncated",
     "LLMScriptExhausted",
     "LLMReplayMismatch",
+    "LLMToolCallError",
+    "LLMToolsUnsupported",
 ]
 
 

@@ -19,7 +19,8 @@ from typing import Any, Literal
 __all__ = ["Fault", "FaultKind", "FormatKind", "format_kind"]
 
 FaultKind = Literal["rate_limit", "server_error", "hang", "malformed_body", "truncated_stream",
-                    "reject_response_format", "reject_stream_options", "wrong_shape_json", "no_usage"]
+                    "reject_response_format", "reject_stream_options", "wrong_shape_json", "no_usage",
+                    "reject_tools", "malformed_tool_arguments"]
 FormatKind = Literal["json_schema", "json_object_schema", "json_object"]
 
 
@@ -115,6 +116,16 @@ class Fault:
         """A normal answer without ``usage`` (also no usage chunk when streaming)."""
         return cls("no_usage", marker, times)
 
+    @classmethod
+    def reject_tools(cls, *, marker: str | None = None, times: int | None = None) -> Fault:
+        """Requests carrying ``tools`` get HTTP 400 (a server or model without function calling). Lasts forever."""
+        return cls("reject_tools", marker, times)
+
+    @classmethod
+    def malformed_tool_arguments(cls, *, marker: str | None = None, times: int | None = 1) -> Fault:
+        """The responder's tool calls go out with their arguments' JSON cut short (not parseable)."""
+        return cls("malformed_tool_arguments", marker, times)
+
     def applies_to(self, body: dict[str, Any]) -> bool:
         """Whether this fault fits the request ``body`` (marker, and the request kind the fault needs)."""
         if self.marker is not None and self.marker not in _system_prompt(body):
@@ -126,4 +137,6 @@ class Fault:
                 return format_kind(body) == self.format
             case "reject_stream_options":
                 return "stream_options" in body
+            case "reject_tools" | "malformed_tool_arguments":
+                return bool(body.get("tools"))
         return True

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -23,6 +24,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "Role",
     "Usage",
     "Spend",
+    "ToolCall",
+    "ToolChoice",
     "LLMRequest",
     "LLMReply",
     "LLM",
@@ -35,6 +38,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "LLMScriptExhausted",
     "LLMStreamTruncated",
     "LLMReplayMismatch",
+    "LLMToolCallError",
+    "LLMToolsUnsupported",
 ]
 
 Role = Literal["router", "planner", "executor", "reflector", "react"]
@@ -82,6 +87,31 @@ class Spend:
         return bool(self.calls or self.usage.llm_calls or self.usage.total_tokens)
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call of a tool the model asked for (native function calling): the call id the tool's result message
+    must carry back, the tool's name, and its arguments parsed from JSON.
+
+    Example:
+        >>> call = ToolCall("call_1", "lookup", {"city": "Rome"})
+        >>> call.to_message()["function"]
+        {'name': 'lookup', 'arguments': '{"city": "Rome"}'}
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+    def to_message(self) -> dict[str, Any]:
+        """The call as an assistant message's ``tool_calls`` entry (the OpenAI wire form: arguments as JSON text)."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": json.dumps(self.arguments, ensure_ascii=False)}}
+
+
+ToolChoice = Literal["auto", "none", "required"] | dict[str, Any]
+"""``"auto"`` (the model decides), ``"none"``, ``"required"``, or ``{"type": "function", "function": {"name": ...}}``."""
+
+
 class LLMRequest(BaseModel):
     """One chat completion request from a role."""
 
@@ -97,6 +127,13 @@ class LLMRequest(BaseModel):
     grammar: str | None = None
     """A GBNF grammar for a ``"text"`` reply (``planning.grammar.terse_plan_grammar``); OpenAIChat sends it as
     llama.cpp's ``grammar`` field when built with ``send_grammar=True``, other backends ignore it."""
+    tools: list[dict[str, Any]] | None = None
+    """Tool specs for native function calling, OpenAI's form: ``{"type": "function", "function": {"name",
+    "description", "parameters": <JSON Schema>}}``. The reply's ``tool_calls`` hold what the model called."""
+    tool_choice: ToolChoice | None = None
+    """Sent only with ``tools``; ``None`` leaves it to the server (``"auto"`` everywhere)."""
+    parallel_tool_calls: bool | None = None
+    """``False`` asks for at most one call per turn (OpenAI's field); ``None`` sends nothing (server default)."""
     stream: bool = False
     max_tokens: int | None = None
     temperature: float = 0.0
@@ -113,6 +150,23 @@ class LLMReply(BaseModel):
     usage: Usage = Field(default_factory=lambda: Usage(llm_calls=1))
     latency_s: float = 0.0
     model: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """The tools the model called (native function calling), in its order; empty for a text answer."""
+
+    def as_message(self) -> dict[str, Any]:
+        """This reply as the assistant turn the next request repeats: ``content`` only when there is text or no call
+        (OpenAI takes null content beside calls, llama-cpp-python's server only a string or none), then the calls.
+
+        Example:
+            >>> LLMReply(text="", tool_calls=[ToolCall("c1", "f", {})]).as_message()["tool_calls"][0]["id"]
+            'c1'
+        """
+        turn: dict[str, Any] = {"role": "assistant"}
+        if self.text or not self.tool_calls:
+            turn["content"] = self.text
+        if self.tool_calls:
+            turn["tool_calls"] = [c.to_message() for c in self.tool_calls]
+        return turn
 
 
 @runtime_checkable
@@ -164,3 +218,13 @@ class LLMStreamTruncated(LLMResponseError):
 
 class LLMReplayMismatch(LLMError):
     """``ReplayLLM`` was asked for a call that the recording does not hold (the code or prompts changed)."""
+
+
+class LLMToolCallError(LLMResponseError):
+    """The model's tool calls stayed unusable (arguments that are not a JSON object, a call without a name) after
+    the one repair round that showed it the error."""
+
+
+class LLMToolsUnsupported(LLMResponseError):
+    """The server rejected a request carrying ``tools``: it has no native function calling (or not for this model).
+    Use the JSON-in-text form (``ReActAgent(tool_calling="json")``, or ``"auto"`` to fall back by itself)."""

@@ -7,6 +7,10 @@ retries, timeouts, SSE parsing and error mapping are exercised for real. Standar
   last chunk when ``stream_options.include_usage``). The reply text comes from ``responder(body)``
   (default: echo the last user message).
 - ``GET /v1/models``: the one model ``model``.
+- Tool calls: a responder may return a ``FakeReply`` with ``FakeToolCall``s; the server answers them as OpenAI
+  does (``message.tool_calls``, ``finish_reason: "tool_calls"``; streamed as ``delta.tool_calls`` pieces by index,
+  arguments cut into ``stream_chunk_chars`` pieces). ``Fault.reject_tools()`` plays a server without function
+  calling, ``Fault.malformed_tool_arguments()`` one that cuts the arguments' JSON short.
 - ``inject(Fault...)``: 429 with Retry-After, 5xx, hangs, malformed bodies, truncated streams, rejected
   structured-output modes, wrong-shape JSON, missing usage (see ``Fault``).
 - ``received`` / ``requests``: every request (body, headers, arrival time) for assertions.
@@ -35,11 +39,12 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from agents.llm._fake_faults import Fault, FaultKind, FormatKind, format_kind
+from agents.llm._fake_tools import FakeReply, FakeToolCall, stream_tool_chunks, tool_message
 
-__all__ = ["FakeOpenAIServer", "Fault", "FaultKind", "FormatKind", "ReceivedRequest", "echo_responder",
-           "format_kind", "word_usage"]
+__all__ = ["FakeOpenAIServer", "FakeReply", "FakeToolCall", "Fault", "FaultKind", "FormatKind", "ReceivedRequest",
+           "echo_responder", "format_kind", "word_usage"]
 
-Responder = Callable[[dict[str, Any]], str]
+Responder = Callable[[dict[str, Any]], "str | FakeReply"]
 
 WRONG_SHAPE_JSON = '{"unexpected": "shape", "items": [1, 2, 3]}'
 MALFORMED_BODY = b'{"id": "chatcmpl-broken", "choices": [{"message": '
@@ -83,11 +88,13 @@ class ReceivedRequest:
     """``time.monotonic()`` on arrival."""
 
 
-def _completion(body: dict[str, Any], text: str, usage: dict[str, int] | None) -> dict[str, Any]:
+def _completion(body: dict[str, Any], reply: FakeReply, usage: dict[str, int] | None) -> dict[str, Any]:
+    message = tool_message(reply)
     out: dict[str, Any] = {
         "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
         "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
     }
     if usage is not None:
         out["usage"] = usage
@@ -174,6 +181,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._error(400, "Unrecognized request argument supplied: stream_options",
                             "invalid_request_error", "stream_options")
                 return
+            case "reject_tools":
+                self._error(400, "tools are not supported by this model", "invalid_request_error", "tools")
+                return
             case "malformed_body":
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -184,32 +194,38 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 assert fault is not None
                 self.server.owner._stopping.wait(fault.seconds)
         owner = self.server.owner
-        text = WRONG_SHAPE_JSON if kind == "wrong_shape_json" else owner.responder(body)
-        usage = None if kind == "no_usage" else word_usage(body, text)
+        answer = WRONG_SHAPE_JSON if kind == "wrong_shape_json" else owner.responder(body)
+        reply = answer if isinstance(answer, FakeReply) else FakeReply(answer)
+        if kind == "malformed_tool_arguments":
+            reply = reply.malformed()
+        usage = None if kind == "no_usage" else word_usage(body, reply.counted_text())
         if body.get("stream"):
             cut_after = fault.after_chunks if fault is not None and kind == "truncated_stream" else None
-            self._stream(body, text, usage, cut_after=cut_after)
+            self._stream(body, reply, usage, cut_after=cut_after)
         else:
-            self._send_json(200, _completion(body, text, usage))
+            self._send_json(200, _completion(body, reply, usage))
 
-    def _stream(self, body: dict[str, Any], text: str, usage: dict[str, int] | None,
+    def _stream(self, body: dict[str, Any], reply: FakeReply, usage: dict[str, int] | None,
                 cut_after: int | None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         size = self.server.owner.stream_chunk_chars
-        pieces = [text[i:i + size] for i in range(0, len(text), size)] or [""]
-        for index, piece in enumerate(pieces):
+        text = reply.content or ""
+        pieces = [text[i:i + size] for i in range(0, len(text), size)] or ([] if reply.tool_calls else [""])
+        deltas: list[dict[str, Any]] = [{"content": piece} for piece in pieces]
+        deltas += stream_tool_chunks(reply, size)
+        deltas[0] = {"role": "assistant", **deltas[0]}
+        for index, delta in enumerate(deltas):
             if cut_after is not None and index >= cut_after:
                 self.wfile.flush()
                 return  # HTTP/1.0: returning closes the connection mid-stream
-            delta = {"role": "assistant", "content": piece} if index == 0 else {"content": piece}
             self.wfile.write(_chunk(body, delta))
             self.wfile.flush()
         if cut_after is not None:
             return
-        self.wfile.write(_chunk(body, {}, finish="stop"))
+        self.wfile.write(_chunk(body, {}, finish="tool_calls" if reply.tool_calls else "stop"))
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         if include_usage and usage is not None:
             self.wfile.write(_chunk(body, None, usage=usage))

@@ -1,7 +1,7 @@
 """FunctionLLM: a chat model backed by a plain Python function — how tests and checks script every role.
 
-The function gets the ``LLMRequest`` and returns the reply text (or a full ``LLMReply``); it may be sync
-or async. Text replies are costed like a real call: one LLM call, input tokens counted from the messages
+The function gets the ``LLMRequest`` and returns the reply text (or a full ``LLMReply``, e.g. one with
+``tool_calls`` to script native function calling); it may be sync or async. Text replies are costed like a real call: one LLM call, input tokens counted from the messages
 and output tokens from the text with tiktoken, so token budgets behave as they would against a server.
 ``stream()`` cuts the text into ``stream_chunk_size``-character deltas so the streaming plan parser is
 exercised exactly as with a real streaming model.
@@ -20,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-from agents.llm.base import LLMReply, LLMRequest, Usage
-from prompts import count_message_tokens, count_tokens
+from agents.llm._tool_calls import request_tokens, tool_calls_text
+from agents.llm.base import LLMReply, LLMRequest, ToolCall, Usage
+from prompts import count_tokens
 
 __all__ = ["FunctionLLM", "ReplyFn", "chunk_text", "counted_reply", "stream_reply"]
 
@@ -35,17 +36,20 @@ Sleep = Callable[[float], Awaitable[Any]]
 
 
 def counted_reply(request: LLMRequest, text: str, *, model: str, latency_s: float = 0.0,
-                  encoding: str = "o200k_base") -> LLMReply:
-    """An ``LLMReply`` for ``text`` costed as one call, with tokens counted by tiktoken.
+                  encoding: str = "o200k_base", tool_calls: Sequence[ToolCall] = ()) -> LLMReply:
+    """An ``LLMReply`` for ``text`` costed as one call, with tokens counted by tiktoken (the request's tool specs
+    count as input, as a server puts them into the prompt; ``tool_calls`` as output, as the model writes them).
+    A ``FunctionLLM`` fn scripting native calls returns ``counted_reply(request, "", model=..., tool_calls=[...])``.
 
     Example:
         >>> req = LLMRequest(role="executor", messages=[{"role": "user", "content": "hi"}])
         >>> counted_reply(req, "hello", model="m").usage.output_tokens
         1
     """
-    usage = Usage(llm_calls=1, input_tokens=count_message_tokens(request.messages, encoding),
-                  output_tokens=count_tokens(text, encoding))
-    return LLMReply(text=text, usage=usage, latency_s=latency_s, model=model)
+    written = text + (tool_calls_text(list(tool_calls)) if tool_calls else "")
+    usage = Usage(llm_calls=1, input_tokens=request_tokens(request, encoding),
+                  output_tokens=count_tokens(written, encoding))
+    return LLMReply(text=text, usage=usage, latency_s=latency_s, model=model, tool_calls=list(tool_calls))
 
 
 def chunk_text(text: str, size: int | None) -> list[str]:

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import time
@@ -50,6 +51,8 @@ from agents.llm._openai_support import (
     retry_after_s,
     usage_of,
 )
+from agents.llm._tool_calls import RawToolCall, StreamedCalls, calls_in_text, tool_names
+from agents.llm._tool_use import finish_tool_reply, tools_rejected, tools_unsupported
 from agents.llm.base import (
     LLMError,
     LLMReply,
@@ -57,6 +60,7 @@ from agents.llm.base import (
     LLMResponseError,
     LLMStreamTruncated,
     LLMTimeoutError,
+    Usage,
 )
 
 __all__ = ["OpenAIChat", "StructuredOutput"]
@@ -82,16 +86,21 @@ class _StreamState:
     finished: bool = False
     usage: Any = None
     model: str = ""
+    calls: StreamedCalls = dataclasses.field(default_factory=StreamedCalls)
 
     def feed(self, chunk: Any) -> list[str]:
-        """The text deltas of one SSE chunk; notes finish_reason, usage and model."""
+        """The text deltas of one SSE chunk; notes tool-call deltas, finish_reason, usage and model."""
         self.model = field(chunk, "model") or self.model
         self.usage = field(chunk, "usage") or self.usage
         deltas = []
         for choice in field(chunk, "choices") or []:
-            content = field(field(choice, "delta"), "content")
+            delta = field(choice, "delta")
+            content = field(delta, "content")
             if isinstance(content, str) and content:
                 deltas.append(content)
+            tool_deltas = field(delta, "tool_calls")
+            if tool_deltas:
+                self.calls.feed(list(tool_deltas), field)
             if field(choice, "finish_reason"):
                 self.finished = True
         self.parts.extend(deltas)
@@ -144,6 +153,8 @@ class OpenAIChat:
         self._confirmed: set[Mode] = set()
         self._stream_usage: bool | None = None
         """Whether the server accepts ``stream_options`` (``None``: not known yet)."""
+        self._tools_supported: bool | None = None
+        """``False`` once the server rejected ``tools``: later tool requests fail at once, without a round trip."""
         self._clients: dict[int, openai.AsyncOpenAI] = {}
         self._loop_ref: weakref.ref[asyncio.AbstractEventLoop] | None = None
 
@@ -218,6 +229,12 @@ class OpenAIChat:
                                   else request.messages}
         if request.max_tokens is not None:
             params["max_tokens"] = request.max_tokens
+        if request.tools:
+            params["tools"] = request.tools
+            if request.tool_choice is not None:
+                params["tool_choice"] = request.tool_choice
+            if request.parallel_tool_calls is not None:
+                params["parallel_tool_calls"] = request.parallel_tool_calls
         response_format = None
         if attempt.mode is not None:
             response_format = response_format_for(attempt.mode, request.json_schema, request.role)
@@ -237,6 +254,9 @@ class OpenAIChat:
     def _after_failure(self, exc: BaseException, request: LLMRequest, attempt: _Attempt, probing: bool,
                        budget: int, tries: int) -> tuple[_Attempt, bool, int, float] | LLMError:
         """The next (attempt, probing, retry budget, delay) after a failed request, or the error to raise."""
+        if request.tools and tools_rejected(exc):
+            self._tools_supported = False  # a server without function calling never grows it: fail fast from now on
+            return tools_unsupported(exc, self._where(tries), self._api_key)
         if probing:
             options_unknown = attempt.stream_options and self._stream_usage is None
             feature = rejected_feature(exc, has_format=self._probing_format(attempt),
@@ -266,6 +286,8 @@ class OpenAIChat:
 
     async def _send(self, request: LLMRequest, *, stream: bool) -> tuple[Any, list[dict[str, Any]]]:
         """The SDK's result for ``request`` (a completion, or an open stream) and the messages sent."""
+        if request.tools and self._tools_supported is False:
+            raise tools_unsupported(None, self._where(0), self._api_key)
         attempt = self._first_attempt(request, stream)
         probing, budget, tries = self._is_probe(attempt), self.max_retries, 0
         while True:
@@ -288,12 +310,19 @@ class OpenAIChat:
 
     # ------------------------------------------------------------------ the LLM protocol
     async def complete(self, request: LLMRequest) -> LLMReply:
-        """One non-streaming chat completion.
+        """One non-streaming chat completion; with ``request.tools``, the reply's ``tool_calls`` hold the calls
+        (malformed arguments: one repair round, then ``LLMToolCallError``).
 
         Example:
             >>> # reply = await llm.complete(LLMRequest(role="router", messages=msgs))
         """
         started = self._clock()
+        text, raw, usage, model = await self._complete_raw(request)
+        return await finish_tool_reply(self._complete_raw, request, text, raw, usage, model=model,
+                                       latency=lambda: self._clock() - started)
+
+    async def _complete_raw(self, request: LLMRequest) -> tuple[str, list[RawToolCall], Usage, str]:
+        """(text, tool calls as sent, usage, model) of one non-streaming completion."""
         completion, sent = await self._send(request, stream=False)
         choices = field(completion, "choices")
         if isinstance(completion, str) or not choices:
@@ -301,14 +330,21 @@ class OpenAIChat:
                                    f"the server may not be OpenAI-compatible, or it failed (check its log)")
         message = field(choices[0], "message")
         text = field(message, "content")
+        raw = [RawToolCall(field(c, "id") or f"call_{i}", field(field(c, "function"), "name") or "",
+                           field(field(c, "function"), "arguments") or "")
+               for i, c in enumerate(field(message, "tool_calls") or [])]
+        if not isinstance(text, str) and raw:
+            text = ""
         if not isinstance(text, str):
             refusal = field(message, "refusal")
             finish = field(choices[0], "finish_reason")
             raise LLMResponseError(f"{self.model!r} refused: {refusal}" if refusal else
                                    f"{self.model!r} answered with no text content (finish_reason="
                                    f"{finish!r}); check max_tokens and the prompt")
-        return LLMReply(text=text, usage=usage_of(field(completion, "usage"), sent, text),
-                        latency_s=self._clock() - started, model=field(completion, "model") or self.model)
+        if request.tools and not raw:
+            text, raw = calls_in_text(text, offered=tool_names(request.tools))
+        usage = usage_of(field(completion, "usage"), sent, text)
+        return text, raw, usage, field(completion, "model") or self.model
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
         """Text deltas as the server streams them, then exactly one final ``LLMReply``.
@@ -333,8 +369,11 @@ class OpenAIChat:
             error = self._truncated(state, "the stream ended")
         if error is not None:
             raise error
-        yield LLMReply(text=text, usage=usage_of(state.usage, sent, text), latency_s=self._clock() - started,
-                       model=state.model or self.model)
+        raw = state.calls.raw()
+        if request.tools and not raw:
+            text, raw = calls_in_text(text, offered=tool_names(request.tools))
+        yield await finish_tool_reply(self._complete_raw, request, text, raw, usage_of(state.usage, sent, text),
+                                      model=state.model or self.model, latency=lambda: self._clock() - started)
 
     def _truncated(self, state: _StreamState, how: str) -> LLMStreamTruncated:
         return LLMStreamTruncated(

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agents.llm.base import LLM, LLMReply, LLMRequest, Role, Usage
+from agents.llm.base import LLM, LLMReply, LLMRequest, Role, ToolCall, Usage
 from prompts import count_message_tokens, count_tokens
 
 __all__ = ["ABANDONED", "LLMCallRecord", "RecordingLLM", "request_fingerprint"]
@@ -55,6 +55,8 @@ class LLMCallRecord(BaseModel):
     request_fingerprint: str = ""
     """Filled from ``role`` + ``messages`` when not given."""
     reply_text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """The tools the reply called (native function calling); replayed with the text."""
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     model: str = ""
@@ -80,7 +82,8 @@ class LLMCallRecord(BaseModel):
         """The recorded reply (raises ``ValueError`` for a failed call: use ``failed`` first)."""
         if self.failed:
             raise ValueError(f"call {self.seq} ({self.role}) failed with {self.error_type}; it has no reply")
-        return LLMReply(text=self.reply_text, usage=self.usage, latency_s=self.latency_s, model=self.model)
+        return LLMReply(text=self.reply_text, usage=self.usage, latency_s=self.latency_s, model=self.model,
+                        tool_calls=self.tool_calls)
 
 
 class RecordingLLM:
@@ -111,6 +114,7 @@ class RecordingLLM:
         self._sink(LLMCallRecord(
             task_id=self.task_id or request.metadata.get("task_id", ""), seq=self._seq, role=request.role,
             messages=request.messages, reply_text=reply.text if reply else text,
+            tool_calls=reply.tool_calls if reply else [],
             usage=reply.usage if reply else (usage or Usage()),
             latency_s=reply.latency_s if reply else latency_s,
             model=reply.model if reply else "",

@@ -24,14 +24,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, Usage
+from agents.llm._tool_calls import request_tokens, tool_calls_text
+from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, ToolCall, Usage
 from planning.delta import as_delta
 from planning.models import Plan, Reflection, RouterDecision
 from planning.terse import parse_terse, render_terse
 from planning.terse_line import describe_call
 from planning.terse_reflection import render_terse_reflection
 from planning.terse_route import render_terse_route
-from prompts import count_message_tokens, count_tokens, get_encoding
+from prompts import count_tokens, get_encoding
 
 __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
 
@@ -198,31 +199,53 @@ class SimulatedLLM:
             return json.dumps({"thought": "Call the tools I need now.", "actions": calls, "final_answer": None})
         return json.dumps({"thought": "Call the next tool.", "action": calls[0], "final_answer": None})
 
+    def _native_react_turn(self, gold: GoldTask, request: LLMRequest) -> tuple[str, list[ToolCall]]:
+        """ReAct with native function calling: the next turn's calls as ``tool_calls`` (all of the gold turn's
+        when the request allows parallel calls, else one), or the final answer as text."""
+        turn = sum(1 for m in request.messages if m.get("role") == "assistant")
+        parallel = request.parallel_tool_calls is not False
+        turns = gold.react_turns if parallel else [[a] for t in gold.react_turns for a in t]
+        if turn >= len(turns):
+            return gold.answer, []
+        return "", [ToolCall(f"call_{turn}_{i}", c["tool_name"], dict(c.get("tool_input") or {}))
+                    for i, c in enumerate(turns[turn])]
+
+    def _reply_parts(self, request: LLMRequest) -> tuple[str, list[ToolCall]]:
+        if request.role == "react" and request.tools:
+            return self._native_react_turn(self._gold(request), request)
+        return self.answer(request), []
+
     # ------------------------------------------------------------------ LLM protocol
-    def _usage(self, request: LLMRequest, text: str) -> Usage:
-        return Usage(llm_calls=1, input_tokens=count_message_tokens(request.messages, self._encoding),
-                     output_tokens=count_tokens(text, self._encoding))
+    def _usage(self, request: LLMRequest, text: str, calls: Sequence[ToolCall] = ()) -> Usage:
+        # Tool specs are input of every call, the calls the model writes its output (as a server bills them).
+        written = text + (tool_calls_text(list(calls)) if calls else "")
+        return Usage(llm_calls=1, input_tokens=request_tokens(request, self._encoding),
+                     output_tokens=count_tokens(written, self._encoding))
 
     async def complete(self, request: LLMRequest) -> LLMReply:
         start = time.monotonic()
-        text = self.answer(request)
-        usage = self._usage(request, text)
+        text, calls = self._reply_parts(request)
+        usage = self._usage(request, text, calls)
         await self._sleep(self.latency.seconds(usage.input_tokens, usage.output_tokens))
-        return LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model)
+        return LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model,
+                        tool_calls=calls)
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
         """One chunk a token, paced like a real decoder: the first after ttft + prefill, then one every
         1 / decode rate. A step line (or JSON object) is therefore dispatched when its last token is out, not
         when a 16-token chunk happens to end after it."""
         start = time.monotonic()
-        text = self.answer(request)
-        usage = self._usage(request, text)
+        text, calls = self._reply_parts(request)
+        usage = self._usage(request, text, calls)
         await self._sleep(self.latency.ttft_s + usage.input_tokens / self.latency.prefill_tokens_per_s)
         per_token = 1.0 / self.latency.decode_tokens_per_s
         for piece in self._tokens(text):
             await self._sleep(per_token)
             yield piece
-        yield LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model)
+        if calls:  # the calls' tokens are decoded too, though a stream carries them as tool-call deltas
+            await self._sleep((usage.output_tokens - count_tokens(text, self._encoding)) * per_token)
+        yield LLMReply(text=text, usage=usage, latency_s=time.monotonic() - start, model=self.model,
+                       tool_calls=calls)
 
     def _tokens(self, text: str) -> list[str]:
         """The text cut at its tiktoken token boundaries (a multi-byte character split across tokens stays in

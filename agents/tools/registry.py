@@ -54,6 +54,19 @@ class ToolRegistry:
         """Tool name → JSON Schema of its parameters (what ``planning.validate`` checks plans against)."""
         return {name: t.spec.parameters for name, t in self._tools.items()}
 
+    def function_specs(self) -> list[dict[str, Any]]:
+        """The tools in the OpenAI ``tools`` form (native function calling): name, description and the JSON Schema
+        of the parameters, MCP tools' input schemas included; the idempotency-key parameter stays hidden."""
+        specs = []
+        for t in self._tools.values():
+            parameters = dict(t.spec.parameters)
+            if t.spec.key_param and t.spec.key_param in parameters.get("properties", {}):
+                parameters["properties"] = {k: v for k, v in parameters["properties"].items() if k != t.spec.key_param}
+                parameters["required"] = [r for r in parameters.get("required", []) if r != t.spec.key_param]
+            specs.append({"type": "function", "function": {"name": t.name, "description": t.spec.description,
+                                                           "parameters": parameters}})
+        return specs
+
     def catalog(self) -> list[dict[str, Any]]:
         return [{"name": t.name, "description": t.spec.description, "parameters": _compact(t.spec.parameters),
                  "permission": t.spec.permission} for t in self._tools.values()]

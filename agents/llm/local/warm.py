@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agents.config import PromptOptions
 from agents.llm.base import LLM, LLMError, LLMRequest, Role
@@ -40,6 +41,9 @@ each call would otherwise read the executor's instructions again."""
 class RolePrefix:
     role: Role
     messages: list[dict[str, str]]
+    tools: list[dict[str, Any]] | None = None
+    """Tool specs the role's requests carry (native function calling): the chat template renders them into the
+    prompt's start, so the warm-up request must carry them too."""
 
 
 def role_prefixes(prompts: PromptOptions, tools_catalog: str, max_steps: int) -> list[RolePrefix]:
@@ -137,7 +141,7 @@ def warm_prefixes(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float = 3
 async def _warm(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float) -> bool:
     try:
         for prefix in prefixes:
-            request = LLMRequest(role=prefix.role, messages=prefix.messages, max_tokens=1,
+            request = LLMRequest(role=prefix.role, messages=prefix.messages, max_tokens=1, tools=prefix.tools,
                                  metadata={"purpose": "warm-up"})
             try:
                 await asyncio.wait_for(llm.complete(request), timeout_s)

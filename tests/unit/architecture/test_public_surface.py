@@ -9,7 +9,7 @@ import agents.llm
 
 FIXED_IMPORTS = """
 from agents import Orchestrator, RuntimeConfig, tool
-from agents.llm import OpenAIChat, FunctionLLM, SimulatedLLM, LLMRequest, LLMReply
+from agents.llm import OpenAIChat, FunctionLLM, SimulatedLLM, LLMRequest, LLMReply, ToolCall
 from agents.llm.local import start_local_llm
 from agents.react import ReActAgent
 from prompts import count_tokens
@@ -31,7 +31,7 @@ def test_llm_exports_are_pinned_and_resolve():
         "LLM", "LLMRequest", "LLMReply", "Usage", "Role", "OpenAIChat", "FunctionLLM", "ScriptedLLM", "RecordingLLM",
         "ReplayLLM", "LLMCallRecord", "SimulatedLLM", "LatencyModel", "GoldTask", "LLMError", "LLMTimeoutError",
         "LLMRateLimitError", "LLMConnectionError", "LLMServerError", "LLMResponseError", "LLMStreamTruncated",
-        "LLMScriptExhausted", "LLMReplayMismatch"])
+        "LLMScriptExhausted", "LLMReplayMismatch", "ToolCall", "LLMToolCallError", "LLMToolsUnsupported"])
     for name in agents.llm.__all__:
         assert getattr(agents.llm, name) is not None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from benchmarks.report import ratio_lines, role_lines, target_lines, write_report
-from benchmarks.runner import RunRecord, SuiteRun
+from benchmarks.runner import RunRecord, SuiteRun, from_jsonable
 
 
 def record(system: str, task: str, wall: float, tokens: int, calls: int) -> RunRecord:
@@ -26,15 +26,15 @@ def test_ratios_are_medians_of_each_system():
     summary = suite_run().summary()
     assert summary["systems"]["tetrarch"]["median_wall_s"] == 1.5
     lines = ratio_lines(summary)
-    assert lines[0].startswith("- vs ReAct: **4.67× faster**") and "8.00× fewer input tokens" in lines[0]
+    assert lines[0].startswith("- vs ReAct (native): **4.67× faster**") and "8.00× fewer input tokens" in lines[0]
     assert "1.33× faster" in lines[1]
 
 
 def test_targets_say_met_or_missed():
     lines = target_lines(suite_run().summary())
-    assert any("vs ReAct: 4.67×" in x and x.endswith("met") for x in lines)
-    assert any("ReAct + parallel calls: 1.33×" in x and "MISSED" in x for x in lines)
-    assert any("input tokens than ReAct: 8.00×" in x and x.endswith("met") for x in lines)
+    assert any("vs ReAct (native): 4.67×" in x and x.endswith("met") for x in lines)
+    assert any("ReAct + parallel calls (native): 1.33×" in x and "MISSED" in x for x in lines)
+    assert any("input tokens than ReAct (native): 8.00×" in x and x.endswith("met") for x in lines)
     assert any("median 3 (target 3) — met" in x for x in lines)
 
 
@@ -43,7 +43,9 @@ def test_write_report_writes_json_markdown_and_plots(tmp_path):
     doc = json.loads((tmp_path / "parallel.json").read_text())
     assert len(doc["runs"]) == 9 and doc["systems"] == json.loads(json.dumps(summary["systems"]))
     md = (tmp_path / "parallel.md").read_text()
-    assert "| tetrarch (plan-then-execute) | 3 | 3 | 1.50 |" in md and "Targets:" in md
+    assert "| tetrarch (plan-then-execute) | plan | 3 | 3 | 1.50 |" in md and "Targets:" in md
+    assert "| ReAct | native | 3 |" in md and "`native` = native function calling" in md
+    assert all(x["tool_calling"] for x in doc["systems"].values())
     for png in ("parallel.png", "parallel-gantt.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG" and f"]({png})" in md
 
@@ -78,3 +80,19 @@ def test_a_report_of_one_system_has_no_ratios_and_still_plots(tmp_path):
     summary = write_report(run, tmp_path)
     assert list(summary["systems"]) == ["tetrarch"] and ratio_lines(summary) == []
     assert (tmp_path / "parallel.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_every_mode_is_in_the_json_and_report_and_old_results_keep_theirs(tmp_path):
+    run = suite_run()
+    run.records += [record("react_json", f"t{i}", 6.0, 9000, 8) for i in range(3)]
+    summary = write_report(run, tmp_path)
+    modes = {name: x["tool_calling"] for name, x in summary["systems"].items()}
+    assert modes == {"tetrarch": "plan", "react": "native", "react_parallel": "native", "react_json": "json"}
+    md = (tmp_path / "parallel.md").read_text()
+    assert "| ReAct, JSON text | json | 3 |" in md and "- vs ReAct, JSON text (json): **4.00× faster**" in md
+    # a results file measured before modes were recorded: its ReAct baselines wrote JSON text
+    doc = json.loads((tmp_path / "parallel.json").read_text())
+    for x in doc["systems"].values():
+        del x["tool_calling"]
+    old = from_jsonable(doc).summary()["systems"]
+    assert old["react"]["tool_calling"] == "json" and old["tetrarch"]["tool_calling"] == "plan"

@@ -55,3 +55,14 @@ def test_only_the_systems_being_run_are_prefilled():
     config = bench_config(Path("/tmp/unused.db"), embedded=True)
     warm_every_system(FunctionLLM(lambda r: asked.append(r) or "y"), config, TOOLS, TOOLS, ("react_parallel",))
     assert [r.role for r in asked] == ["react"]
+
+
+def test_native_baselines_are_prefilled_with_their_tool_specs_and_json_ones_without():
+    asked: list[LLMRequest] = []
+    config = bench_config(Path("/tmp/unused.db"), embedded=True)
+    warm_every_system(FunctionLLM(lambda r: asked.append(r) or "y"), config, TOOLS, TOOLS,
+                      ("react", "react_json"))
+    native, text = asked
+    assert [s["function"]["name"] for s in native.tools or []] == ["calculator", "doc_search"]
+    assert text.tools is None and "calculator(" in text.messages[0]["content"]
+    assert "calculator(" not in native.messages[0]["content"]

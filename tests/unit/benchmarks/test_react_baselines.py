@@ -1,5 +1,6 @@
-"""The ReAct baselines' loops: one call per turn vs several, observations fenced as untrusted, loop
-detection, turn cap, invalid output, tool errors as observations, the same usage records as TaskResult."""
+"""The ReAct baselines' loops in the JSON-in-text form: one call per turn vs several, observations fenced as
+untrusted, loop detection, turn cap, invalid output, tool errors as observations, the same usage records as
+TaskResult. The native function-calling form: tests/unit/benchmarks/test_react_native.py."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def final(answer: str, parallel: bool = False) -> str:
 
 
 def run(llm, parallel=False, config=None, task="Which is bigger, Paris or Rome?"):
-    return asyncio.run(ReActAgent(llm, T.ALL, config or RuntimeConfig(), parallel=parallel).run(task))
+    return asyncio.run(ReActAgent(llm, T.ALL, config or RuntimeConfig(), parallel=parallel,
+                                  tool_calling="json").run(task))
 
 
 def test_sequential_react_one_tool_call_per_turn():
@@ -68,7 +70,8 @@ def test_repeating_the_same_call_is_a_loop():
 def test_turn_cap_ends_the_run():
     calls = iter(range(1000))
     llm = FunctionLLM(lambda r: act("lookup", city=["Paris", "Rome", "Berlin"][next(calls) % 3]))
-    result = asyncio.run(ReActAgent(llm, T.ALL, RuntimeConfig(loop_window=100), max_turns=5).run("t"))
+    result = asyncio.run(ReActAgent(llm, T.ALL, RuntimeConfig(loop_window=100), max_turns=5,
+                                    tool_calling="json").run("t"))
     assert result.status == "failed" and result.stopped_reason == "max_steps" and "5 turns" in result.error
 
 

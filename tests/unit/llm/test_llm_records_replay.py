@@ -211,5 +211,5 @@ def test_error_classes_resolve_by_name_with_a_safe_default():
 def test_records_never_hold_more_than_the_request_and_pickle_cleanly():
     record = record_all(FunctionLLM(lambda r: "ok"), [req("router", "a")])[0]
     assert set(record.model_dump()) == {"task_id", "seq", "role", "messages", "request_fingerprint",
-                                        "reply_text", "usage", "latency_s", "model", "error", "error_type"}
+                                        "reply_text", "tool_calls", "usage", "latency_s", "model", "error", "error_type"}
     assert pickle.loads(pickle.dumps(record)) == record
