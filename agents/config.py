@@ -146,7 +146,7 @@ class RuntimeConfig(BaseModel):
     """The model server answers one request at a time (the embedded llama.cpp server; ``Orchestrator(llm=None)``
     sets it). A reasoning step then waits until the plan has streamed, since its call would only queue behind the
     planner's (and its timeout run meanwhile); and one that only names its search's single hit for arithmetic is
-    answered by code (``planning.name_hops``). False: reasoning steps start as soon as their inputs are ready."""
+    answered by code (``agents.checks.numeric.name_hops``). False: reasoning steps start as soon as their inputs are ready."""
 
     # --- memory (docs/memory.md) -------------------------------------------------------------------
     session_history_tokens: int = Field(1500, ge=0)

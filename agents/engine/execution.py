@@ -44,7 +44,7 @@ from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.delta import same_call
 from planning.models import PlanStep
-from planning.name_hops import title_answer
+from agents.checks.numeric.name_hops import title_answer
 
 __all__ = ["Limits", "PlanExecution", "number_slots"]
 
@@ -302,7 +302,7 @@ class PlanExecution:
 
     def _answer_names_by_code(self) -> bool:
         """Complete, without a model call, each ready reasoning step that only names its search's one hit for
-        arithmetic (``planning.name_hops``). Only on a one-request server once the plan is whole: the steps that
+        arithmetic (``agents.checks.numeric.name_hops``). Only on a one-request server once the plan is whole: the steps that
         use a reasoning step are known only then, and elsewhere the call runs beside the rest at no wait."""
         if not self._limits.dispatch.serial_llm or not self._st.plan_complete:
             return False

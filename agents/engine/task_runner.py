@@ -41,8 +41,8 @@ from agents.roles.render import evidence_of, review_context
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
-from planning.evidence import ratio_fault, total_fault
-from planning.hop_search import add_hop_searches, describe, unsearched_hops
+from agents.checks.numeric.evidence import ratio_fault, total_fault
+from agents.checks.numeric.hop_search import add_hop_searches, describe, unsearched_hops
 from planning.models import Plan, PlanStep
 from planning.policy import (
     Accept,
@@ -55,9 +55,9 @@ from planning.policy import (
     decision_kind,
     decision_reason,
 )
-from planning.ratio import describe as describe_ratio_fix
-from planning.ratio import rewrite_ratio
-from planning.rewrite import rewrite_expression, sum_expression
+from agents.checks.numeric.ratio import describe as describe_ratio_fix
+from agents.checks.numeric.ratio import rewrite_ratio
+from agents.checks.numeric.rewrite import rewrite_expression, sum_expression
 from prompts.errors import PromptBudgetError
 
 __all__ = ["TaskRunner", "build_result"]
@@ -196,7 +196,7 @@ class TaskRunner:
 
     def _replan_wrong_arithmetic(self) -> bool:
         """A ratio or percentage computed the wrong way round or from a figure no result states
-        (``planning.ratio``), or a total computed short of the sum of its inputs (``planning.evidence.total_fault``),
+        (``agents.checks.numeric.ratio``), or a total computed short of the sum of its inputs (``agents.checks.numeric.evidence.total_fault``),
         is rewritten by code before any review: what the task asks is in its words, and a 1.5B planner told so in
         feedback divided the same way again (dev arithmetic-17, 139 s and escalated), or took a replan to add
         (arithmetic-03, 166 s). Once per expression: a rewritten step that still misses is the reviewer's."""

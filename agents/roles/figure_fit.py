@@ -2,7 +2,7 @@
 
 A planner (a small one especially) writes ``calculator("max({$step_1_result}, {$step_2_result}) - ...")`` with
 search steps whose outputs are passages, and the tool rejects the text. Code reads the one figure a passage
-states about what its step looked up (``planning.figures``); when a passage holds several, the model is asked
+states about what its step looked up (``agents.checks.numeric.figures``); when a passage holds several, the model is asked
 for exactly those figures (``prompts/executor_figures``), a few output tokens, instead of rewriting the whole
 call with the passages pasted in (the generic repair; with the 1.5B model that call decoded 420 tokens in 108 s,
 copied the passages back and failed again).
@@ -26,8 +26,8 @@ from typing import Any
 
 from dag.refs import Template, compile_value, references
 from planning.errors import PlanningError
-from planning.evidence import numbers_in, stated_numbers
-from planning.figures import relevant_number, top_passage
+from agents.checks.numeric.evidence import numbers_in, stated_numbers
+from agents.checks.numeric.figures import relevant_number, top_passage
 from planning.parse import extract_json_object
 from prompts import fence_untrusted
 from prompts.compact import titled

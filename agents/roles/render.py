@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.roles.messages import StepView
-from planning.evidence import Fact, Result, Severity, check_answer, check_results, render_facts, states_computed
+from agents.checks.numeric.evidence import Fact, Result, Severity, check_answer, check_results, render_facts, states_computed
 from planning.models import Plan, Reflection
 from planning.policy import PolicyLimits, ReflectionContext
 from planning.terse import TerseEncodingError, render_terse_step
@@ -19,7 +19,7 @@ __all__ = ["evidence_of", "output_text", "render_checks", "render_inputs", "rend
 
 
 def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Result]:
-    """The steps as ``planning.evidence`` checks them: outputs of completed steps, the rest as not completed,
+    """The steps as ``agents.checks.numeric.evidence`` checks them: outputs of completed steps, the rest as not completed,
     and what each looked up (its description and, from ``plan``, its text arguments)."""
     inputs = {s.step_id: s.tool_input for s in plan.steps} if plan is not None else {}
     deps = {s.step_id: tuple(s.depends_on) for s in plan.steps} if plan is not None else {}
@@ -34,7 +34,7 @@ def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Res
 def review_context(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan, *,
                    step_retries: Mapping[int, int] | None = None, replans: int = 0,
                    limits: PolicyLimits | None = None, reviewed_again: bool = False) -> ReflectionContext:
-    """The policy's input for one review, with what code finds (``planning.evidence``), so the task runner and
+    """The policy's input for one review, with what code finds (``agents.checks.numeric.evidence``), so the task runner and
     the prompt regression set decide alike: what is wrong with an accepted answer (an accept it contradicts is
     not one), whether the results themselves hold (then what is wrong is the answer's own, and the reviewer is
     asked again before anything is replanned), and whether a contradiction-free accept states the figure the
@@ -51,7 +51,7 @@ def review_context(reflection: Reflection, task: str, views: Sequence[StepView],
 
 
 def render_checks(facts: Sequence[Fact]) -> str:
-    """The facts code checked (``planning.evidence``) under their heading, or nothing when there are none: the
+    """The facts code checked (``agents.checks.numeric.evidence``) under their heading, or nothing when there are none: the
     lean reviewer (reflector/v5) is not told "nothing found", which costs tokens and reads like a verification."""
     return f"Checked by code:\n{render_facts(facts)}" if facts else ""
 

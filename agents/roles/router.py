@@ -10,7 +10,7 @@ from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
 from planning.policy import effective_route
-from planning.referents import named_only
+from agents.checks.numeric.referents import named_only
 from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts
 

@@ -35,7 +35,7 @@ def test_the_generator_reproduces_the_committed_file():
 def test_every_gold_figure_is_written_in_the_corpus():
     from importlib import resources
 
-    from planning.evidence import numbers_in
+    from agents.checks.numeric.evidence import numbers_in
 
     written = {round(n, 6) for p in resources.files("agents.tools.corpus").iterdir() if p.name.endswith(".md")
                for n in numbers_in(p.read_text())}
@@ -64,7 +64,7 @@ def test_a_number_task_needs_the_right_number_in_any_notation():
 
 def test_the_gold_plans_never_compute_a_wrong_figure_on_the_real_tools():
     """The simulated model plays each gold plan through the real state machine on doc_search and calculator.
-    Code fits a passage's figure only when it is unambiguous (planning.figures): then the last step holds the
+    Code fits a passage's figure only when it is unambiguous (agents.checks.numeric.figures): then the last step holds the
     gold; otherwise it asks the model for the figures (agents.roles.figure_fit; the simulated model cannot
     read them, so that step fails here). A wrong figure silently computed would be the one unacceptable outcome."""
     tasks = [t for t in load_suite("corpus") if t.kind in ("arithmetic", "comparison")]

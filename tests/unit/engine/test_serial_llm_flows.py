@@ -1,6 +1,6 @@
 """On a one-request model server (``RuntimeConfig.serial_llm``, the embedded model): reasoning steps wait for the
 plan stream instead of queueing behind it, and a name hop that only feeds arithmetic is answered by code
-(``planning.name_hops``). In-process with scripted roles (no Ray)."""
+(``agents.checks.numeric.name_hops``). In-process with scripted roles (no Ray)."""
 
 from __future__ import annotations
 

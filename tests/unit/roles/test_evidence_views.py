@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agents.roles.messages import StepView
 from agents.roles.render import evidence_of, review_context
-from planning.evidence import Severity, check_results
+from agents.checks.numeric.evidence import Severity, check_results
 from planning.models import Plan, Reflection, Scores
 
 TASK = "What is the ratio of Paris's population to Rome's (city proper)?"

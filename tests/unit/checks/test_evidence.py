@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.evidence import (
+from agents.checks.numeric.evidence import (
     Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts, stated_numbers,
     total_fault)
 from planning.models import Reflection, Scores
@@ -89,7 +89,7 @@ def test_failed_steps_are_a_note_not_a_contradiction():
 
 def test_the_reviewer_is_told_each_passages_figure_and_which_is_larger():
     """A small reviewer misses figures inside passages ("the results do not give the populations"): code reads
-    them out (planning.figures) and compares two of them."""
+    them out (agents.checks.numeric.figures) and compares two of them."""
     text = render_facts(check_results(TASK, LOOKUPS))
     assert ("The larger is population of Rome (step 2): 2,750,000 > 2,100,000 (population of Paris, step 1); the "
             "difference is 650,000.") in text

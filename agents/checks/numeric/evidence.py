@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from planning.clauses import naming_clauses, split_clauses
-from planning.coverage import missing_names, orders_in, unfound_names
-from planning.figures import relevant_number, relevant_numbers, top_passage
-from planning.ratio import RatioFault, asked_ratio, ratio_values, side_of
+from agents.checks.numeric.clauses import naming_clauses, split_clauses
+from agents.checks.coverage import missing_names, orders_in, unfound_names
+from agents.checks.numeric.figures import relevant_number, relevant_numbers, top_passage
+from agents.checks.numeric.ratio import RatioFault, asked_ratio, ratio_values, side_of
 
 __all__ = [
     "Fact", "Result", "Severity", "answer_faults", "check_answer", "check_results", "TotalFault", "numbers_in",
@@ -334,7 +334,7 @@ def _typed_from_other_clause(task: str, results: Sequence[Result]) -> list[Fact]
     """"When was the Colosseum completed, and how many years before the Leaning Tower of Pisa was begun was
     that?" computed as ``1173 - 72``, from "construction began … around AD 72 and was completed … in AD 80": a
     figure typed into an expression that the passage it used states in another clause than the one naming what
-    its step looked up (``planning.clauses``). Silent unless exactly one figure is stated where the step's own
+    its step looked up (``agents.checks.numeric.clauses``). Silent unless exactly one figure is stated where the step's own
     words are, and the typed one is stated only elsewhere in that passage (its best hit); figures the task
     itself gives, and small ones (counts, factors), are not checked."""
     by_id = {r.step_id: r for r in results}
@@ -366,7 +366,7 @@ def _typed_from_other_clause(task: str, results: Sequence[Result]) -> list[Fact]
 
 
 def ratio_fault(task: str, results: Sequence[Result]) -> RatioFault | None:
-    """A ratio or percentage the task asks for (``planning.ratio.asked_ratio``) that the last computing step got
+    """A ratio or percentage the task asks for (``agents.checks.numeric.ratio.asked_ratio``) that the last computing step got
     wrong: the division the wrong way round ("how many times larger is Rome than the United Kingdom" computed as
     ``max / min``), or a figure left out or typed in (Everest's height over 3,083, a number no result states).
     Silent unless each side of the ratio has a looked-up figure told apart by its name, and when the figure is the
@@ -500,7 +500,7 @@ def _partial_total(task: str, results: Sequence[Result]) -> list[Fact]:
 
 
 def _figures(results: Sequence[Result]) -> list[tuple[Result, float]]:
-    """Each looked-up step's one figure about what it looked up (``planning.figures.relevant_number``)."""
+    """Each looked-up step's one figure about what it looked up (``agents.checks.numeric.figures.relevant_number``)."""
     return [(r, number) for r in results if not r.failed and r.tool_name is not None
             and not isinstance(r.output, (int, float))
             and (number := relevant_number(r.output, r.about or r.description)) is not None]
@@ -563,7 +563,7 @@ def _mixed_scales(results: Sequence[Result]) -> list[Fact]:
 
 
 def _ordering(results: Sequence[Result]) -> list[Result]:
-    """The completed steps whose output gives the assistant orders (``planning.coverage.orders_in``)."""
+    """The completed steps whose output gives the assistant orders (``agents.checks.coverage.orders_in``)."""
     return [r for r in results if not r.failed and r.tool_name is not None and orders_in(_text(r.output))]
 
 
@@ -607,7 +607,7 @@ def _computed_left_out(answer: str, results: Sequence[Result], task: str) -> lis
     """A ratio or total task answered without the figure the plan computed right (``ratio_fault``, ``total_fault``
     found nothing): dev arithmetic-15 computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two
     unrelated numbers of the results happened to support; a "combined length" was answered with one river's.
-    Silent when the task asks neither (``planning.ratio.asked_ratio``, "total"/"combined"), when nothing was
+    Silent when the task asks neither (``agents.checks.numeric.ratio.asked_ratio``, "total"/"combined"), when nothing was
     computed, or when the computed figure is itself wrong (the results' contradiction, not the answer's)."""
     last = _last_computed(results)
     ratio = asked_ratio(task) is not None

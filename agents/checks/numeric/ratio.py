@@ -5,7 +5,7 @@ Kingdom's, small as it is; "What percentage of the height of Mount Everest is th
 Building?" asks the building's height over the mountain's, times 100. The embedded planner writes
 ``max($1, $2) / min($1, $2)`` for the first (right only when the first thing named is the larger) and divided
 Everest by the building for the second (dev arithmetic-17: 1,997 % where 4.3 % was asked). Which figure is the
-numerator is settled by the task's words alone, so code reads it here, ``planning.evidence.ratio_fault`` checks
+numerator is settled by the task's words alone, so code reads it here, ``agents.checks.numeric.evidence.ratio_fault`` checks
 the computed figure against it, and ``rewrite_ratio`` gives the computing step the expression the task asks for.
 
     >>> asked_ratio("How many times larger is the area of Istanbul than that of London? Give two decimals.")
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planning.models import Plan
-from planning.rewrite import rewrite_expression
+from agents.checks.numeric.rewrite import rewrite_expression
 
 __all__ = ["AskedRatio", "RatioFault", "asked_ratio", "describe", "ratio_expression", "ratio_values", "rewrite_ratio", "side_of"]
 
@@ -115,7 +115,7 @@ def ratio_expression(asked: AskedRatio, numerator_step: int, denominator_step: i
 
 def rewrite_ratio(plan: Plan, fault: RatioFault) -> Plan | None:
     """``plan`` with the computing step's expression replaced by the asked ratio of the first looked-up step of
-    each side (the calculator reads a passage's figure itself, ``planning.figures``), depending on those two.
+    each side (the calculator reads a passage's figure itself, ``agents.checks.numeric.figures``), depending on those two.
     None when the step is no calculator with an ``expression`` or the plan already computes that expression.
 
     >>> from planning.models import PlanStep

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from planning.models import RouterDecision
 from planning.policy import effective_route
-from planning.referents import named_only
+from agents.checks.numeric.referents import named_only
 
 CASES = Path(__file__).parents[3] / "benchmarks" / "prompt_regression" / "cases" / "router.jsonl"
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from planning.figures import STOP_WORDS
+from agents.checks.numeric.figures import STOP_WORDS
 
 __all__ = ["naming_clauses", "roots", "split_clauses"]
 

@@ -33,7 +33,7 @@ STOP_WORDS = frozenset([
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or",
     "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results",
     "value", "number"])
-"""Words that say nothing about what a step looked up (``planning.clauses`` adds its own to these)."""
+"""Words that say nothing about what a step looked up (``agents.checks.numeric.clauses`` adds its own to these)."""
 
 
 def _terms(text: str) -> set[str]:
