@@ -302,9 +302,11 @@ class PlanExecution:
 
     def _answer_names_by_code(self) -> bool:
         """Complete, without a model call, each ready reasoning step that only names its search's one hit for
-        arithmetic (``agents.checks.numeric.name_hops``). Only on a one-request server once the plan is whole: the steps that
+        arithmetic (``agents.checks.numeric.name_hops``; the numeric check set only: code then answers in the model's
+        place). Only on a one-request server once the plan is whole: the steps that
         use a reasoning step are known only then, and elsewhere the call runs beside the rest at no wait."""
-        if not self._limits.dispatch.serial_llm or not self._st.plan_complete:
+        dispatch = self._limits.dispatch
+        if not dispatch.serial_llm or not self._st.plan_complete or "numeric" not in dispatch.checks:
             return False
         answered = False
         for sid in self._sched.ready():

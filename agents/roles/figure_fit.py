@@ -26,7 +26,7 @@ from typing import Any
 
 from dag.refs import Template, compile_value, references
 from planning.errors import PlanningError
-from agents.checks.numeric.evidence import numbers_in, stated_numbers
+from agents.checks.numbers import numbers_in, stated_numbers
 from agents.checks.numeric.figures import relevant_number, top_passage
 from planning.parse import extract_json_object
 from prompts import fence_untrusted

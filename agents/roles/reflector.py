@@ -11,9 +11,10 @@ from agents.config import PromptOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
-from agents.roles.render import evidence_of, render_checks, render_plan, render_results, step_calls
+from agents.checks.facts import Fact, Severity, render_facts
+from agents.checks.review import evidence_of, result_facts
+from agents.roles.render import render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
-from agents.checks.numeric.evidence import Fact, Severity, check_results, render_facts
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
@@ -74,8 +75,8 @@ class Reflector:
         out: dict[str, str] = {}
         if "tools" in wants:
             out["tools"] = self._tools
-        if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (agents.checks.numeric.evidence)
-            facts = check_results(task, evidence_of(results, plan))
+        if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (agents.checks)
+            facts = result_facts(task, evidence_of(results, plan), self._prompts.checks)
             if refused_note:
                 facts = (*facts, Fact(Severity.CONTRADICTION if refused_fault else Severity.NOTE, refused_note))
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})

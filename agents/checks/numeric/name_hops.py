@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.checks.numeric.evidence import numbers_in
+from agents.checks.numbers import numbers_in
 from agents.checks.numeric.figures import top_passage
 from planning.models import PlanStep
 

@@ -35,7 +35,7 @@ def test_the_generator_reproduces_the_committed_file():
 def test_every_gold_figure_is_written_in_the_corpus():
     from importlib import resources
 
-    from agents.checks.numeric.evidence import numbers_in
+    from agents.checks.numbers import numbers_in
 
     written = {round(n, 6) for p in resources.files("agents.tools.corpus").iterdir() if p.name.endswith(".md")
                for n in numbers_in(p.read_text())}

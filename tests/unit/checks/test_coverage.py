@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.checks.coverage import missing_names, orders_in
+from agents.checks.coverage import missing_names
+from agents.checks.injection import orders_in
 
 
 def test_a_listed_name_no_step_looked_up_is_missing():

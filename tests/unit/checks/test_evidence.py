@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.checks.numeric.evidence import (
-    Result, Severity, answer_faults, check_answer, check_results, numbers_in, render_facts, stated_numbers,
-    total_fault)
+from agents.checks.facts import Result, Severity, render_facts
+from agents.checks.numbers import numbers_in, stated_numbers
+from agents.checks.numeric import answer_faults, check_answer, check_results, total_fault
 from planning.models import Reflection, Scores
 from planning.policy import Accept, Escalate, PolicyLimits, ReflectionContext, Replan, decide
 

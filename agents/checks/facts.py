@@ -1,0 +1,96 @@
+"""What the built-in checks read and say: each step as a ``Result``, and a ``Fact`` about the task's results or
+its answer, a ``CONTRADICTION`` (the policy turns an accept into a replan or a second review) or a ``NOTE`` (shown
+to the reviewer only, in words it may reject). Also the few readings of a step every set shares.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+__all__ = ["Fact", "Result", "Severity", "is_passage", "last_computed", "render_facts", "show", "subject",
+           "text_of", "upstream"]
+
+
+class Severity(Enum):
+    CONTRADICTION = "contradiction"
+    """The results or the answer cannot be right: an accept is turned into a replan."""
+    NOTE = "note"
+    """Shown to the reviewer only."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    severity: Severity
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One step as the checks see it: completed steps have an output, the others an error."""
+
+    step_id: int
+    tool_name: str | None
+    description: str
+    output: Any = None
+    failed: bool = False
+    about: str = ""
+    """What the step looked up (its description and text arguments): which figure in its output is the one."""
+    depends_on: tuple[int, ...] = ()
+    """The steps whose outputs it used: a number computed from them is the figure an answer rests on."""
+    arguments: str = ""
+    """Its text arguments as the plan wrote them (a calculator's expression): the figures it typed in."""
+
+
+def render_facts(facts: Iterable[Fact]) -> str:
+    """The facts as the reflector's prompt shows them: one line each, contradictions first."""
+    ordered = sorted(facts, key=lambda f: f.severity is not Severity.CONTRADICTION)
+    return "\n".join(f"- {'CONTRADICTION' if f.severity is Severity.CONTRADICTION else 'note'}: {f.text}"
+                     for f in ordered) or "- nothing found"
+
+
+def last_computed(results: Sequence[Result]) -> Result | None:
+    """The last step that computed a number from earlier steps' outputs: the figure a final answer rests on."""
+    computed = [r for r in results if not r.failed and r.tool_name is not None and r.depends_on
+                and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]
+    return computed[-1] if computed else None
+
+
+def upstream(step: Result, results: Sequence[Result]) -> set[int]:
+    """The steps ``step`` used, directly or through the steps it used."""
+    deps = {r.step_id: r.depends_on for r in results}
+    seen: set[int] = set()
+    todo = list(step.depends_on)
+    while todo:
+        sid = todo.pop()
+        if sid not in seen:
+            seen.add(sid)
+            todo.extend(deps.get(sid, ()))
+    return seen
+
+
+def is_passage(output: Any) -> bool:
+    """Text of a sentence or more (a document, hits of a search), not a value."""
+    return isinstance(output, (str, list, dict)) and len(re.findall(r"[^\W\d_]+", text_of(output))) >= 6
+
+
+def text_of(output: Any) -> str:
+    return output if isinstance(output, str) else json.dumps(output, default=str, ensure_ascii=False)
+
+
+def subject(result: Result) -> str:
+    """What a step's figure is about, in the fewest words: its top passage's title ("Rome") when the output
+    has one — a planner's description often names both things compared ("populations of Paris and Rome") —
+    else what the step looked up."""
+    output = result.output
+    first = output[0] if isinstance(output, list) and output else output
+    title = first.get("title") if isinstance(first, dict) else None
+    return title if isinstance(title, str) and title.strip() else (result.about or result.description)
+
+
+def show(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
