@@ -9,7 +9,7 @@ from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
-from agents.checks.numeric.referents import named_only
+from agents.checks.numeric.referents import named_only, planned_route
 from planning.policy import effective_route
 from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts
@@ -58,9 +58,10 @@ class Router:
                                json_schema=router_schema(), metadata={"task_id": task_id},
                                form=template.reply_form, settle=settle)
         decision = call.value
-        route = effective_route(decision, self._options.min_confidence)
-        if "numeric" in self._options.prompts.checks and decision.route == "clarify" and named_only(task):
-            route = "plan"  # the numeric set's heuristic: a task naming what it asks about has nothing to ask
+        # With the numeric set only, a question back on a task that names what it asks about is planned
+        # (a heuristic on capitalised words: agents.checks.numeric.referents).
+        route = planned_route(decision, self._options.min_confidence, task) \
+            if "numeric" in self._options.prompts.checks else effective_route(decision, self._options.min_confidence)
         if route != decision.route:
             # Low confidence: ask instead of guessing (DESIGN.md); keep the model's reason for the user. A question
             # back on a task that names everything it asks about is planned (the numeric set only), and the reason

@@ -35,5 +35,5 @@ def test_the_typed_expression_reaches_the_checks():
 def test_an_accept_of_the_scaled_ratio_is_contradicted():
     accept = Reflection(scores=Scores(completeness=5, correctness=4, format=5), overall_pass=True, action="accept",
                         answer="The ratio of Paris's population to Rome's is approximately 7.636e-07.")
-    found = review_context(accept, TASK, VIEWS, PLAN).contradictions
+    found = review_context(accept, TASK, VIEWS, PLAN, checks=("sound", "numeric")).contradictions
     assert any("mixes scales" in text for text in found)
