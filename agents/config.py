@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planning.policy import DEFAULT_LIMITS, PolicyLimits
 
-__all__ = ["BUILTIN_CHECK_SETS", "BuiltinCheckSet", "DispatchOptions", "ExecutorOptions", "PlannerOptions",
+__all__ = ["BUILTIN_CHECK_SETS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet", "DispatchOptions", "ExecutorOptions", "PlannerOptions",
            "PromptOptions", "RouterOptions", "RuntimeConfig", "ToolOptions", "default_store_path"]
 
 BuiltinCheckSet = Literal["sound", "numeric"]
@@ -25,6 +25,9 @@ BuiltinCheckSet = Literal["sound", "numeric"]
 shows the rest to the reviewer as notes; "numeric" adds the rules for look-up-and-compute questions over passages
 (vetoes that may refuse right answers on other tasks, plan rewrites, figures read by code)."""
 BUILTIN_CHECK_SETS: tuple[BuiltinCheckSet, ...] = get_args(BuiltinCheckSet)
+NUMERIC_QA_CHECKS: tuple[BuiltinCheckSet, ...] = ("sound", "numeric")
+"""The sets for look-up-and-compute questions over passages: what ``make demo`` and the bundled corpus benchmark
+run (docs/checks.md says why, with the measurements); ``Orchestrator(llm=None)`` itself keeps the default."""
 
 
 # Typed views: each consumer gets the slice of RuntimeConfig it reads (a role actor is built from its own

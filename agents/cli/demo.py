@@ -26,11 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from agents import Orchestrator, RuntimeConfig
+    from agents.config import NUMERIC_QA_CHECKS
     from agents.cli.progress import ProgressView, render_result
 
     print("tetrarch demo — router, planner, executors and reflector as Ray actors, a real local model\n", flush=True)
     store = Path(tempfile.mkdtemp(prefix="tetrarch-demo-")) / "demo.db"
-    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model)
+    # The demo asks a look-up-and-compute question over the bundled passages: the numeric check set's domain.
+    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model,
+                        builtin_checks=NUMERIC_QA_CHECKS)
     started = time.monotonic()
     orch = Orchestrator(llm=None, config=cfg)  # starts the embedded model server; shutdown() stops it
     print(f"started in {time.monotonic() - started:.1f}s: Ray, the model server, and a prefill of each role's "

@@ -33,6 +33,11 @@ class Reflector:
         """Shown only by a template that opens like the other roles' prompts (the shared prefix); otherwise read
         for each tool's parameter order, to write a step's arguments by position as the planner does."""
 
+    @property
+    def checks(self) -> tuple[str, ...]:
+        """The built-in check sets whose facts its prompt shows (``RuntimeConfig.builtin_checks``)."""
+        return tuple(self._prompts.checks)
+
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
         call this while the model server starts, so no task waits for it."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents.checks.review import DEFAULT_CHECKS
-from agents.config import RuntimeConfig, for_embedded_model
+from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, Spend
 from agents.roles.messages import PlanItem, StepEmitted
@@ -77,10 +77,11 @@ async def run_planner_case(planner: Planner, case: PlannerCase) -> CaseResult:
 
 
 async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: PolicyLimits | None = None,
-                             checks: Sequence[str] = DEFAULT_CHECKS) -> CaseResult:
+                             checks: Sequence[str] | None = None) -> CaseResult:
     """One review, and a second one where production's policy asks for it (``planning.policy.ReviewAgain``):
     scored on the verdict production would end on, so a false accept on the second review counts. ``checks``:
-    the built-in check sets the policy's context is built with (the reviewer's own prompt reads its options')."""
+    the built-in check sets the policy's context is built with (default: the ones the reviewer's prompt shows)."""
+    checks = reflector.checks if checks is None else tuple(checks)
     started = time.perf_counter()
     spent = Spend()
     first: Reflection | None = None
@@ -106,9 +107,9 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
 
 def demo_config(prompt_versions: Mapping[str, str] | None = None) -> RuntimeConfig:
     """The ``RuntimeConfig`` ``make demo`` runs with (agents/cli/demo.py), the role-relevant part: default limits,
-    ``context_token_budget``, streamed plans, and the embedded model's prompt forms (``for_embedded_model``, as
-    ``Orchestrator(llm=None)`` applies them) unless pinned."""
-    return for_embedded_model(RuntimeConfig(step_timeout_s=120, task_timeout_s=600,
+    ``context_token_budget``, streamed plans, the embedded model's prompt forms (``for_embedded_model``, as
+    ``Orchestrator(llm=None)`` applies them) unless pinned, and the demo's built-in check sets."""
+    return for_embedded_model(RuntimeConfig(step_timeout_s=120, task_timeout_s=600, builtin_checks=NUMERIC_QA_CHECKS,
                                             prompt_versions=dict(prompt_versions or {})))
 
 
