@@ -70,11 +70,11 @@ def states_a_number(output: Any) -> bool:
 
 def stated_figures(output: Any) -> tuple[float, ...]:
     """The numbers the passage a model reads for ``output`` states (``render_sources`` shows the same text): the
-    only figures it may read out of it. A 1.5B model read "68.4 million" as 6,840,000; a choice among the stated
+    only figures it may read out of it (the day of a date is none). A 1.5B model read "68.4 million" as 6,840,000; a choice among the stated
     numbers cannot drop a digit.
 
     >>> stated_figures([{"title": "France", "text": "France had about 68.4 million people on 1 January 2024."}])
-    (68400000.0, 1.0, 2024.0)
+    (68400000.0, 2024.0)
     """
     return stated_numbers(_passage_text(output)[:SOURCE_CHARS])
 
