@@ -77,7 +77,7 @@ def _json_rows(customer: str, orders: int, row_id: int) -> Case:
 
 def _a_count_the_model_made(names: list[str]) -> Case:
     return Case("How many cities in the list have more than a million people?",
-                (("cities", {"region": "Europe"}, names), (None, {}, f"{len(names)}")),
+                (("cities", {"region": "Europe"}, names),),  # the reviewer counts them itself
                 f"{len(names)} cities.")
 
 
@@ -103,16 +103,18 @@ def _locale(city: str, people: int, style: str) -> Case:
 
 def _times_smaller(small: int, large: int) -> Case:
     return Case("How many times smaller is the area of Rome than that of London? Give two decimals.",
-                (("search", {"query": "area of Rome"}, [{"title": "Rome", "text": f"Rome covers about {small:,} km²."}]),
-                 ("search", {"query": "area of London"}, [{"title": "London", "text": f"London covers about {large:,} km²."}]),
+                (("search", {"query": "area of Rome"}, [{"title": "Rome", "text": f"Area: Rome covers {small:,} km²."}]),
+                 ("search", {"query": "area of London"}, [{"title": "London", "text": f"Area: London covers {large:,} km²."}]),
                  ("calculator", {"expression": "{$step_2_result} / {$step_1_result}"}, large / small)),
                 f"About {large / small:.2f} times smaller.")
 
 
 def _total_remaining(budget: int, spent: int) -> Case:
     return Case("What is the total remaining budget after this month's spending?",
-                (("budget", {"item": "budget"}, [{"title": "Budget", "text": f"The budget is {budget:,} euros this year."}]),
-                 ("budget", {"item": "spent"}, [{"title": "Spent", "text": f"Spending this month was {spent:,} euros."}]),
+                (("budget", {"query": "annual budget amount"},
+                  [{"title": "Budget", "text": f"Budget: the annual amount is {budget:,} euros."}]),
+                 ("budget", {"query": "amount spent this month"},
+                  [{"title": "Spending", "text": f"Spending: the amount spent this month was {spent:,} euros."}]),
                  ("calculator", {"expression": "{$step_1_result} - {$step_2_result}"}, budget - spent)),
                 f"{budget - spent:,} euros remain.")
 
