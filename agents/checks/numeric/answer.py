@@ -90,7 +90,7 @@ def wrong_winner(answer: str, results: Sequence[Result], task: str) -> list[Fact
 
 def computed_left_out(answer: str, results: Sequence[Result], task: str) -> list[Fact]:
     """A ratio or total task answered without the figure the plan computed right (``ratio_fault``, ``total_fault``
-    found nothing): dev arithmetic-15 computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two
+    found nothing): a plan computed 1,219.55 and the reviewer wrote "1.28 times", which a ratio of two
     unrelated numbers of the results happened to support; a "combined length" was answered with one river's.
     Silent when the task asks neither (``agents.checks.numeric.ratio.asked_ratio``, "total"/"combined"), when nothing was
     computed, or when the computed figure is itself wrong (the results' contradiction, not the answer's)."""

@@ -21,7 +21,7 @@ def ratio_fault(task: str, results: Sequence[Result]) -> RatioFault | None:
     ``max / min``), or a figure left out or typed in (Everest's height over 3,083, a number no result states).
     Silent unless each side of the ratio has a looked-up figure told apart by its name, and when the figure is the
     asked ratio of any number one side's passages state to any the other's (one the candidates left out). Any two
-    numbers of the step's inputs would be too many: dev arithmetic-15 divided a Tokyo passage's area, found by a
+    numbers of the step's inputs would be too many: a plan divided a Tokyo passage's area, found by a
     search for "area of 505990", by Vienna's.
 
         >>> task = "What percentage of the height of Mount Fuji is the height of Mont Blanc?"
