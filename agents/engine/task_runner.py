@@ -16,7 +16,8 @@ from agents.checks.review import review_context
 from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
 from agents.engine.code_replans import argument_replan, arithmetic_replan
-from agents.engine.execution import PlanExecution, number_slots
+from agents.engine.execution import PlanExecution
+from agents.engine.hops import number_slots
 from agents.engine.gates import is_approval
 from agents.engine.memory_link import CachedPlan, MemoryLink, PlanHint, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
