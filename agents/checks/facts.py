@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 __all__ = ["Fact", "Result", "Severity", "is_passage", "last_computed", "render_facts", "show", "subject",
-           "text_of", "upstream"]
+           "text_of", "top_passage", "upstream"]
 
 
 class Severity(Enum):
@@ -44,6 +44,8 @@ class Result:
     """The steps whose outputs it used: a number computed from them is the figure an answer rests on."""
     arguments: str = ""
     """Its text arguments as the plan wrote them (a calculator's expression): the figures it typed in."""
+    inputs: Any = None
+    """Its arguments as planned, all of them (a write call's figures are stated there and nowhere else)."""
 
 
 def render_facts(facts: Iterable[Fact]) -> str:
@@ -74,8 +76,23 @@ def upstream(step: Result, results: Sequence[Result]) -> set[int]:
 
 
 def is_passage(output: Any) -> bool:
-    """Text of a sentence or more (a document, hits of a search), not a value."""
-    return isinstance(output, (str, list, dict)) and len(re.findall(r"[^\W\d_]+", text_of(output))) >= 6
+    """Prose of a sentence or more (a document, a search's hits with their text), not a value and not records
+    (JSON rows or SQL results hold fields, which no sentence names)."""
+    text, _ = top_passage(output)
+    return text is not None and len(re.findall(r"[^\W\d_]+", text)) >= 6
+
+
+def top_passage(output: Any) -> tuple[str | None, str]:
+    """(text, title) of what a step returned: a string itself, or the best (first) hit of a list of passages
+    (its ``text``, ``content`` or ``snippet``; its ``title`` or ``doc_id``). No text: None."""
+    first = output[0] if isinstance(output, list) and output else output
+    if isinstance(first, str):
+        return first, ""
+    if isinstance(first, dict):
+        text = first.get("text") or first.get("content") or first.get("snippet")
+        title = first.get("title") or first.get("doc_id") or ""
+        return (text if isinstance(text, str) else None), (title if isinstance(title, str) else "")
+    return None, ""
 
 
 def text_of(output: Any) -> str:

@@ -68,7 +68,8 @@ def evidence_of(views: Iterable[StepLike], plan: Plan | None = None) -> list[Res
         texts = [x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str)]
         out.append(Result(v.step_id, v.tool_name, v.description, v.output if v.status == "completed" else None,
                           failed=v.status != "completed", about=" ".join([v.description, *texts]),
-                          depends_on=deps.get(v.step_id, ()), arguments=" ".join(texts)))
+                          depends_on=deps.get(v.step_id, ()), arguments=" ".join(texts),
+                          inputs=inputs.get(v.step_id)))
     return out
 
 

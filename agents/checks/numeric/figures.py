@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agents.checks.facts import top_passage
 from agents.checks.numbers import read_numbers
 from agents.checks.words import STOP_WORDS
 
@@ -38,19 +39,6 @@ def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def top_passage(output: Any) -> tuple[str | None, str]:
-    """(text, title) of what a step returned: a string itself, or the best (first) hit of a list of passages
-    (its ``text``, ``content`` or ``snippet``; its ``title`` or ``doc_id``). No text: None."""
-    first = output[0] if isinstance(output, list) and output else output
-    if isinstance(first, str):
-        return first, ""
-    if isinstance(first, dict):
-        text = first.get("text") or first.get("content") or first.get("snippet")
-        title = first.get("title") or first.get("doc_id") or ""
-        return (text if isinstance(text, str) else None), (title if isinstance(title, str) else "")
-    return None, ""
 
 
 def _top_text(output: Any) -> tuple[str | None, str]:

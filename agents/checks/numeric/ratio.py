@@ -12,6 +12,8 @@ the computed figure against it, and ``rewrite_ratio`` gives the computing step t
     AskedRatio(numerator='the area of Istanbul', denominator='that of London', percent=False)
     >>> asked_ratio("What percentage of the height of Mount Fuji is the height of Mont Blanc?")
     AskedRatio(numerator='the height of Mont Blanc', denominator='the height of Mount Fuji', percent=True)
+    >>> asked_ratio("How many times smaller is the area of Rome than that of London?")
+    AskedRatio(numerator='that of London', denominator='the area of Rome', percent=False)
     >>> asked_ratio("How many more people live in Rome than in Paris?") is None
     True
 """
@@ -31,8 +33,8 @@ _END = r"(?=[?.!;]|,\s|\s+(?:give|round|answer|to \w+ decimal)\b|$)"
 # Each pattern names the numerator ``a`` and the denominator ``b``; ``p`` marks a percentage.
 _PATTERNS = (
     # "How many times larger/bigger/longer/taller… is A than B"
-    re.compile(r"\bhow many times (?:[a-z]+ )?(?:[a-z]+er|more \w+) (?:is|are|was|were) (?P<a>.+?) than (?P<b>.+?)"
-               + _END, re.IGNORECASE),
+    re.compile(r"\bhow many times (?:[a-z]+ )?(?P<adj>[a-z]+er|more \w+|less \w+) (?:is|are|was|were) (?P<a>.+?) "
+               r"than (?P<b>.+?)" + _END, re.IGNORECASE),
     # "What percentage / percent / fraction / share / proportion of B is A"
     re.compile(r"\bwhat (?:(?P<p>percentage|percent)|fraction|share|proportion) of (?P<b>.+?) (?:is|are|was|were|"
                r"does|do) (?P<a>.+?)" + _END, re.IGNORECASE),
@@ -42,6 +44,9 @@ _PATTERNS = (
     # "the ratio of A to B"
     re.compile(r"\bthe ratio of (?P<a>.+?) to (?P<b>.+?)" + _END, re.IGNORECASE),
 )
+# "How many times smaller is A than B" asks B over A: the smaller one goes below.
+_DECREASING = re.compile(r"^(?:smaller|shorter|lower|fewer|lighter|younger|cheaper|thinner|narrower|slower|weaker|"
+                         r"less \w+)$", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+")
 _FILLER = frozenset(["the", "of", "that", "those", "a", "an", "in", "at", "and", "is", "city", "area", "height",
                      "length", "population", "people", "number"])
@@ -79,6 +84,8 @@ def asked_ratio(task: str) -> AskedRatio | None:
     for pattern in _PATTERNS:
         if (m := pattern.search(task)) is not None:
             a, b = m.group("a").strip(" ,"), m.group("b").strip(" ,")
+            if _DECREASING.match(m.groupdict().get("adj") or ""):
+                a, b = b, a
             if a and b:
                 return AskedRatio(a, b, bool(m.groupdict().get("p")))
     return None

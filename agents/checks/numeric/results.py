@@ -20,7 +20,7 @@ from agents.checks.numeric.lookups import looked_up_figures, ranked, shown
 from agents.checks.numeric.misreads import mixed_scales, typed_from_other_clause, wrong_difference
 from agents.checks.numeric.ratio_check import ratio_fault, ratio_text
 from agents.checks.numeric.totals import partial_total, uncomputed_total
-from agents.checks.numeric.wording import MAGNITUDE, WHICH
+from agents.checks.numeric.wording import MAGNITUDE, SIGNED, WHICH
 from agents.checks.sound import failed_note
 
 __all__ = ["check_results"]
@@ -54,8 +54,9 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
 
 
 def _negative_magnitude(task: str, results: Sequence[Result]) -> list[Fact]:
-    """"How many more …" computed as a negative number by the last step that computed one."""
-    if not MAGNITUDE.search(task):
+    """"How many more …" computed as a negative number by the last step that computed one. Silent where the task
+    asks for a change (a fall is rightly negative)."""
+    if not MAGNITUDE.search(task) or SIGNED.search(task):
         return []
     computed = [r for r in results if not r.failed and r.tool_name is not None
                 and isinstance(r.output, (int, float)) and not isinstance(r.output, bool)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAGNITUDE", "NOT_A_SUM", "TOTAL", "WHICH"]
+__all__ = ["MAGNITUDE", "NOT_A_SUM", "SIGNED", "TOTAL", "WHICH"]
 
 
 # "how many more", "how much larger", "by how much", "the difference between": a size, never negative. The
@@ -21,8 +21,11 @@ MAGNITUDE = re.compile(
 # "the total / combined / sum of": the figures added. Not where the total is only a base for something else
 # ("what share of the total", "the average of"): the computed figure is then rightly smaller than the sum.
 TOTAL = re.compile(r"\b(?:total|combined|sum of|together|altogether|in all)\b", re.IGNORECASE)
-NOT_A_SUM = re.compile(r"\b(?:percent(?:age)?|share|ratio|times|fraction|proportion|average|mean|per)\b|%",
-                       re.IGNORECASE)
+NOT_A_SUM = re.compile(r"\b(?:percent(?:age)?|share|ratio|times|fraction|proportion|average|mean|per|remain(?:ing|s)?|"
+                       r"left|net|balance|after|minus|less)\b|%", re.IGNORECASE)
+# A change asked for ("by how much did it change", "how much did it fall"): its sign is part of the answer.
+SIGNED = re.compile(r"\b(?:chang\w*|fell|fall\w*|drop\w*|decreas\w*|declin\w*|increas\w*|rose|ris[ei]\w*|grew|"
+                    r"grow\w*|shr[iau]nk\w*|went (?:up|down)|moved?)\b", re.IGNORECASE)
 
 
 # "Which is larger …", "who is older", "the larger of": a comparison whose answer names one of two things.

@@ -197,3 +197,17 @@ def test_the_one_number_reader_keeps_the_numeric_set_silent_on_versions_and_date
 
     texts = [f.text for f in result_facts(case.task, evidence_of(views, plan), ("sound", "numeric"))]
     assert not any("The larger is" in t or "Compute with" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("kind", sorted(CLASSES))
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_the_numeric_set_is_silent_on_these_classes_too_but_is_no_sound_set(kind, data):
+    # Each class was a false veto or a code rewrite of the numeric rules; the one number reader and their
+    # narrowed wordings keep them silent here. They remain heuristics (docs/checks.md): opt-in only.
+    case = data.draw(CLASSES[kind])
+    _assert_silent(case, checks=("sound", "numeric"))
+    plan, views = _plan_and_views(case)
+    from agents.engine.code_replans import arithmetic_replan
+
+    assert arithmetic_replan(case.task, plan, views, ("sound", "numeric")) is None
