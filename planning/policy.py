@@ -96,17 +96,18 @@ class ReflectionContext:
     limits: PolicyLimits = field(default_factory=PolicyLimits)
     step_ids: frozenset[int] = frozenset()
     contradictions: tuple[str, ...] = ()
-    """What code found wrong with the proposed answer (``agents.checks.numeric.evidence.check_answer``): an accept with any
-    is not an accept, whatever the scores say."""
+    """What code found wrong with the proposed answer (``agents.checks.review``: the built-in check sets, and the
+    user's checks): an accept with any is not an accept, whatever the scores say."""
     answer_only: bool = False
-    """Every contradiction is the answer's (``agents.checks.numeric.evidence.answer_faults``), none the results': the plan's
+    """Every contradiction is the answer's (``agents.checks.review.answer_facts``), none the results': the plan's
     results are sound, so the reviewer is asked again before anything is replanned."""
     reviewed_again: bool = False
     """This plan's results were already reviewed again once: a second wrong answer replans as before."""
     states_computed: bool = False
     """The answer states the figure the plan's last step computed, and code finds nothing wrong with the results
-    or the answer (``agents.checks.numeric.evidence.states_computed``): a low score is then asked about once more before the
-    same plan is replanned (the 1.5B reviewer scored "about 127.3%" over a computed 127.28 completeness 1)."""
+    or the answer (``agents.checks.numeric.states_computed``, the numeric set only): a low score is then asked
+    about once more before the same plan is replanned (the 1.5B reviewer scored "about 127.3%" over a computed
+    127.28 completeness 1)."""
 
     @property
     def checked(self) -> bool:

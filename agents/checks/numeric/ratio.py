@@ -5,7 +5,7 @@ Kingdom's, small as it is; "What percentage of the height of Mount Everest is th
 Building?" asks the building's height over the mountain's, times 100. The embedded planner writes
 ``max($1, $2) / min($1, $2)`` for the first (right only when the first thing named is the larger) and divided
 Everest by the building for the second (1,997 % where 4.3 % was asked). Which figure is the
-numerator is settled by the task's words alone, so code reads it here, ``agents.checks.numeric.evidence.ratio_fault`` checks
+numerator is settled by the task's words alone, so code reads it here, ``ratio_check.ratio_fault`` checks
 the computed figure against it, and ``rewrite_ratio`` gives the computing step the expression the task asks for.
 
     >>> asked_ratio("How many times larger is the area of Istanbul than that of London? Give two decimals.")

@@ -1,5 +1,5 @@
 """A figure typed into an expression from the wrong clause of the passage it used (``agents.checks.numeric.clauses`` and the
-check built on it in ``agents.checks.numeric.evidence``): "began … AD 72 and was completed … AD 80" computed with 72 for the
+check built on it in ``agents.checks.numeric.misreads``): "began … AD 72 and was completed … AD 80" computed with 72 for the
 completion. Code must refuse that, and stay silent on every figure taken from where the step's own words are
 (no Ray, no model)."""
 

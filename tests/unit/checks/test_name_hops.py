@@ -1,4 +1,4 @@
-"""When code may answer a name hop with its one hit's title (planning/name_hops.py), and when the model must."""
+"""When code may answer a name hop with its one hit's title (agents/checks/numeric/name_hops.py), and when the model must."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def test_first_step_dispatched_before_the_last_plan_step_arrives():
     (wire.route("plan", confidence=0.3), "clarify", "clarify"),
 ])
 def test_router_outcomes_stop_after_one_call(route, status, reason):
-    # a question back needs a task that points at something it does not name (planning/referents.py)
+    # a question back needs a task that points at something it does not name (the model's route; agents/checks/numeric/referents.py)
     result, _ = run(ScriptedLLM({"router": [route]}), task="Which of them is bigger, and by how much?")
     assert (result.status, result.stopped_reason) == (status, reason)
     assert result.usage.total.llm_calls == 1
