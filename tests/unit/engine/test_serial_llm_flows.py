@@ -143,3 +143,25 @@ def test_without_a_serial_server_the_model_answers_each_hop():
     result, _ = run(FunctionLLM(_hop_model(asked)))
     assert result.status == "accepted" and sorted(asked) == ["3", "4"]
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
+
+
+def test_by_default_the_model_answers_each_hop_and_reads_the_figures():
+    # The default (sound) set: no step is answered by code, and which number a passage means is the model's.
+    asked: list[str] = []
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return NAME_HOPS
+            case "executor":
+                asked.append(request.metadata["step_id"])
+                return {"3": "Paris", "4": "Rome", "5": '{"3": 2100000, "4": 2750000}'}[request.metadata["step_id"]]
+            case _:
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, sink = run(FunctionLLM(model), config=RuntimeConfig(serial_llm=True))
+    assert result.status == "accepted" and sorted(asked) == ["3", "4", "5"]
+    assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
+    assert not [e for e in sink.events if e.type == "step_finished" and e.payload.executor == BY_CODE]
