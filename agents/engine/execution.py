@@ -22,8 +22,8 @@ from agents.engine.plan_feed import PlanFeed
 from agents.engine.plan_intake import PlanIntake
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.step_run import BY_CODE, Running, about, await_outcome, preview
 from agents.engine.step_records import StepFacts, checkpoint_delta, derive_record, derive_records, restore
+from agents.engine.step_run import BY_CODE, Running, about, await_outcome, preview
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
 from agents.errors import BudgetExceeded

@@ -17,8 +17,8 @@ from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
 from agents.engine.code_replans import argument_replan, arithmetic_replan
 from agents.engine.execution import PlanExecution
-from agents.engine.hops import number_slots
 from agents.engine.gates import is_approval
+from agents.engine.hops import number_slots
 from agents.engine.memory_link import CachedPlan, MemoryLink, PlanHint, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
 from agents.engine.questions import confirmation_question, fallback_answer, repeated_plan_question, with_checked_answer

@@ -24,10 +24,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dag.refs import Template, compile_value, references
-from planning.errors import PlanningError
 from agents.checks.numbers import numbers_in, stated_numbers
 from agents.checks.numeric.figures import relevant_number, top_passage
+from dag.refs import Template, compile_value, references
+from planning.errors import PlanningError
 from planning.parse import extract_json_object
 from prompts import fence_untrusted
 from prompts.compact import titled

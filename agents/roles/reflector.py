@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agents.checks.facts import Fact, Severity, render_facts
+from agents.checks.review import evidence_of, result_facts
 from agents.config import PromptOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
-from agents.checks.facts import Fact, Severity, render_facts
-from agents.checks.review import evidence_of, result_facts
 from agents.roles.render import render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
 from planning.grammar import TERSE_REFLECTION_GRAMMAR

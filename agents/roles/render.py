@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agents.roles.messages import StepView
 from agents.checks.facts import Fact, render_facts
+from agents.roles.messages import StepView
 from planning.models import Plan
 from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import implied_description

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.checks.numeric.referents import named_only, planned_route
 from agents.config import RouterOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
@@ -9,7 +10,6 @@ from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
-from agents.checks.numeric.referents import named_only, planned_route
 from planning.policy import effective_route
 from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.checks.review import DEFAULT_CHECKS, review_context
 from agents.llm.base import Usage
 from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted
-from agents.checks.review import DEFAULT_CHECKS, review_context
 from benchmarks.prompt_regression.case_files import PlannerCase, ReflectorCase, RouterCase
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision

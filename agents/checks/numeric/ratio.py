@@ -24,8 +24,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from planning.models import Plan
 from agents.checks.numeric.rewrite import rewrite_expression
+from planning.models import Plan
 
 __all__ = ["AskedRatio", "RatioFault", "asked_ratio", "describe", "ratio_expression", "ratio_values", "rewrite_ratio", "side_of"]
 

@@ -10,9 +10,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.checks.numeric.clauses import naming_clauses, roots, split_clauses
 from agents.checks.facts import Result, Severity
 from agents.checks.numeric import check_answer, check_results
+from agents.checks.numeric.clauses import naming_clauses, roots, split_clauses
 
 BRIDGE = [{"title": "Golden Gate Bridge", "text": "Golden Gate Bridge: History: construction started in 1933, and the "
                                                    "bridge opened to traffic in 1937."}]

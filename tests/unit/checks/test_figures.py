@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from agents.tools.builtins import doc_search
 from agents.checks.numeric.figures import relevant_number
+from agents.tools.builtins import doc_search
 
 
 def _hits(query: str):

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dag.refs import compile_value, references
 from agents.checks.numeric.hop_search import NameHop, add_hop_searches, quantity_words
+from dag.refs import compile_value, references
 from planning.models import Plan, PlanStep
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planning.models import PlanStep
 from agents.checks.numeric.name_hops import title_answer
+from planning.models import PlanStep
 
 HOP = PlanStep(step_id=2, description="the name of the capital of the United Kingdom", depends_on=[1])
 CALC = PlanStep(step_id=3, description="round", tool_name="calculator",

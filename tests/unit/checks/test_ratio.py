@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from agents.checks.facts import Result, Severity
 from agents.checks.numeric import check_results, ratio_fault
-from planning.models import Plan, PlanStep
 from agents.checks.numeric.ratio import AskedRatio, asked_ratio, describe, ratio_expression, rewrite_ratio, side_of
+from planning.models import Plan, PlanStep
 
 
 @pytest.mark.parametrize(("task", "top", "bottom", "percent"), [

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.models import RouterDecision
 from agents.checks.numeric.referents import named_only, planned_route
+from planning.models import RouterDecision
 
 CASES = Path(__file__).parents[3] / "benchmarks" / "prompt_regression" / "cases" / "router.jsonl"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agents.checks.review import review_context
 from agents.config import EMBEDDED_MODEL_PROMPTS
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
-from agents.checks.review import review_context
 from agents.tools.builtins import builtin_tools
 from benchmarks.prompt_regression.run import (
     CASES_DIR,

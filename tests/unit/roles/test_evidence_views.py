@@ -3,10 +3,10 @@ each step looked up, the steps it used and the figures it typed, so code sees wh
 
 from __future__ import annotations
 
-from agents.roles.messages import StepView
-from agents.checks.review import evidence_of, review_context
 from agents.checks.facts import Severity
 from agents.checks.numeric import check_results
+from agents.checks.review import evidence_of, review_context
+from agents.roles.messages import StepView
 from planning.models import Plan, Reflection, Scores
 
 TASK = "What is the ratio of Paris's population to Rome's (city proper)?"
