@@ -49,10 +49,12 @@ class Result:
 
 
 def render_facts(facts: Iterable[Fact]) -> str:
-    """The facts as the reflector's prompt shows them: one line each, contradictions first."""
+    """The facts as the reflector's prompt shows them: one line each, contradictions first. None: "no
+    contradiction found" (what the checks looked for; "nothing found", shown under the default set's empty
+    facts, read to the 1.5B reviewer as results that found nothing: it scored right answers completeness 1)."""
     ordered = sorted(facts, key=lambda f: f.severity is not Severity.CONTRADICTION)
     return "\n".join(f"- {'CONTRADICTION' if f.severity is Severity.CONTRADICTION else 'note'}: {f.text}"
-                     for f in ordered) or "- nothing found"
+                     for f in ordered) or "- no contradiction found"
 
 
 def last_computed(results: Sequence[Result]) -> Result | None:
