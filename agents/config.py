@@ -17,8 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planning.policy import DEFAULT_LIMITS, PolicyLimits
 
-__all__ = ["DispatchOptions", "ExecutorOptions", "PlannerOptions", "PromptOptions", "RouterOptions",
-           "RuntimeConfig", "ToolOptions", "default_store_path"]
+__all__ = ["BUILTIN_CHECK_SETS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet", "DispatchOptions", "ExecutorOptions", "PlannerOptions",
+           "PromptOptions", "RouterOptions", "RuntimeConfig", "ToolOptions", "default_store_path"]
+
+BuiltinCheckSet = Literal["sound", "numeric"]
+"""A built-in check set (docs/checks.md): "sound" vetoes an answer only where the rule is sound for any task and
+shows the rest to the reviewer as notes; "numeric" adds the rules for look-up-and-compute questions over passages
+(vetoes that may refuse right answers on other tasks, plan rewrites, figures read by code)."""
+BUILTIN_CHECK_SETS: tuple[BuiltinCheckSet, ...] = get_args(BuiltinCheckSet)
+NUMERIC_QA_CHECKS: tuple[BuiltinCheckSet, ...] = ("sound", "numeric")
+"""The sets for look-up-and-compute questions over passages: what ``make demo`` and the bundled corpus benchmark
+run (docs/checks.md says why, with the measurements); ``Orchestrator(llm=None)`` itself keeps the default."""
 
 
 # Typed views: each consumer gets the slice of RuntimeConfig it reads (a role actor is built from its own
@@ -28,6 +37,9 @@ class PromptOptions:
     versions: Mapping[str, str] = field(default_factory=dict)
     """Pinned template version per prompt name; unpinned names use the latest."""
     context_token_budget: int = 6000
+    checks: tuple[str, ...] = ("sound",)
+    """The built-in check sets (``RuntimeConfig.builtin_checks``): which facts the reviewer's prompt shows, and
+    whether the roles may read figures or routes by the numeric set's heuristics."""
 
     def version(self, name: str) -> str | None:
         return self.versions.get(name)
@@ -71,6 +83,8 @@ class DispatchOptions:
     confirm_replanned_writes: bool
     serial_llm: bool = False
     """The model server answers one request at a time (``RuntimeConfig.serial_llm``)."""
+    checks: tuple[str, ...] = ("sound",)
+    """The built-in check sets (``RuntimeConfig.builtin_checks``): with "numeric", code may answer a name hop."""
 
 
 def default_store_path() -> Path:
@@ -151,11 +165,17 @@ class RuntimeConfig(BaseModel):
     context_token_budget: int = Field(6000, ge=256)
     """Token budget of one assembled prompt; the context layer is trimmed first."""
     stream_plan: bool = True
+    builtin_checks: tuple[BuiltinCheckSet, ...] = ("sound",)
+    """Which built-in check sets run (docs/checks.md). ("sound",), the default: code vetoes a reviewer's accept
+    only where the rule is sound for any task, and shows other findings as notes the reviewer may reject; it
+    never rewrites a plan. Add "numeric" for look-up-and-compute question answering over passages: its rules
+    read English wordings and pick figures out of passages, veto on them and may rewrite a computing step. ()
+    turns the built-in checks off (the user's own ``checks=[...]`` still run)."""
     serial_llm: bool = False
     """The model server answers one request at a time (the embedded llama.cpp server; ``Orchestrator(llm=None)``
     sets it). A reasoning step then waits until the plan has streamed, since its call would only queue behind the
     planner's (and its timeout run meanwhile); and one that only names its search's single hit for arithmetic is
-    answered by code (``planning.name_hops``). False: reasoning steps start as soon as their inputs are ready."""
+    answered by code (``agents.checks.numeric.name_hops``). False: reasoning steps start as soon as their inputs are ready."""
 
     # --- memory (docs/memory.md) -------------------------------------------------------------------
     session_history_tokens: int = Field(1500, ge=0)
@@ -225,7 +245,7 @@ class RuntimeConfig(BaseModel):
         return self.store_url if self.store_url is not None else self.store_path
 
     def prompt_options(self) -> PromptOptions:
-        return PromptOptions(dict(self.prompt_versions), self.context_token_budget)
+        return PromptOptions(dict(self.prompt_versions), self.context_token_budget, tuple(self.builtin_checks))
 
     def router_options(self) -> RouterOptions:
         return RouterOptions(self.prompt_options(), self.router_min_confidence, self.router_stop_at_plan)
@@ -239,13 +259,29 @@ class RuntimeConfig(BaseModel):
             str(self.store_path))
 
     def dispatch_options(self) -> DispatchOptions:
-        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes, self.serial_llm)
+        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes, self.serial_llm,
+                               tuple(self.builtin_checks))
 
     def policy_limits(self, extra_replans: int = 0) -> PolicyLimits:
         """The reflection policy's caps; ``extra_replans`` were granted by a human's answer to an escalation."""
         return PolicyLimits(max_step_retries=self.max_step_retries, max_replans=self.max_replans + extra_replans,
                             accept_min_score=self.accept_min_score,
                             accept_min_correctness=self.accept_min_correctness)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_check_sets(cls, data: object) -> object:
+        # pydantic's own message for a Literal names the position, not what to write instead.
+        sets = data.get("builtin_checks") if isinstance(data, Mapping) else None
+        if sets is not None:
+            if isinstance(sets, str):
+                raise ValueError(f"builtin_checks={sets!r}: give a tuple of set names, e.g. ({sets!r},)")
+            unknown = [s for s in sets if s not in BUILTIN_CHECK_SETS]
+            if unknown:
+                raise ValueError(f"builtin_checks: unknown check set(s) {', '.join(map(repr, unknown))}; the "
+                                 f"built-in sets are {', '.join(map(repr, BUILTIN_CHECK_SETS))} (docs/checks.md)")
+            return {**data, "builtin_checks": tuple(dict.fromkeys(sets))}
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agents.config import RuntimeConfig, for_embedded_model
+from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
 from agents.llm.base import LLM
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
@@ -212,7 +212,10 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     llm, llm_kind, latency_desc = bench_llm(tasks, llm, latency, time_scale)
     tools = bench_tools(suite, seed=seed, scale=time_scale * tool_scale)
     store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
-    config = bench_config(store, embedded=embedded)
+    # The bundled corpus asks look-up-and-compute questions over passages: it runs as make demo does, with the
+    # numeric check set (docs/checks.md); every other suite with the default.
+    corpus = suite_tools_kind(suite) == "builtin"
+    config = bench_config(store, embedded=embedded, **({"builtin_checks": NUMERIC_QA_CHECKS} if corpus else {}))
     owns_ray = not ray.is_initialized()
     orch = Orchestrator(llm=llm, tools=tools, config=config)
     if embedded:

@@ -7,8 +7,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.checks.numbers import numbers_in
 from agents.llm.simulated import GoldTask
-from planning.evidence import numbers_in
 
 __all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "SYSTEMS", "TOOL_CALLING", "MEASURED_BEFORE_MODES", "BenchTask", "answer_matches",
            "final_output_correct", "load_suite", "suite_tools_kind", "task_correct", "text_matches"]

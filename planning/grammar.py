@@ -29,7 +29,7 @@ text ::= [^\n]+'''
 "accept 5 5 5" and one answer line, ~12 tokens of form where the JSON object spends ~50 (about 4 s of decoding
 on two CPU cores), and cannot write a line that is neither form. An accept scores 4 or 5 throughout: unnamed,
 the third score came out at random (1 or 3 on six right results of six, measured), and the policy then
-refused every accept; what an accept must not rest on is checked by code (``planning.evidence``)."""
+refused every accept; what an accept must not rest on is checked by code (``agents.checks``)."""
 
 _COMMON = r'''num ::= [1-9] [0-9]*
 ref ::= "$" num ("." ([A-Za-z_] [A-Za-z0-9_]* | [0-9]+))*

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
 from planning.models import Reflection, Route, RouterDecision
-from planning.referents import named_only
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -97,17 +96,18 @@ class ReflectionContext:
     limits: PolicyLimits = field(default_factory=PolicyLimits)
     step_ids: frozenset[int] = frozenset()
     contradictions: tuple[str, ...] = ()
-    """What code found wrong with the proposed answer (``planning.evidence.check_answer``): an accept with any
-    is not an accept, whatever the scores say."""
+    """What code found wrong with the proposed answer (``agents.checks.review``: the built-in check sets, and the
+    user's checks): an accept with any is not an accept, whatever the scores say."""
     answer_only: bool = False
-    """Every contradiction is the answer's (``planning.evidence.answer_faults``), none the results': the plan's
+    """Every contradiction is the answer's (``agents.checks.review.answer_facts``), none the results': the plan's
     results are sound, so the reviewer is asked again before anything is replanned."""
     reviewed_again: bool = False
     """This plan's results were already reviewed again once: a second wrong answer replans as before."""
     states_computed: bool = False
     """The answer states the figure the plan's last step computed, and code finds nothing wrong with the results
-    or the answer (``planning.evidence.states_computed``): a low score is then asked about once more before the
-    same plan is replanned (the 1.5B reviewer scored "about 127.3%" over a computed 127.28 completeness 1)."""
+    or the answer (``agents.checks.numeric.states_computed``, the numeric set only): a low score is then asked
+    about once more before the same plan is replanned (the 1.5B reviewer scored "about 127.3%" over a computed
+    127.28 completeness 1)."""
 
     @property
     def checked(self) -> bool:
@@ -194,18 +194,14 @@ def _question(r: Reflection, fallback: str) -> str:
     return base if base.endswith("?") else f"{base} How should I proceed?"
 
 
-def effective_route(decision: RouterDecision, min_confidence: float, task: str = "") -> Route:
-    """The route taken: below ``min_confidence`` the router's guess is not trusted and the user is asked. A
-    "clarify" for a ``task`` that names what it asks about and points at nothing else is planned instead
-    (``planning.referents.named_only``): there is nothing to ask.
+def effective_route(decision: RouterDecision, min_confidence: float) -> Route:
+    """The route taken: below ``min_confidence`` the router's guess is not trusted and the user is asked.
 
-        >>> effective_route(RouterDecision(route="clarify", confidence=0.9), 0.6, "Which is taller, K2 or Denali?")
-        'plan'
-        >>> effective_route(RouterDecision(route="clarify", confidence=0.9), 0.6, "Which of them is taller?")
+        >>> effective_route(RouterDecision(route="plan", confidence=0.4), 0.6)
+        'clarify'
+        >>> effective_route(RouterDecision(route="clarify", confidence=0.9), 0.6)
         'clarify'
     """
-    if decision.route == "clarify" and named_only(task):
-        return "plan"
     if decision.route != "clarify" and decision.confidence < min_confidence:
         return "clarify"
     return decision.route

@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from agents import Orchestrator, RuntimeConfig
+    from agents.config import NUMERIC_QA_CHECKS
     from agents.cli.progress import ProgressView, render_result
     from agents.llm.local import get_model, pull
     from agents.llm.local.server import prefill_state_dir
@@ -41,9 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     warm = kept.is_dir() and any(kept.rglob("*.state"))
     store = Path(tempfile.mkdtemp(prefix="tetrarch-demo-")) / "demo.db"
     # No Ray dashboard: its processes start with Ray and compete with the model for the two cores; a user's own
-    # Orchestrator keeps Ray's defaults.
+    # Orchestrator keeps Ray's defaults. The demo asks a look-up-and-compute question over the bundled passages:
+    # the numeric check set's domain.
     cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model,
-                        ray_init_kwargs={"include_dashboard": False})
+                        ray_init_kwargs={"include_dashboard": False}, builtin_checks=NUMERIC_QA_CHECKS)
     started = time.monotonic()
     orch = Orchestrator(llm=None, config=cfg, runtime=args.runtime)  # starts the model server; shutdown() stops it
     prefill = ("each role's static prompt loaded from the last run" if warm else

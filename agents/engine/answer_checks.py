@@ -1,7 +1,8 @@
-"""The user's answer checks inside a task: the review they see, and what their verdict does to the policy's input.
+"""One review as code checks it: the built-in sets' findings (``agents.checks.review``) and the user's answer
+checks, folded into the policy's input before the verdict counts.
 
-The task runner calls ``apply_checks`` after code's built-in checks and before the policy decides, so an accept
-the user's checks refuse is not an accept (``agents.checks.runner.with_findings``).
+The task runner calls ``checked_review`` with the reviewer's verdict; an accept the built-in sets contradict or the
+user's checks refuse is not an accept (``agents.checks.runner.with_findings``).
 """
 
 from __future__ import annotations
@@ -9,18 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.checks.api import AnswerReview, Check, CheckedReflection, CheckFinding, ReviewedStep
+from agents.checks.api import AnswerReview, Check, CheckedReflection, ReviewedStep
+from agents.checks.review import review_context
 from agents.checks.runner import builtin_findings, run_checks, with_findings
 from agents.roles.messages import StepView
 from planning.models import Plan, PlanStep, Reflection
 from planning.policy import ReflectionContext
 
-__all__ = ["CheckFault", "answer_review", "apply_checks"]
-
-
-class CheckFault(Exception):
-    """A user's check broke (raised something other than ``Reject``, or ran past its limit): the task fails
-    with this message. Internal to the engine; the user sees it as ``result.error``."""
+__all__ = ["answer_review", "checked_review"]
 
 
 def answer_review(task: str, answer: str | None, plan: Plan, views: Sequence[StepView],
@@ -40,17 +37,19 @@ def answer_review(task: str, answer: str | None, plan: Plan, views: Sequence[Ste
     return AnswerReview(task=task, answer=answer, steps=tuple(steps))
 
 
-async def apply_checks(checks: Sequence[Check], reflection: Reflection, context: ReflectionContext,
-                       review: Callable[[], AnswerReview], *,
-                       timeout_s: float) -> tuple[ReflectionContext, CheckedReflection]:
-    """The policy's input with the user's refusals added, and the review as the task records it (with every
-    check's finding). The user's checks run only on an accept: there is nothing else for them to refuse.
-    Raises ``CheckFault`` when a check breaks."""
-    findings: tuple[CheckFinding, ...] = builtin_findings(context)
+async def checked_review(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan, *,
+                         builtin: Sequence[str], checks: Sequence[Check], arguments: Callable[[PlanStep], Any],
+                         timeout_s: float, **policy: Any) -> tuple[ReflectionContext, CheckedReflection, str | None]:
+    """The policy's input for one review (``policy``: its counters and limits), the review as the task records it
+    (with every finding), and the fault of a user's check that broke (then the task must fail, naming it). The
+    user's checks run only on an accept: there is nothing else for them to refuse."""
+    context = review_context(reflection, task, views, plan, checks=builtin, **policy)
+    findings = builtin_findings(context)
+    fault = None
     if checks and reflection.action == "accept":
-        run = await run_checks(checks, review(), timeout_s=timeout_s)
-        if run.fault is not None:
-            raise CheckFault(run.fault)
+        run = await run_checks(checks, answer_review(task, reflection.answer, plan, views, arguments),
+                               timeout_s=timeout_s)
+        fault = run.fault
         context = with_findings(context, run.findings)
         findings += run.findings
-    return context, CheckedReflection(**reflection.model_dump(), checks=findings)
+    return context, CheckedReflection(**reflection.model_dump(), checks=findings), fault

@@ -5,7 +5,8 @@ The ``dag.Scheduler`` is the one source of truth for each step's status and atte
 facts the scheduler does not model (timings, error kinds, fetched outputs) and derives the checkpoint's step
 records from both (``step_records``). Driven by completions (``asyncio.wait(FIRST_COMPLETED)``), never by
 polling. Every task it starts is awaited, and every failure becomes a recorded step failure. ``run`` returns
-how the execution ended (``agents.engine.stops``) instead of raising.
+how the execution ended (``agents.engine.stops``) instead of raising. Taking the streamed plan's items in is
+``agents.engine.plan_intake``'s; which reasoning steps a figure is read through, ``agents.engine.hops``.
 """
 
 from __future__ import annotations
@@ -13,38 +14,26 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Callable
-from typing import Any, assert_never
+from typing import Any
 
 from agents.engine.gates import needs_confirmation
-from agents.engine.plan_feed import PlanFeed, StreamEnded
+from agents.engine.hops import names_by_code, number_slots, read_through
+from agents.engine.plan_feed import PlanFeed
+from agents.engine.plan_intake import PlanIntake
 from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.step_run import BY_CODE, Running, about, await_outcome, preview
 from agents.engine.step_records import StepFacts, checkpoint_delta, derive_record, derive_records, restore
+from agents.engine.step_run import BY_CODE, Running, about, await_outcome, preview
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
 from agents.errors import BudgetExceeded
-from agents.events import PlanCut, PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
+from agents.events import StepFailedPayload, StepFinishedPayload, StepStartedPayload
 from agents.llm.base import Spend
-from agents.roles.figure_fit import numeric_refs
-from agents.roles.messages import (
-    PlanCallStarted,
-    PlanCompleted,
-    PlanFailed,
-    PlanItem,
-    PlanRestarted,
-    ReplanContext,
-    StepEmitted,
-    StepOutcome,
-    StepRequest,
-)
+from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, ReplanContext, StepOutcome, StepRequest
 from agents.tools import ToolSpec
-from dag.errors import DagError
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
-from planning.delta import same_call
 from planning.models import PlanStep
-from planning.name_hops import title_answer
 
 __all__ = ["Limits", "PlanExecution", "number_slots"]
 
@@ -55,13 +44,7 @@ def _has_side_effects(spec: ToolSpec | None) -> bool:
     return spec is not None and not spec.idempotent
 
 
-def number_slots(runtime: Runtime, step: PlanStep) -> frozenset[int]:
-    """The steps whose outputs ``step``'s call takes where its tool wants a number (``figure_fit.numeric_refs``)."""
-    spec = runtime.tool_spec(step.tool_name)
-    return frozenset() if spec is None else numeric_refs(spec.parameters, spec.returns or "", step.tool_input)
-
-
-class PlanExecution:
+class PlanExecution(PlanIntake):
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
                  clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,
                  replan: ReplanContext | None = None, stream: AsyncIterator[PlanItem] | None = None) -> None:
@@ -172,88 +155,6 @@ class PlanExecution:
         record_spend(self._st, self._sink, role, spend)
         self._limits.budget.check(self._st.usage.total)
 
-    # ------------------------------------------------------------------ plan stream
-    def _take_plan_items(self, feed: PlanFeed[PlanItem]) -> None:
-        """Every plan item that arrived since the last wake-up, in order (their steps are dispatched together)."""
-        try:
-            items = feed.take()
-        except StreamEnded:
-            items, self._stopped = [], Stopped("invalid_llm_output", "the planner stopped without finishing its plan")
-        for item in items:
-            if self._stopped is not None:
-                break
-            self._on_plan_item(item)
-        if feed.done and self._feed is feed:
-            self._feed = None
-
-    def _on_plan_item(self, item: PlanItem) -> None:
-        match item:
-            case PlanCallStarted():
-                pass  # its cost matters only to a speculative plan that is abandoned (engine/prefetch.py)
-            case StepEmitted(step=step):
-                self._add_step(step)
-            case PlanRestarted():
-                self._restart()
-            case PlanCompleted(spend=spend, cut=cut):
-                self._plan_iter = None  # exhausted: a later run() (retry_step) must not read it again
-                self._sched.seal()
-                self._st.plan_complete = True
-                if cut is not None:
-                    self._st.plan_cuts.append(PlanCut(plan_version=self._st.plan_version, repeated=cut))
-                self._charge("planner", spend)
-            case PlanFailed(error=error, reason=reason, spend=spend):
-                self._plan_iter = None
-                self._stopped = Stopped(reason, error)
-                self._charge("planner", spend)
-            case _:
-                assert_never(item)
-
-    def _add_step(self, step: PlanStep) -> None:
-        sid = step.step_id
-        self._register_secrets(step)
-        self._steps[sid] = step
-        self._facts[sid] = StepFacts()
-        self._st.plan_steps.append(step)
-        kept = self._kept.get(sid)
-        try:
-            if kept is not None and same_call(kept[0], step) and all(
-                    d in self._steps and self._sched.state(d) is SchedState.COMPLETED for d in step.depends_on):
-                self._sched.preload(sid, step.depends_on, kept[1])
-                self.values[sid] = kept[1]
-                self._sink.put_output(self._st.plan_version, sid, 0, kept[1])
-            else:
-                self._sched.add_step(sid, step.depends_on)
-        except DagError:
-            # A cycle or duplicate the planner will report itself (and restart or fail): stop dispatching.
-            self._plan_broken = True
-        self._sink.emit(PlanStepPayload(step=step, plan_version=self._st.plan_version))
-
-    def _register_secrets(self, step: PlanStep) -> None:
-        """Values of the tool's ``secret_params`` are redacted from everything written after this point —
-        before the step's own event, so the plan in the log, checkpoints, LLM records and traces never hold them."""
-        spec = self._rt.tool_spec(step.tool_name)
-        if spec is None or not isinstance(step.tool_input, dict):
-            return
-        for name in spec.secret_params:
-            value = step.tool_input.get(name)
-            if isinstance(value, str) and not value.startswith("$step_"):
-                self._sink.add_secret(value)
-
-    def _restart(self) -> None:
-        """The planner is repairing its plan: forget the broken one (running steps are cancelled, and so are
-        pending writes of their outputs: they would land in the repaired plan's state under the same ids)."""
-        for fut, run in list(self._running.items()):
-            run.handle.cancel()
-            fut.cancel()
-        self._running.clear()
-        self._plan_written = 0
-        self._sched = Scheduler()
-        self._steps.clear()
-        self._facts.clear()
-        self.values.clear()
-        self._st.plan_steps = []
-        self._plan_broken = False
-
     # ------------------------------------------------------------------ dispatch
     def _dispatch_ready(self) -> None:
         """Start every ready step; the ones that became ready together are sent together (one call per executor
@@ -302,27 +203,17 @@ class PlanExecution:
 
     def _answer_names_by_code(self) -> bool:
         """Complete, without a model call, each ready reasoning step that only names its search's one hit for
-        arithmetic (``planning.name_hops``). Only on a one-request server once the plan is whole: the steps that
-        use a reasoning step are known only then, and elsewhere the call runs beside the rest at no wait."""
-        if not self._limits.dispatch.serial_llm or not self._st.plan_complete:
+        arithmetic (``agents.engine.hops.names_by_code``; the numeric check set only: code then answers in the
+        model's place). Only on a one-request server once the plan is whole: the steps that use a reasoning step
+        are known only then, and elsewhere the call runs beside the rest at no wait."""
+        dispatch = self._limits.dispatch
+        if not dispatch.serial_llm or not self._st.plan_complete or "numeric" not in dispatch.checks:
             return False
-        answered = False
-        for sid in self._sched.ready():
-            step = self._steps[sid]
-            if step.tool_name is not None or sid in self._st.modifications or len(step.depends_on) != 1:
-                continue
-            source = self._steps.get(step.depends_on[0])
-            if source is None or source.tool_name is None or source.step_id not in self.values:
-                continue
-            consumers = [s for s in self._steps.values() if sid in s.depends_on]
-            title = title_answer(step, self.values[source.step_id], consumers, number_slots=self._number_slots)
-            if title is not None:
-                self._complete_by_code(sid, title)
-                answered = True
-        return answered
-
-    def _number_slots(self, step: PlanStep) -> frozenset[int]:
-        return number_slots(self._rt, step)
+        answers = names_by_code(self._sched.ready(), self._steps, self.values, self._st.modifications,
+                                lambda step: number_slots(self._rt, step))
+        for sid, title in answers:
+            self._complete_by_code(sid, title)
+        return bool(answers)
 
     def _complete_by_code(self, sid: int, value: Any) -> None:
         attempt = self._sched.start(sid)
@@ -340,7 +231,7 @@ class PlanExecution:
         # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
         self._limits.budget.check(self._st.usage.total, before_call=True)
         attempt = self._sched.start(sid)
-        through = self._read_through(step)
+        through = read_through(step, self._steps, lambda sid: self._sched.state(sid) is SchedState.COMPLETED)
         return StepRequest(
             task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
             attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
@@ -348,23 +239,6 @@ class PlanExecution:
             generation=self._sink.generation, inputs_about={d: about(self._steps[d]) for d in (*step.depends_on,
                                                             *through.values()) if d in self._steps},
             read_through=through)
-
-    def _read_through(self, step: PlanStep) -> dict[int, int]:
-        """Each dependency that is a reasoning step reading exactly one completed tool step → that step. A small
-        planner reads a figure through a reasoning step ("the name of the city") that then answers a name; the
-        executor reads the figure from the passage the name points to instead of failing the step."""
-        if step.tool_name is None:
-            return {}
-        through = {}
-        for dep in step.depends_on:
-            reasoning = self._steps.get(dep)
-            if reasoning is None or reasoning.tool_name is not None or len(reasoning.depends_on) != 1:
-                continue
-            source = self._steps.get(reasoning.depends_on[0])
-            if source is not None and source.tool_name is not None \
-                    and self._sched.state(source.step_id) is SchedState.COMPLETED:
-                through[dep] = source.step_id
-        return through
 
     def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
         self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,

@@ -20,7 +20,7 @@ __all__ = ["BY_CODE", "Running", "about", "await_outcome", "preview"]
 
 BY_CODE = "code"
 """The ``executor`` of a step the engine answered itself, without an executor or a model call
-(``planning.name_hops``): the trace and the progress view say so."""
+(``agents.checks.numeric.name_hops``): the trace and the progress view say so."""
 
 _PREVIEW_CHARS = 200
 _WEDGED_AFTER_S = 10.0

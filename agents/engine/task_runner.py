@@ -8,77 +8,42 @@ emitted as a typed event together with a checkpoint; every stop has a ``stopped_
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar, assert_never
 
+from agents.checks.api import Check
 from agents.config import RuntimeConfig
+from agents.engine.answer_checks import checked_review
 from agents.engine.budget import Budget
-from agents.engine.execution import PlanExecution, number_slots
-from agents.engine.gates import is_approval, needs_confirmation
+from agents.engine.code_replans import argument_replan, arithmetic_replan
+from agents.engine.execution import PlanExecution
+from agents.engine.gates import is_approval
+from agents.engine.hops import number_slots
 from agents.engine.memory_link import CachedPlan, MemoryLink, PlanHint, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
+from agents.engine.questions import confirmation_question, fallback_answer, repeated_plan_question, with_checked_answer
+from agents.engine.result_build import build_result, learnable, review_input, step_views
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
 from agents.engine.task_state import Escalation, StepState, TaskState
-from agents.errors import BudgetExceeded, InvalidLLMOutputError, RoleUnavailableError
-from agents.events import (
-    EscalatedPayload,
-    ReflectedPayload,
-    ReplannedPayload,
-    RoutedPayload,
-    StoppedReason,
-    TaskFinishedPayload,
-    TaskStatus,
-)
+from agents.engine.task_stop import TaskStop, stop_for_error
+from agents.errors import InvalidLLMOutputError
+from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
 from agents.llm.base import LLMError, Spend
-from agents.results import StepResult, StepTiming, TaskResult, Timings
+from agents.results import TaskResult
 from agents.roles.messages import ReplanContext, RoleResult, StepView
-from agents.checks.api import Check, CheckedReflection
-from agents.engine.answer_checks import CheckFault, answer_review, apply_checks
-from agents.roles.render import evidence_of, review_context
 from agents.store import LeaseLostError
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
-from planning.evidence import ratio_fault, total_fault
-from planning.hop_search import add_hop_searches, describe, unsearched_hops
 from planning.models import Plan, PlanStep
-from planning.policy import (
-    Accept,
-    Decision,
-    Escalate,
-    Replan,
-    RetryStep,
-    ReviewAgain,
-    decide,
-    decision_kind,
-    decision_reason,
-)
-from planning.ratio import describe as describe_ratio_fix
-from planning.ratio import rewrite_ratio
-from planning.rewrite import rewrite_expression, sum_expression
-from prompts.errors import PromptBudgetError
+from planning.policy import (Accept, Decision, Escalate, Replan, RetryStep, ReviewAgain, decide, decision_kind,
+                             decision_reason)
 
 __all__ = ["TaskRunner", "build_result"]
 
-log = logging.getLogger("tetrarch.task")
-
-_QUESTION_ARGS_CHARS = 2000
 T = TypeVar("T")
-
-
-class _Stop(Exception):
-    """How the run ends; raised and caught inside this module only (``run`` turns it into the result)."""
-
-    def __init__(self, status: TaskStatus, reason: StoppedReason, *, error: str | None = None,
-                 answer: str | None = None, question: str | None = None,
-                 escalation: Escalation | None = None) -> None:
-        super().__init__(error or reason)
-        self.status, self.reason, self.error = status, reason, error
-        self.answer, self.question, self.escalation = answer, question, escalation
 
 
 class TaskRunner:
@@ -88,9 +53,7 @@ class TaskRunner:
     def __init__(self, state: TaskState, *, config: RuntimeConfig, runtime: Runtime, sink: TaskSink,
                  clock: Callable[[], float] = time.time, memory: MemoryLink | None = None,
                  checks: Sequence[Check] = ()) -> None:
-        self.state = state
-        self._checks = tuple(checks)
-        """The user's answer checks (``Orchestrator(checks=...)``), run on every accept before it counts."""
+        self.state, self._checks = state, tuple(checks)  # the user's answer checks, run on every accept
         self._cfg, self._rt, self._sink, self._clock = config, runtime, sink, clock
         self._memory = memory
         self._limits = Limits(config.dispatch_options(), Budget(config.token_budget, config.max_llm_calls),
@@ -114,9 +77,9 @@ class TaskRunner:
             result = await call()
         except InvalidLLMOutputError as exc:
             self._charge(role, exc.spend or Spend())
-            raise _Stop("failed", "invalid_llm_output", error=str(exc)) from exc
+            raise TaskStop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
-            raise _Stop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
+            raise TaskStop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
         self._charge(role, result.spend)
         return result.value
 
@@ -134,27 +97,10 @@ class TaskRunner:
     async def run(self) -> TaskResult:
         try:
             await asyncio.wait_for(self._run(), timeout=self._cfg.task_timeout_s)
-        except TimeoutError:
-            self._finish(_Stop("failed", "task_timeout", error=(
-                f"the task did not finish within task_timeout_s={self._cfg.task_timeout_s:g}s; its progress is "
-                "checkpointed: raise the timeout and call orch.resume(task_id)")))
-        except _Stop as stop:
-            self._finish(stop)
-        except BudgetExceeded as exc:
-            self._finish(_Stop("failed", exc.cap, error=str(exc)))
-        except RoleUnavailableError as exc:
-            self._finish(_Stop("failed", "role_unavailable", error=str(exc)))
-        except PromptBudgetError as exc:  # the task (or what it grew into) does not fit a prompt: resume cannot help
-            self._finish(_Stop("failed", "prompt_too_long", error=(
-                f"{exc}. The task cannot continue as it is: submit a shorter task, or a new Orchestrator with a "
-                "larger RuntimeConfig.context_token_budget")))
         except (asyncio.CancelledError, LeaseLostError):
             raise  # stopped from outside, or another runner owns the task now: write nothing more
-        except Exception as exc:
-            log.exception("task %s crashed", self.state.task_id)
-            self._finish(_Stop("failed", "internal_error", error=(
-                f"internal error ({type(exc).__name__}: {exc}); the task is checkpointed and can be resumed with "
-                "orch.resume(task_id) — please report this bug")))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes the task's result (task_stop)
+            self._finish(stop_for_error(exc, self.state.task_id, self._cfg.task_timeout_s))
         finally:
             if self._exec is not None:
                 await self._exec.cancel_all()
@@ -186,41 +132,23 @@ class TaskRunner:
                 st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
         st.argument_replans += 1
-        steps = list(st.plan_steps)
-        hops = unsearched_hops(steps, self._outputs(), [sid for sid, _ in rejected],
-                               lambda step: number_slots(self._rt, step))
-        fixed = add_hop_searches(Plan(steps=steps), hops, st.task) if hops else None
-        if fixed is not None:
-            # The search the plan left out is determined by the plan itself (planning/hop_search.py): code writes
-            # it instead of a planner call that, on the 1.5B model, wrote the same plan again.
-            self._start_replan(describe(hops, Plan(steps=steps), fixed), plan=fixed)
-            return True
-        self._start_replan("The tools rejected these calls' arguments (each error says why): " + "; ".join(
-            f"step {sid}: {error}" for sid, error in rejected) + ". Write those calls with valid arguments.")
+        replan = argument_replan(st.task, list(st.plan_steps), self._outputs(), rejected,
+                                 lambda step: number_slots(self._rt, step), self._cfg.builtin_checks)
+        self._start_replan(replan.feedback, plan=replan.plan)
         return True
 
     def _replan_wrong_arithmetic(self) -> bool:
-        """A ratio or percentage computed the wrong way round or from a figure no result states
-        (``planning.ratio``), or a total computed short of the sum of its inputs (``planning.evidence.total_fault``),
-        is rewritten by code before any review: what the task asks is in its words, and a 1.5B planner told so in
-        feedback divided the same way again (dev arithmetic-17, 139 s and escalated), or took a replan to add
-        (arithmetic-03, 166 s). Once per expression: a rewritten step that still misses is the reviewer's."""
+        """With the numeric check set, a ratio or a total computed wrong is rewritten by code before any review
+        (``agents.engine.code_replans``); never by default."""
         st = self.state
         if st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
         plan = Plan(steps=list(st.plan_steps))
-        results = evidence_of(self._views(plan), plan)
-        if (ratio := ratio_fault(st.task, results)) is not None and (fixed := rewrite_ratio(plan, ratio)) is not None:
-            self._start_replan(describe_ratio_fix(ratio), plan=fixed)
-            return True
-        total = total_fault(st.task, results)
-        if total is not None and (fixed := rewrite_expression(plan, total.step, sum_expression(total.parts),
-                                                              total.parts)) is not None:
-            self._start_replan(f"Checked by code: the task asks for a total, but step {total.step} computed "
-                               f"{total.computed:,.4g}, less than the sum of the figures it used. Code rewrote "
-                               f"step {total.step} to add them.", plan=fixed)
-            return True
-        return False
+        replan = arithmetic_replan(st.task, plan, self._views(plan), self._cfg.builtin_checks)
+        if replan is None:
+            return False
+        self._start_replan(replan.feedback, plan=replan.plan)
+        return True
 
     async def _route(self) -> None:
         st = self.state
@@ -252,11 +180,11 @@ class TaskRunner:
                 elif hint:  # not speculated: the planner starts now, with the template to adapt
                     self._exec = self._new_execution(stream=self._rt.plan(st.task_id, st.task, None, hint))
             case "direct":
-                raise _Stop("accepted", "direct_answer", answer=d.answer or d.reason)
+                raise TaskStop("accepted", "direct_answer", answer=d.answer or d.reason)
             case "clarify":
-                raise _Stop("clarify", "clarify", question=d.answer or d.reason or "Could you clarify the task?")
+                raise TaskStop("clarify", "clarify", question=d.answer or d.reason or "Could you clarify the task?")
             case "refuse":
-                raise _Stop("refused", "refused", answer=d.reason or "This request was refused.")
+                raise TaskStop("refused", "refused", answer=d.reason or "This request was refused.")
             case _:
                 assert_never(d.route)
 
@@ -300,7 +228,7 @@ class TaskRunner:
             case AwaitingConfirmation(step_ids=step_ids):
                 raise self._confirmation_stop(step_ids[0])
             case Stopped(reason=reason, error=error):
-                raise _Stop("failed", reason, error=error)
+                raise TaskStop("failed", reason, error=error)
             case _:
                 assert_never(outcome)
 
@@ -310,24 +238,11 @@ class TaskRunner:
         return PlanExecution(self.state, self._rt, self._sink, self._limits, clock=self._clock, kept=kept,
                              replan=replan, stream=stream)
 
-    def _confirmation_stop(self, step_id: int) -> _Stop:
+    def _confirmation_stop(self, step_id: int) -> TaskStop:
         step = next(s for s in self.state.plan_steps if s.step_id == step_id)
-        spec = self._rt.tool_spec(step.tool_name)
-        question = (f"Step {step_id} wants to run the {spec.permission} tool "  # type: ignore[union-attr]
-                    f"'{step.tool_name}' with {json.dumps(step.tool_input, ensure_ascii=False)}")
-        resolved = self._resolved_input(step)
-        if resolved is not None and resolved != step.tool_input:
-            shown = json.dumps(resolved, ensure_ascii=False, default=str)
-            if len(shown) > _QUESTION_ARGS_CHARS:
-                shown = f"{shown[:_QUESTION_ARGS_CHARS]}… ({len(shown) - _QUESTION_ARGS_CHARS} more characters)"
-            question += f", that is, filled in from earlier steps' output (untrusted): {shown}"
-        question += "."
-        if not spec.requires_confirmation and needs_confirmation(  # type: ignore[union-attr]
-                spec, self.state.plan_version, self._cfg.confirm_replanned_writes):
-            question += (" It was planned after the planner had read tool output (a replan), which may carry "
-                         "injected instructions, so it needs your confirmation.")
-        question += " Reply 'approve' to run it, or anything else to refuse."
-        return _Stop("escalated", "needs_confirmation", question=question,
+        question = confirmation_question(step, self._rt.tool_spec(step.tool_name), self._resolved_input(step),
+                                         self.state.plan_version, self._cfg.confirm_replanned_writes)
+        return TaskStop("escalated", "needs_confirmation", question=question,
                      escalation=Escalation(kind="confirmation", reason="a tool call needs confirmation",
                                            question=question, step_id=step_id))
 
@@ -339,17 +254,14 @@ class TaskRunner:
             return None
 
     def _views(self, plan: Plan) -> list[StepView]:
-        records, outputs = self._records(), self._outputs()
-        return [StepView(step_id=s.step_id, description=s.description, tool_name=s.tool_name,
-                         status=records.get(s.step_id, StepState()).status, output=outputs.get(s.step_id),
-                         error=records.get(s.step_id, StepState()).error) for s in plan.steps]
+        return step_views(plan, self._records(), self._outputs())
 
     async def _reflect(self) -> Decision:
         st = self.state
         st.phase = "reflect"
         plan = Plan(steps=list(st.plan_steps))
         views = self._views(plan)  # no step runs while the reviewer reads them (outputs may come from the store)
-        reviewed = (st.plan_version, _review_input(plan, views))
+        reviewed = (st.plan_version, review_input(plan, views))
         if self._reviewed is not None and self._reviewed[0] < reviewed[0] and self._reviewed[1] == reviewed[1]:
             # Only after a replan: a retried step that failed the same way may still be transient, and has its cap.
             raise self._repeated_plan_stop()
@@ -357,19 +269,15 @@ class TaskRunner:
         refused, fault, st.review_again = st.review_again, st.review_again_fault, ""
         reflection = await self._ask("reflector",
                                      lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
-        # Code checks the answer against the results before the verdict counts (an accept it contradicts is not one).
-        context = review_context(reflection, st.task, views, plan, step_retries=st.step_retries,
-                                 replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
-                                 reviewed_again=st.reviewed_again_version == st.plan_version)
-        try:
-            context, recorded = await apply_checks(
-                self._checks, reflection, context,
-                lambda: answer_review(st.task, reflection.answer, plan, views, self._resolved_input),
-                timeout_s=self._cfg.check_timeout_s)
-        except CheckFault as exc:
-            st.reflections.append(CheckedReflection.model_validate(reflection.model_dump()))
-            raise _Stop("failed", "check_failed", error=str(exc)) from exc
+        # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
+        context, recorded, fault = await checked_review(
+            reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
+            arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
+            replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
+            reviewed_again=st.reviewed_again_version == st.plan_version)
         st.reflections.append(recorded)
+        if fault is not None:
+            raise TaskStop("failed", "check_failed", error=fault)
         if context.checked:
             st.checked_answer = reflection.answer
         decision = decide(context)
@@ -387,7 +295,7 @@ class TaskRunner:
         st = self.state
         match decision:
             case Accept(answer=answer):
-                raise _Stop("accepted", "accepted", answer=answer or self._fallback_answer())
+                raise TaskStop("accepted", "accepted", answer=answer or self._fallback_answer())
             case RetryStep(step_id=step_id, modification=modification):
                 st.step_retries[step_id] = st.step_retries.get(step_id, 0) + 1
                 if modification:
@@ -403,45 +311,34 @@ class TaskRunner:
                 st.phase = "reflect"
             case Escalate(reason=reason, question=question, cause=cause):
                 question = self._with_checked_answer(question)
-                raise _Stop("escalated", "escalated_by_reflector" if cause == "reflector" else cause,
+                raise TaskStop("escalated", "escalated_by_reflector" if cause == "reflector" else cause,
                             question=question, answer=self._proposed_answer(),
                             escalation=Escalation(kind="reflector" if cause == "reflector" else "caps",
                                                   reason=reason, question=question))
             case _:
                 assert_never(decision)
 
-    def _repeated_plan_stop(self) -> _Stop:
+    def _repeated_plan_stop(self) -> TaskStop:
         """Fail fast: the replan wrote the plan again that the reviewer already turned down, and its steps gave the
-        same results, so a review would read the same prompt and give the same verdict (at temperature 0, always;
-        the embedded model did this on every multi-hop task it got wrong, two replans and ~60 s for nothing)."""
-        reason = (f"the replanned plan repeats plan v{self.state.plan_version - 1} step for step, with the same "
-                  "results, so reviewing it again would not change the verdict")
-        feedback = self._feedback.strip().rstrip(".") or "none"
+        same results, so a review would read the same prompt and give the same verdict (``repeated_plan_question``)."""
         proposed = self._proposed_answer()
-        checked = proposed is not None and proposed == self.state.checked_answer
-        question = (f"The planner could not find another plan after this feedback: {feedback}. "
-                    "Rephrase the task or add what is missing, or accept the "
-                    + ("last answer code found consistent with the results" if checked else "last proposed answer")
-                    + (f": {proposed}" if proposed else "") + ("" if proposed and proposed[-1] in ".!?" else "."))
-        return _Stop("escalated", "loop_detected", question=question, answer=proposed,
+        reason, question = repeated_plan_question(self.state.plan_version, self._feedback, proposed,
+                                                  proposed is not None and proposed == self.state.checked_answer)
+        return TaskStop("escalated", "loop_detected", question=question, answer=proposed,
                      escalation=Escalation(kind="caps", reason=reason, question=question))
 
     def _proposed_answer(self) -> str | None:
         """The answer an escalation proposes (and ``orch.respond(id, "approve")`` accepts): the latest one code
-        found consistent with the results, else the last review's. A later review can lose a checked answer: a
-        second look at a low-scored "127.3%" wrote "127.28%" scored as low, a replan followed, and the last review
-        asked for another replan with no answer at all."""
+        found consistent with the results, else the last review's (``agents.engine.questions``)."""
         last = self.state.reflections[-1].answer if self.state.reflections else None
         return self.state.checked_answer or last
 
     def _with_checked_answer(self, question: str) -> str:
-        """An escalation's question, told of the checked answer it proposes when the last review wrote another."""
         st = self.state
-        last = st.reflections[-1].answer if st.reflections else None
-        if st.checked_answer is None or st.checked_answer == last:
-            return question
-        return (f"{question} An earlier answer, which code found consistent with the results but the review "
-                f"did not accept: {st.checked_answer}")
+        return with_checked_answer(question, st.checked_answer, st.reflections[-1].answer if st.reflections else None)
+
+    def _fallback_answer(self) -> str | None:
+        return fallback_answer(self.state.plan_steps, self._outputs())
 
     def _start_replan(self, feedback: str, plan: Plan | None = None) -> None:
         """A new plan version: the planner's, told ``feedback``, or ``plan`` when code wrote it (the feedback then
@@ -483,40 +380,17 @@ class TaskRunner:
                 self._exec.fail_unconfirmed(esc.step_id, f"a human refused this call: {text!r}")
             return
         if is_approval(text) and st.reflections:
-            raise _Stop("accepted", "accepted", answer=self._proposed_answer() or self._fallback_answer())
+            raise TaskStop("accepted", "accepted", answer=self._proposed_answer() or self._fallback_answer())
         st.extra_replans += 1
         self._start_replan(f"A human reviewer says: {text}")
 
-    def _fallback_answer(self) -> str | None:
-        """The reflector accepted without writing an answer: use the outputs of the plan's final steps."""
-        depended = {d for s in self.state.plan_steps for d in s.depends_on}
-        outputs = self._outputs()
-        sinks = [s.step_id for s in self.state.plan_steps if s.step_id not in depended and s.step_id in outputs]
-        parts = [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
-                 for v in (outputs[i] for i in sinks)]
-        return "\n".join(parts) if parts else None
-
-    def _learnable(self) -> bool:
-        """Whether an accepted task's plan may become a template: not a session follow-up (its plan depends on
-        more than its text), not a plan filled from the cache unchanged, and not a replanned plan with a
-        write/admin call — a replan was written after the planner read tool output, and a filled plan runs as a
-        first plan, without the confirmation ``confirm_replanned_writes`` asks for such a call."""
-        st = self.state
-        filled = st.cached_template is not None and st.cache_mode != "adapt"  # None: a checkpoint from before adapt
-        if st.history or (filled and not st.replans):
-            return False
-        if st.replans and self._cfg.confirm_replanned_writes:
-            specs = [self._rt.tool_spec(s.tool_name) for s in st.plan_steps if s.tool_name is not None]
-            return all(spec is not None and spec.permission == "read" for spec in specs)
-        return True
-
-    def _finish(self, stop: _Stop) -> None:
+    def _finish(self, stop: TaskStop) -> None:
         st = self.state
         st.status, st.stopped_reason, st.error = stop.status, stop.reason, stop.error
         st.answer, st.question, st.escalation = stop.answer, stop.question, stop.escalation
         st.finished_at = self._clock()
         st.phase = "waiting" if stop.status == "escalated" else "done"
-        if stop.reason == "accepted" and self._memory is not None and self._learnable():
+        if stop.reason == "accepted" and self._memory is not None and learnable(self.state, self._cfg.confirm_replanned_writes, self._rt.tool_spec):
             self._memory.remember(st.task, Plan(steps=list(st.plan_steps)))
         if stop.escalation is not None:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
@@ -524,25 +398,3 @@ class TaskRunner:
         self._sink.emit(TaskFinishedPayload(status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
                                             error=stop.error, plan_cuts=list(st.plan_cuts)),
                         self._snapshot())
-
-
-def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:
-    steps = [StepResult(step_id=s.step_id, description=s.description, tool_name=s.tool_name,
-                        tool_input=s.tool_input, status=rec.status, output=values.get(s.step_id), error=rec.error,
-                        attempts=rec.attempts, started_at=rec.started_at, finished_at=rec.finished_at)
-             for s in st.plan_steps for rec in [st.steps.get(s.step_id, StepState())]]
-    end = st.finished_at or time.time()
-    timings = Timings(
-        wall_s=max(0.0, end - st.submitted_at), submitted_at=st.submitted_at, finished_at=st.finished_at,
-        first_dispatch_s=None if st.first_dispatch_at is None else st.first_dispatch_at - st.submitted_at,
-        steps={r.step_id: StepTiming(started_at=r.started_at, finished_at=r.finished_at) for r in steps})
-    return TaskResult(task_id=st.task_id, status=st.status or "failed", stopped_reason=st.stopped_reason or
-                      "internal_error", answer=st.answer, error=st.error, question=st.question,
-                      plan=Plan(steps=list(st.plan_steps)) if st.plan_steps else None, steps=steps,
-                      reflections=list(st.reflections), usage=st.usage, timings=timings, replans=st.replans)
-
-
-def _review_input(plan: Plan, views: Sequence[StepView]) -> str:
-    """What decides the reviewer's prompt besides the task: each step's call and what it gave."""
-    return json.dumps([[s.tool_name, s.tool_input, s.depends_on, v.status, v.output, v.error]
-                       for s, v in zip(plan.steps, views)], sort_keys=True, default=str)

@@ -205,14 +205,17 @@ class Executor:
         if not deps or not set(deps) <= slots:
             return None
         sources, about = self._through_names(req, inputs, deps)
-        figures = code_figures(deps, sources, about)
+        numeric = "numeric" in self._prompts.checks
+        # Which figure a passage means is a guess about its wording: code makes it only with the numeric set;
+        # otherwise the model reads each figure, choosing among the numbers its passage states.
+        figures = code_figures(deps, sources, about) if numeric else {d: None for d in deps}
         unread = [d for d, number in figures.items() if number is None]
         bare = [d for d in unread if not states_a_number(sources[d])]
         if bare:
-            # No figure to read, and none to write: a repaired call could only invent the number. The plan must
-            # look the figure up, so the step fails now and says so (its error reaches the reviewer and replanner).
+            # No number at all where the tool needs one: a repaired call could only invent it. The step fails now
+            # and says so (its error reaches the reviewer and replanner); sound for any task.
             raise _StepFailure("argument", no_figure_message(req.step.step_id, tool.name, bare[0],
-                                                             dep_is_a_name=bare[0] in req.read_through))
+                                                             dep_is_a_name=numeric and bare[0] in req.read_through))
         if unread:
             figures.update(await self._read_figures(req, sources, unread, about, acc))
         fitted = dict(inputs)

@@ -2,7 +2,7 @@
 
 A planner (a small one especially) writes ``calculator("max({$step_1_result}, {$step_2_result}) - ...")`` with
 search steps whose outputs are passages, and the tool rejects the text. Code reads the one figure a passage
-states about what its step looked up (``planning.figures``); when a passage holds several, the model is asked
+states about what its step looked up (``agents.checks.numeric.figures``); when a passage holds several, the model is asked
 for exactly those figures (``prompts/executor_figures``), a few output tokens, instead of rewriting the whole
 call with the passages pasted in (the generic repair; with the 1.5B model that call decoded 420 tokens in 108 s,
 copied the passages back and failed again).
@@ -24,10 +24,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agents.checks.numbers import numbers_in, stated_numbers
+from agents.checks.numeric.figures import relevant_number, top_passage
 from dag.refs import Template, compile_value, references
 from planning.errors import PlanningError
-from planning.evidence import numbers_in, stated_numbers
-from planning.figures import relevant_number, top_passage
 from planning.parse import extract_json_object
 from prompts import fence_untrusted
 from prompts.compact import titled
@@ -70,11 +70,11 @@ def states_a_number(output: Any) -> bool:
 
 def stated_figures(output: Any) -> tuple[float, ...]:
     """The numbers the passage a model reads for ``output`` states (``render_sources`` shows the same text): the
-    only figures it may read out of it. A 1.5B model read "68.4 million" as 6,840,000; a choice among the stated
+    only figures it may read out of it (the day of a date is none). A 1.5B model read "68.4 million" as 6,840,000; a choice among the stated
     numbers cannot drop a digit.
 
     >>> stated_figures([{"title": "France", "text": "France had about 68.4 million people on 1 January 2024."}])
-    (68400000.0, 1.0, 2024.0)
+    (68400000.0, 2024.0)
     """
     return stated_numbers(_passage_text(output)[:SOURCE_CHARS])
 

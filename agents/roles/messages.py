@@ -59,7 +59,7 @@ class StepRequest:
     """How many times this attempt was sent again after its executor died (a later send takes the claim over)."""
     inputs_about: Mapping[int, str] = field(default_factory=dict)
     """What each step this one depends on looked up (its description and text arguments): which number in its
-    output is the relevant one (``planning.figures``)."""
+    output is the relevant one (``agents.checks.numeric.figures``)."""
     read_through: Mapping[int, int] = field(default_factory=dict)
     """For each dependency that is a reasoning step reading one tool step's output: that step (its output is
     among the inputs too). When the reasoning step answered a name where this step needs a number, the figure is

@@ -111,8 +111,7 @@ class Planner:
         # read with the catalog (no await between): use_tools may swap them later
         schemas, reads = self._schemas, self._reads
         messages = self._messages(task, replan, history)
-        spend = Spend()
-        convo = messages
+        spend, convo = Spend(), messages
         round_no, resends = 0, 0
         while True:
             steps: list[PlanStep] = []
@@ -131,8 +130,7 @@ class Planner:
                         yield item
                 if round_.cut is not None and not counted:
                     # Abandoned at the loop: the server never sent its usage chunk, so count what it wrote.
-                    spend = spend + abandoned_spend("planner", convo, "".join(raw_parts),
-                                                    f"abandoned: {round_.cut.describe()}")
+                    spend = spend + _abandoned(convo, raw_parts, f"abandoned: {round_.cut.describe()}")
                     counted = True
                 plan = Plan(steps=steps)
                 validate_plan(plan, schemas, max_steps=self._options.max_steps)
@@ -142,8 +140,7 @@ class Planner:
                 if not counted:
                     # The stream was abandoned at the first invalid step: count what it cost so far, so
                     # budgets stay exact (the server never sent its usage chunk).
-                    partial = "".join(raw_parts)
-                    spend = spend + abandoned_spend("planner", convo, partial, str(exc))
+                    spend = spend + _abandoned(convo, raw_parts, str(exc))
                 if round_no == 1:
                     reason = "invalid_plan" if isinstance(exc, PlanValidationError) else "invalid_llm_output"
                     yield PlanFailed(f"the planner's plan was still invalid after one repair round: {exc}",
@@ -159,8 +156,7 @@ class Planner:
                     return
                 resends += 1
                 # The cut stream cost tokens the server never reported (no usage chunk): count them.
-                partial = "".join(raw_parts)
-                spend = spend + abandoned_spend("planner", convo, partial, str(exc))
+                spend = spend + _abandoned(convo, raw_parts, str(exc))
                 if steps:
                     yield PlanRestarted(f"the plan stream was cut, sending the request again: {exc}")
             except LLMError as exc:
@@ -297,3 +293,8 @@ def _read_tools(catalog: str) -> frozenset[str]:
     """The tools the catalog marks read (its `` [write]`` / `` [admin]`` flags): the planner holds the catalog
     text, not the tool specs, also after an MCP server's tool list changed."""
     return frozenset(name for name, permission in catalog_permissions(catalog).items() if permission == "read")
+
+
+def _abandoned(convo: list[dict[str, Any]], raw_parts: list[str], reason: str) -> Spend:
+    """What a planner stream the server never sent its usage chunk for cost: the prompt and what it wrote."""
+    return abandoned_spend("planner", convo, "".join(raw_parts), reason)

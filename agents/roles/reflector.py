@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agents.checks.facts import Fact, Severity, render_facts
+from agents.checks.review import evidence_of, result_facts
 from agents.config import PromptOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
-from agents.roles.render import evidence_of, render_checks, render_plan, render_results, step_calls
+from agents.roles.render import render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
-from planning.evidence import Fact, Severity, check_results, render_facts
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
@@ -31,6 +32,11 @@ class Reflector:
         self._tools = tools_catalog
         """Shown only by a template that opens like the other roles' prompts (the shared prefix); otherwise read
         for each tool's parameter order, to write a step's arguments by position as the planner does."""
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        """The built-in check sets whose facts its prompt shows (``RuntimeConfig.builtin_checks``)."""
+        return tuple(self._prompts.checks)
 
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
@@ -74,8 +80,8 @@ class Reflector:
         out: dict[str, str] = {}
         if "tools" in wants:
             out["tools"] = self._tools
-        if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (planning.evidence)
-            facts = check_results(task, evidence_of(results, plan))
+        if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (agents.checks)
+            facts = result_facts(task, evidence_of(results, plan), self._prompts.checks)
             if refused_note:
                 facts = (*facts, Fact(Severity.CONTRADICTION if refused_fault else Severity.NOTE, refused_note))
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})

@@ -6,52 +6,18 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agents.checks.facts import Fact, render_facts
 from agents.roles.messages import StepView
-from planning.evidence import Fact, Result, Severity, check_answer, check_results, render_facts, states_computed
-from planning.models import Plan, Reflection
-from planning.policy import PolicyLimits, ReflectionContext
+from planning.models import Plan
 from planning.terse import TerseEncodingError, render_terse_step
 from planning.terse_line import implied_description
 from prompts import fence_untrusted
 
-__all__ = ["evidence_of", "output_text", "render_checks", "render_inputs", "render_plan",
-           "render_results", "review_context", "step_calls"]
-
-
-def evidence_of(views: Iterable[StepView], plan: Plan | None = None) -> list[Result]:
-    """The steps as ``planning.evidence`` checks them: outputs of completed steps, the rest as not completed,
-    and what each looked up (its description and, from ``plan``, its text arguments)."""
-    inputs = {s.step_id: s.tool_input for s in plan.steps} if plan is not None else {}
-    deps = {s.step_id: tuple(s.depends_on) for s in plan.steps} if plan is not None else {}
-    return [Result(v.step_id, v.tool_name, v.description, v.output if v.status == "completed" else None,
-                   failed=v.status != "completed",
-                   about=" ".join([v.description, *(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str))]),
-                   depends_on=deps.get(v.step_id, ()),
-                   arguments=" ".join(x for x in inputs.get(v.step_id, {}).values() if isinstance(x, str)))
-            for v in views]
-
-
-def review_context(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan, *,
-                   step_retries: Mapping[int, int] | None = None, replans: int = 0,
-                   limits: PolicyLimits | None = None, reviewed_again: bool = False) -> ReflectionContext:
-    """The policy's input for one review, with what code finds (``planning.evidence``), so the task runner and
-    the prompt regression set decide alike: what is wrong with an accepted answer (an accept it contradicts is
-    not one), whether the results themselves hold (then what is wrong is the answer's own, and the reviewer is
-    asked again before anything is replanned), and whether a contradiction-free accept states the figure the
-    plan computed (a low score is then asked about once more)."""
-    results = evidence_of(views, plan)
-    accepted = reflection.action == "accept"
-    contradictions = tuple(f.text for f in check_answer(reflection.answer, results, task=task)) if accepted else ()
-    return ReflectionContext(
-        reflection=reflection, step_retries=dict(step_retries or {}), replans=replans, limits=limits or PolicyLimits(),
-        step_ids=frozenset(s.step_id for s in plan.steps), contradictions=contradictions,
-        answer_only=not any(f.severity is Severity.CONTRADICTION for f in check_results(task, results)),
-        states_computed=accepted and not contradictions and states_computed(reflection.answer, results),
-        reviewed_again=reviewed_again)
+__all__ = ["output_text", "render_checks", "render_inputs", "render_plan", "render_results", "step_calls"]
 
 
 def render_checks(facts: Sequence[Fact]) -> str:
-    """The facts code checked (``planning.evidence``) under their heading, or nothing when there are none: the
+    """The facts code checked (``agents.checks.review.result_facts``) under their heading, or nothing when there are none: the
     lean reviewer (reflector/v5) is not told "nothing found", which costs tokens and reads like a verification."""
     return f"Checked by code:\n{render_facts(facts)}" if facts else ""
 

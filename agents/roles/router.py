@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.checks.numeric.referents import named_only, planned_route
 from agents.config import RouterOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
@@ -10,7 +11,6 @@ from agents.tools.registry import catalog_summary
 from planning.models import RouterDecision
 from planning.parse import parse_router_decision, router_schema
 from planning.policy import effective_route
-from planning.referents import named_only
 from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts
 
@@ -58,10 +58,14 @@ class Router:
                                json_schema=router_schema(), metadata={"task_id": task_id},
                                form=template.reply_form, settle=settle)
         decision = call.value
-        route = effective_route(decision, self._options.min_confidence, task)
+        # With the numeric set only, a question back on a task that names what it asks about is planned
+        # (a heuristic on capitalised words: agents.checks.numeric.referents).
+        route = planned_route(decision, self._options.min_confidence, task) \
+            if "numeric" in self._options.prompts.checks else effective_route(decision, self._options.min_confidence)
         if route != decision.route:
             # Low confidence: ask instead of guessing (DESIGN.md); keep the model's reason for the user. A question
-            # back on a task that names everything it asks about is planned, and the reason says code decided.
+            # back on a task that names everything it asks about is planned (the numeric set only), and the reason
+            # says code decided.
             reason = decision.reason if route == "clarify" else \
                 f"planned by code: the task names {', '.join(named_only(task))} and points at nothing else (the " \
                 f"router asked back: {decision.reason})"

@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--case", action="append", default=[], help="only this case id (repeatable)")
     p.add_argument("--prompt", action="append", default=[], metavar="ROLE=VERSION",
                    help="pin a prompt version, e.g. planner=v1 (default: the latest of each)")
+    p.add_argument("--checks", action="append", default=None, metavar="SET",
+                   help="a built-in check set (RuntimeConfig.builtin_checks; repeatable, e.g. --checks sound "
+                        "--checks numeric); default: what the demo's configuration runs")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results directory (default benchmarks/results)")
     p.add_argument("--n-threads", type=int, default=2, help="llama.cpp threads (default 2, as the Orchestrator)")
     p.add_argument("--rerender", type=Path, metavar="RESULTS.json",
@@ -159,6 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("--limit must be >= 1")
 
     config = demo_config(_parse_pins(args.prompt))
+    if args.checks is not None:
+        sets = RuntimeConfig(builtin_checks=tuple(args.checks)).builtin_checks  # validated: a clear error if unknown
+        config = config.model_copy(update={"builtin_checks": sets})
     roles = tuple(args.role) if args.role else ROLES
     workspace = Path(tempfile.mkdtemp(prefix="tetrarch-regression-ws-"))
     registry = regression_tools(workspace)
@@ -171,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results, complete, wall = _run_on_local_model(args, info, registry, config, cases)
     report = build_report(results, cases, model=info, config=config, wall_s=wall, started_at=started_at,
                           command=command, complete=complete)
-    stem = f"prompt-regression-{args.model}" + ("" if complete else ".partial")
+    sets = "" if args.checks is None else "-checks-" + "-".join(config.builtin_checks)
+    stem = f"prompt-regression-{args.model}{sets}" + ("" if complete else ".partial")
     jpath, mpath = _write(report, args.out, stem)
     for role in roles:
         if role in report["summary"]:

@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.config import RuntimeConfig, for_embedded_model
+from agents.checks.review import DEFAULT_CHECKS
+from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, Spend
 from agents.roles.messages import PlanItem, StepEmitted
@@ -75,9 +76,12 @@ async def run_planner_case(planner: Planner, case: PlannerCase) -> CaseResult:
     return score_planner(case, items, error=error, latency_s=time.perf_counter() - started, first_step_s=first_step)
 
 
-async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: PolicyLimits | None = None) -> CaseResult:
+async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: PolicyLimits | None = None,
+                             checks: Sequence[str] | None = None) -> CaseResult:
     """One review, and a second one where production's policy asks for it (``planning.policy.ReviewAgain``):
-    scored on the verdict production would end on, so a false accept on the second review counts."""
+    scored on the verdict production would end on, so a false accept on the second review counts. ``checks``:
+    the built-in check sets the policy's context is built with (default: the ones the reviewer's prompt shows)."""
+    checks = reflector.checks if checks is None else tuple(checks)
     started = time.perf_counter()
     spent = Spend()
     first: Reflection | None = None
@@ -89,23 +93,23 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
         except InvalidLLMOutputError as exc:
             spent = spent + (exc.spend or Spend())
             return score_reflector(case, None, limits=limits, records=spent.calls, usage=spent.usage, error=str(exc),
-                                   latency_s=time.perf_counter() - started, first=first)
+                                   latency_s=time.perf_counter() - started, first=first, checks=checks)
         except LLMError as exc:
             return _unavailable("reflector", case, exc, time.perf_counter() - started)
         spent = spent + result.spend
-        decision = reflector_decision(case, result.value, limits, reviewed_again=first is not None)
+        decision = reflector_decision(case, result.value, limits, reviewed_again=first is not None, checks=checks)
         if first is not None or not isinstance(decision, ReviewAgain):
             break
         first, refused, fault = result.value, decision.feedback, decision.answer_fault
-    return score_reflector(case, result.value, limits=limits, records=spent.calls, usage=spent.usage,
+    return score_reflector(case, result.value, limits=limits, checks=checks, records=spent.calls, usage=spent.usage,
                            latency_s=time.perf_counter() - started, first=first)
 
 
 def demo_config(prompt_versions: Mapping[str, str] | None = None) -> RuntimeConfig:
     """The ``RuntimeConfig`` ``make demo`` runs with (agents/cli/demo.py), the role-relevant part: default limits,
-    ``context_token_budget``, streamed plans, and the embedded model's prompt forms (``for_embedded_model``, as
-    ``Orchestrator(llm=None)`` applies them) unless pinned."""
-    return for_embedded_model(RuntimeConfig(step_timeout_s=120, task_timeout_s=600,
+    ``context_token_budget``, streamed plans, the embedded model's prompt forms (``for_embedded_model``, as
+    ``Orchestrator(llm=None)`` applies them) unless pinned, and the demo's built-in check sets."""
+    return for_embedded_model(RuntimeConfig(step_timeout_s=120, task_timeout_s=600, builtin_checks=NUMERIC_QA_CHECKS,
                                             prompt_versions=dict(prompt_versions or {})))
 
 
@@ -122,6 +126,8 @@ class Roles:
     planner: Planner
     reflector: Reflector
     limits: PolicyLimits
+    checks: tuple[str, ...] = DEFAULT_CHECKS
+    """The built-in check sets (``RuntimeConfig.builtin_checks``) the reviewer's decisions are taken with."""
 
 
 def build_roles(llm: LLM, registry: ToolRegistry, config: RuntimeConfig) -> Roles:
@@ -131,7 +137,8 @@ def build_roles(llm: LLM, registry: ToolRegistry, config: RuntimeConfig) -> Role
     limits = PolicyLimits(max_step_retries=config.max_step_retries, max_replans=config.max_replans,
                           accept_min_score=config.accept_min_score,
                           accept_min_correctness=config.accept_min_correctness)
-    return Roles(Router(llm, catalog, config.router_options()), Planner(llm, schemas, catalog, config.planner_options()), Reflector(llm, config.prompt_options(), catalog), limits)
+    return Roles(Router(llm, catalog, config.router_options()), Planner(llm, schemas, catalog, config.planner_options()), Reflector(llm, config.prompt_options(), catalog), limits,
+                 tuple(config.builtin_checks))
 
 
 class TooManyTransportErrors(RuntimeError):
@@ -153,7 +160,7 @@ async def run_cases(roles: Roles, cases: Mapping[str, Sequence[Case]], *,
             elif role == "planner":
                 res = await run_planner_case(roles.planner, case)  # type: ignore[arg-type]
             else:
-                res = await run_reflector_case(roles.reflector, case, roles.limits)  # type: ignore[arg-type]
+                res = await run_reflector_case(roles.reflector, case, roles.limits, roles.checks)  # type: ignore[arg-type]
             out.append(res)
             if progress:
                 mark = "ok  " if res.passed else "FAIL"

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.checks.review import DEFAULT_CHECKS, review_context
 from agents.llm.base import Usage
 from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, PlanRestarted, StepEmitted
-from agents.roles.render import review_context
 from benchmarks.prompt_regression.case_files import PlannerCase, ReflectorCase, RouterCase
 from planning.errors import PlanningError
 from planning.models import Plan, Reflection, RouterDecision
@@ -162,17 +162,18 @@ def _mentions(answer: str, mentions: Sequence[Sequence[str]]) -> list[str]:
 
 
 def reflector_decision(case: ReflectorCase, reflection: Reflection, limits: PolicyLimits | None = None, *,
-                       reviewed_again: bool = False) -> Decision:
+                       reviewed_again: bool = False, checks: Sequence[str] = DEFAULT_CHECKS) -> Decision:
     """The policy's decision on ``reflection`` as the task runner takes it (``agents/engine/task_runner.py``): with
-    the same context (``agents.roles.render.review_context``); ``reviewed_again``: this is the second review of the
-    same results."""
-    return decide(review_context(reflection, case.task, case.results, case.plan, limits=limits,
+    the same context (``agents.checks.review.review_context``, with the built-in check sets ``checks``);
+    ``reviewed_again``: this is the second review of the same results."""
+    return decide(review_context(reflection, case.task, case.results, case.plan, limits=limits, checks=checks,
                                  reviewed_again=reviewed_again))
 
 
 def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limits: PolicyLimits | None = None,
                     records: Sequence[Mapping[str, Any]] = (), usage: Usage | None = None, error: str | None = None,
-                    latency_s: float = 0.0, first: Reflection | None = None) -> CaseResult:
+                    latency_s: float = 0.0, first: Reflection | None = None,
+                    checks: Sequence[str] = DEFAULT_CHECKS) -> CaseResult:
     """Agreement of the policy's decision with the case: accept exactly when ``case.expected == 'accept'``. The
     policy decides as in production (``reflector_decision``). ``first``: the verdict the policy sent back for a
     second review (``planning.policy.ReviewAgain``), when ``reflection`` is that second review's: the case is
@@ -183,7 +184,7 @@ def score_reflector(case: ReflectorCase, reflection: Reflection | None, *, limit
     if reflection is None:
         return CaseResult(passed=False, got="invalid", reason=f"no usable reflection: {_short(error or '')}",
                           details={"raw_reply": _short(_last_reply(records), 400)}, **base)
-    context = review_context(reflection, case.task, case.results, case.plan, limits=limits,
+    context = review_context(reflection, case.task, case.results, case.plan, limits=limits, checks=checks,
                              reviewed_again=first is not None)
     refused = context.contradictions
     kind = decision_kind(decide(context))

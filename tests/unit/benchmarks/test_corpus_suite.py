@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from support.local import run_task
 
-from agents.config import RuntimeConfig
+from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.tools.builtins import calculator, doc_search
 from benchmarks.suite import SUITE_DIR, load_suite, task_correct, text_matches
@@ -35,7 +35,7 @@ def test_the_generator_reproduces_the_committed_file():
 def test_every_gold_figure_is_written_in_the_corpus():
     from importlib import resources
 
-    from planning.evidence import numbers_in
+    from agents.checks.numbers import numbers_in
 
     written = {round(n, 6) for p in resources.files("agents.tools.corpus").iterdir() if p.name.endswith(".md")
                for n in numbers_in(p.read_text())}
@@ -64,7 +64,8 @@ def test_a_number_task_needs_the_right_number_in_any_notation():
 
 def test_the_gold_plans_never_compute_a_wrong_figure_on_the_real_tools():
     """The simulated model plays each gold plan through the real state machine on doc_search and calculator.
-    Code fits a passage's figure only when it is unambiguous (planning.figures): then the last step holds the
+    With the numeric check set (as the corpus benchmark runs), code fits a passage's figure only when it is
+    unambiguous (agents.checks.numeric.figures): then the last step holds the
     gold; otherwise it asks the model for the figures (agents.roles.figure_fit; the simulated model cannot
     read them, so that step fails here). A wrong figure silently computed would be the one unacceptable outcome."""
     tasks = [t for t in load_suite("corpus") if t.kind in ("arithmetic", "comparison")]
@@ -72,7 +73,7 @@ def test_the_gold_plans_never_compute_a_wrong_figure_on_the_real_tools():
     llm = SimulatedLLM([t.gold for t in tasks], instant)
 
     async def run_all():
-        return [(t, (await run_task(llm, t.text, tools=[calculator, doc_search], config=RuntimeConfig()))[0])
+        return [(t, (await run_task(llm, t.text, tools=[calculator, doc_search], config=RuntimeConfig(builtin_checks=NUMERIC_QA_CHECKS)))[0])
                 for t in tasks]
 
     fitted = 0

@@ -1,5 +1,5 @@
-"""A ratio computed the wrong way round, or a total computed short, is rewritten by code before any review: no
-planner call, one review."""
+"""With the opt-in numeric check set, a ratio computed the wrong way round, or a total computed short, is rewritten
+by code before any review: no planner call, one review. By default code never rewrites the plan."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import asyncio
 from support import wire
 from support.local import run_task
 
+from agents.config import RuntimeConfig
 from agents.llm import ScriptedLLM
 from agents.tools import tool
 from agents.tools.builtins import calculator
@@ -18,6 +19,7 @@ PASSAGES = {"area of Rome": [{"title": "Rome", "text": "Rome: Area: the city cov
             "area of the United Kingdom": [{"title": "United Kingdom",
                                             "text": "United Kingdom: Area: the country covers about 243,610 km²."}]}
 searched: list[str] = []
+NUMERIC = RuntimeConfig(builtin_checks=("sound", "numeric"))
 
 
 @tool
@@ -40,7 +42,7 @@ def test_code_divides_the_asked_way_and_the_reviewer_reads_only_the_fixed_result
     llm = ScriptedLLM({"router": [wire.route()], "planner": [LARGER_OVER_SMALLER],
                        "reflector": [wire.reflection(answer="Rome's area is about 0.01 times the United Kingdom's "
                                                             "(1,285 / 243,610 = 0.0053).")]})
-    result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator]))
+    result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted"
     replanned = [e.payload for e in sink.events if e.type == "replanned"]
     assert len(replanned) == 1 and "wrong way round" in replanned[0].feedback
@@ -57,7 +59,7 @@ def test_a_ratio_the_asked_way_is_reviewed_as_it_is():
                      wire.step(3, "calculator", {"expression": "{$step_1_result} / {$step_2_result}"}, deps=[1, 2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan],
                        "reflector": [wire.reflection(answer="About 0.01 times (1,285 / 243,610 km²).")]})
-    result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator]))
+    result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted"
     assert not [e for e in sink.events if e.type == "replanned"]
 
@@ -72,9 +74,22 @@ def test_a_total_computed_short_is_rewritten_to_add_its_inputs():
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan],
                        "reflector": [wire.reflection(answer="About 1,576 km (1,230 + 346).")]})
     result, sink = asyncio.run(run_task(llm, "What is the combined length of the Rhine and the Thames, in km?",
-                                        tools=[search, calculator]))
+                                        tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted" and [s.output for s in result.steps if s.step_id == 3] == [1576]
     replanned = [e.payload.feedback for e in sink.events if e.type == "replanned"]
     assert len(replanned) == 1 and "less than the sum of the figures it used" in replanned[0]
     assert searched == ["length of the Rhine", "length of the Thames"]
     assert [c.role for c in llm.calls].count("planner") == 1 and llm.remaining() == {}
+
+
+def test_by_default_code_rewrites_nothing_and_the_reviewer_reads_the_plan_as_written():
+    searched.clear()
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [LARGER_OVER_SMALLER],
+                       "executor": ['{"1": 1285, "2": 243610}'],  # the model reads each passage's figure
+                       "reflector": [wire.reflection(answer="The United Kingdom's area is about 189.58 times Rome's.")]})
+    result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator]))
+    assert result.status == "accepted" and result.answer == "The United Kingdom's area is about 189.58 times Rome's."
+    assert not [e for e in sink.events if e.type == "replanned"]
+    [step3] = [s.output for s in result.steps if s.step_id == 3]
+    assert abs(step3 - 243_610 / 1_285) < 1e-9
+    assert [c.role for c in llm.calls] == ["router", "planner", "executor", "reflector"] and llm.remaining() == {}

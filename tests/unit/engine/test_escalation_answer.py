@@ -14,6 +14,9 @@ from agents.llm import FunctionLLM, ScriptedLLM
 from agents.tools import tool
 from agents.tools.builtins import calculator
 
+# Which answer code found consistent with the results (it states the computed figure) is the numeric set's
+# reading: asked for explicitly.
+NUMERIC = ("sound", "numeric")
 PASSAGES = {"height of Mont Blanc": [{"title": "Mont Blanc", "text": "Mont Blanc: Height: about 4,806 m."}],
             "height of Mount Fuji": [{"title": "Mount Fuji", "text": "Mount Fuji: Height: about 3,776 m."}]}
 
@@ -36,7 +39,7 @@ WRONG = wire.reflection(answer="Mont Blanc is about 36.9% of Mount Fuji's height
 def _run(reviews: list[str], plans: int = 2, max_replans: int = 1) -> TaskResult:
     llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN] * plans, "reflector": reviews})
     result, _ = asyncio.run(run_task(llm, TASK, tools=[search, calculator],
-                                     config=RuntimeConfig(max_replans=max_replans)))
+                                     config=RuntimeConfig(builtin_checks=NUMERIC, max_replans=max_replans)))
     return result
 
 
@@ -57,7 +60,7 @@ def test_a_later_review_without_an_answer_does_not_erase_it():
                                 deps=[1, 2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN, other],
                        "reflector": [LOW_BUT_RIGHT, LOW_BUT_RIGHT, NO_ANSWER]})
-    result, _ = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=RuntimeConfig(max_replans=1)))
+    result, _ = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=RuntimeConfig(builtin_checks=NUMERIC, max_replans=1)))
     assert result.status == "escalated" and result.stopped_reason == "max_replans"
     assert result.answer == "About 127.3% (4,806 m over 3,776 m)."
     assert result.question.endswith("An earlier answer, which code found consistent with the results but the "
@@ -76,7 +79,7 @@ def test_without_a_checked_answer_the_last_review_is_proposed_as_before():
     plan = wire.plan(wire.step(1, "search", {"query": "height of Mont Blanc"}))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan, plan],
                        "reflector": [wire.reflection("replan", (2, 2, 2), answer="about 4,806 m")]})
-    result, _ = asyncio.run(run_task(llm, "How high is Mont Blanc?", tools=[search], config=RuntimeConfig()))
+    result, _ = asyncio.run(run_task(llm, "How high is Mont Blanc?", tools=[search], config=RuntimeConfig(builtin_checks=NUMERIC)))
     assert result.stopped_reason == "loop_detected" and result.answer == "about 4,806 m"
     assert "accept the last proposed answer: about 4,806 m" in result.question
 
@@ -84,7 +87,7 @@ def test_without_a_checked_answer_the_last_review_is_proposed_as_before():
 def test_approving_the_escalation_accepts_the_answer_it_proposed(tmp_path):
     # Also the Supervisor's race: the approved run ends without awaiting anything, and a result waited for at once
     # was the store's, the escalation before it (``SupervisorCore.wait_result``).
-    config = RuntimeConfig(store_path=tmp_path / "s.db", max_replans=1)
+    config = RuntimeConfig(builtin_checks=NUMERIC, store_path=tmp_path / "s.db", max_replans=1)
     reviews = iter([LOW_BUT_RIGHT, LOW_BUT_RIGHT])
 
     def model(request) -> str:

@@ -8,6 +8,7 @@ import asyncio
 from support import wire
 from support.local import run_task
 
+from agents.config import RuntimeConfig
 from agents.llm import ScriptedLLM
 from agents.tools import tool
 from agents.tools.builtins import calculator
@@ -15,6 +16,8 @@ from agents.tools.builtins import calculator
 PASSAGES = {"capital of Italy": [{"title": "Italy", "text": "Italy: its capital is Rome."}],
             "Rome area": [{"title": "Rome", "text": "Rome: Area: the city covers about 1,285 km²."}]}
 searched: list[str] = []
+
+NUMERIC = RuntimeConfig(builtin_checks=("sound", "numeric"))  # code adds a search only with the numeric set
 
 
 @tool
@@ -35,7 +38,7 @@ def test_code_adds_the_search_and_drops_the_call_that_did_no_arithmetic():
     llm = ScriptedLLM({"router": [wire.route()], "planner": [HOP_INTO_CALCULATOR],
                        "executor": ["Rome"],  # the name step, answered once: its output is kept on the replan
                        "reflector": [wire.reflection(answer="Rome, the capital of Italy, covers about 1,285 km².")]})
-    result, sink = asyncio.run(run_task(llm, "What area does the capital of Italy cover?", tools=[search, calculator]))
+    result, sink = asyncio.run(run_task(llm, "What area does the capital of Italy cover?", tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted" and "1,285" in (result.answer or "")
     assert searched == ["capital of Italy", "Rome area"]
     replanned = [e.payload for e in sink.events if e.type == "replanned"]
@@ -54,7 +57,7 @@ def test_a_call_that_does_arithmetic_reads_the_added_search_instead():
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "executor": ["Rome"],
                        "reflector": [wire.reflection(answer="Half of Rome's area is 642.5 km².")]})
     result, sink = asyncio.run(run_task(llm, "What is half the area of the capital of Italy?",
-                                        tools=[search, calculator]))
+                                        tools=[search, calculator], config=NUMERIC))
     plan_v2 = [e.payload.step for e in sink.events if e.type == "plan_step" and e.payload.plan_version == 2]
     assert [(s.step_id, s.tool_input) for s in plan_v2][2:] == [
         (4, {"query": "{$step_2_result} area"}), (3, {"expression": "{$step_4_result} / 2"})]

@@ -1,6 +1,6 @@
 """On a one-request model server (``RuntimeConfig.serial_llm``, the embedded model): reasoning steps wait for the
 plan stream instead of queueing behind it, and a name hop that only feeds arithmetic is answered by code
-(``planning.name_hops``). In-process with scripted roles (no Ray)."""
+(``agents.checks.numeric.name_hops``). In-process with scripted roles (no Ray)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,12 @@ NAME_HOPS = wire.plan(
                                               "min({$step_3_result}, {$step_4_result})"}, deps=[3, 4]))
 
 
+# Code answers a name hop, and reads a passage's figure, only with the opt-in numeric check set (docs/checks.md).
+NUMERIC = ("sound", "numeric")
+
+
 def run(llm, task=TASK, **kw):
+    kw.setdefault("config", RuntimeConfig(builtin_checks=NUMERIC))
     return asyncio.run(run_task(llm, task, tools=[search, calculator], **kw))
 
 
@@ -66,7 +71,7 @@ def test_a_name_hop_for_arithmetic_is_answered_by_code():
             case _:
                 return wire.reflection(answer="Rome, by 650,000")
 
-    result, sink = run(FunctionLLM(model, stream_chunk_size=16), config=RuntimeConfig(serial_llm=True))
+    result, sink = run(FunctionLLM(model, stream_chunk_size=16), config=RuntimeConfig(serial_llm=True, builtin_checks=NUMERIC))
     assert result.status == "accepted"
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
     assert result.usage.total.llm_calls == 3  # router, planner, reflector
@@ -97,7 +102,7 @@ def test_a_hop_whose_name_feeds_a_search_still_asks_the_model():
                 return wire.reflection(answer="Rome has about 2.75 million people")
 
     result, _ = run(FunctionLLM(model), task="How many people live in the capital of Italy?",
-                    config=RuntimeConfig(serial_llm=True))
+                    config=RuntimeConfig(serial_llm=True, builtin_checks=NUMERIC))
     assert result.status == "accepted" and asked == ["2"]
     assert result.steps[2].output[0]["title"] == "Rome"
 
@@ -129,7 +134,7 @@ def test_a_hop_the_reviewer_changed_is_answered_by_the_model():
                                    modification="answer the city only")
         return wire.reflection(answer="Rome, by 650,000")
 
-    result, _ = run(FunctionLLM(_hop_model(asked, review)), config=RuntimeConfig(serial_llm=True))
+    result, _ = run(FunctionLLM(_hop_model(asked, review)), config=RuntimeConfig(serial_llm=True, builtin_checks=NUMERIC))
     assert result.status == "accepted" and asked == ["3"]
 
 
@@ -138,3 +143,25 @@ def test_without_a_serial_server_the_model_answers_each_hop():
     result, _ = run(FunctionLLM(_hop_model(asked)))
     assert result.status == "accepted" and sorted(asked) == ["3", "4"]
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
+
+
+def test_by_default_the_model_answers_each_hop_and_reads_the_figures():
+    # The default (sound) set: no step is answered by code, and which number a passage means is the model's.
+    asked: list[str] = []
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return NAME_HOPS
+            case "executor":
+                asked.append(request.metadata["step_id"])
+                return {"3": "Paris", "4": "Rome", "5": '{"3": 2100000, "4": 2750000}'}[request.metadata["step_id"]]
+            case _:
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, sink = run(FunctionLLM(model), config=RuntimeConfig(serial_llm=True))
+    assert result.status == "accepted" and sorted(asked) == ["3", "4", "5"]
+    assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
+    assert not [e for e in sink.events if e.type == "step_finished" and e.payload.executor == BY_CODE]

@@ -71,7 +71,7 @@ def test_the_planner_starts_with_the_router_and_nothing_runs_before_the_route():
 
 @pytest.mark.parametrize(("route", "status", "task"), [
     (wire.route("direct", answer="4"), "accepted", TASK),
-    # a question back needs a task that points at something it does not name (planning/referents.py)
+    # a question back needs a task that points at something it does not name (the model's route; agents/checks/numeric/referents.py)
     (wire.route("clarify", answer="Which two cities?"), "clarify", "Which of them is bigger, and by how much?"),
     (wire.route("refuse", reason="harmful"), "refused", TASK),
     (wire.route("plan", confidence=0.2), "clarify", TASK),

@@ -19,6 +19,10 @@ TWO_CITIES = wire.plan(
 )
 
 
+NUMERIC = RuntimeConfig(builtin_checks=("sound", "numeric"))
+"""The opt-in numeric check set: its vetoes, second reviews and figures read by code (docs/checks.md)."""
+
+
 def run(llm, task="Which is bigger, Paris or Rome, and by how much?", **kw):
     return asyncio.run(run_task(llm, task, **kw))
 
@@ -60,7 +64,7 @@ def test_first_step_dispatched_before_the_last_plan_step_arrives():
     (wire.route("plan", confidence=0.3), "clarify", "clarify"),
 ])
 def test_router_outcomes_stop_after_one_call(route, status, reason):
-    # a question back needs a task that points at something it does not name (planning/referents.py)
+    # a question back needs a task that points at something it does not name (the model's route; agents/checks/numeric/referents.py)
     result, _ = run(ScriptedLLM({"router": [route]}), task="Which of them is bigger, and by how much?")
     assert (result.status, result.stopped_reason) == (status, reason)
     assert result.usage.total.llm_calls == 1
@@ -258,7 +262,7 @@ def _reviewed(plans, answers):
     payloads, the sink and the model."""
     llm = ScriptedLLM({"router": [wire.route()], "planner": list(plans),
                        "reflector": [wire.reflection(answer=a) for a in answers]})
-    result, sink = run(llm, task=HOW_MANY_MORE)
+    result, sink = run(llm, task=HOW_MANY_MORE, config=NUMERIC)
     return result, [e.payload for e in sink.events if e.type == "reflected"], sink, llm
 
 
@@ -274,6 +278,19 @@ def test_an_accept_that_contradicts_the_results_is_replanned_not_answered():
     assert "Checked by code" in reflected[0].reason and "-0.7" in reflected[0].reason
     replanned = next(e.payload for e in sink.events if e.type == "replanned")
     assert "larger value minus the smaller" in replanned.feedback
+
+
+def test_by_default_code_vetoes_no_wrong_way_difference_and_the_reviewers_verdict_stands():
+    """The sound set: "how many more" computed negative is a heuristic about English wording (a signed change is
+    right as it is), so code neither vetoes nor reviews again; the reviewer's verdict counts (3 LLM calls)."""
+    wrong_way = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}),
+                          wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [wrong_way],
+                       "reflector": [wire.reflection(answer="Rome, by 0.7 million")]})
+    result, sink = run(llm, task=HOW_MANY_MORE)
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
+    assert [e.payload.decision for e in sink.events if e.type == "reflected"] == ["accept"]
+    assert len(llm.calls) == 3 and llm.remaining() == {}
 
 
 def test_a_wrong_answer_over_sound_results_is_reviewed_again_not_replanned():
@@ -296,7 +313,7 @@ def test_a_low_score_on_an_answer_stating_the_computed_figure_is_asked_about_aga
     llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES],
                        "reflector": [wire.reflection(answer="Rome, by 0.7 million", scores=(2, 4, 5)),
                                      wire.reflection(answer="Rome, by 0.7 million")]})
-    result, sink = run(llm, task=HOW_MANY_MORE)
+    result, sink = run(llm, task=HOW_MANY_MORE, config=NUMERIC)
     reflected = [e.payload for e in sink.events if e.type == "reflected"]
     assert result.status == "accepted" and [r.decision for r in reflected] == ["review_again", "accept"]
     assert not [e for e in sink.events if e.type == "replanned"]
@@ -378,6 +395,6 @@ def test_a_figure_read_through_a_reasoning_step_that_answered_a_name():
                 return wire.reflection(answer="Rome, by 650,000")
 
     result, _ = run(FunctionLLM(model), task="How many more people live in Rome than in Paris?",
-                    tools=[search, calculator])
+                    tools=[search, calculator], config=NUMERIC)
     assert result.status == "accepted"
     assert [s.output for s in result.steps][1:] == ["Paris", "Rome", 650000]

@@ -86,7 +86,9 @@ def test_every_embedded_role_opens_alike_and_the_reviewer_sees_the_facts():
         return '{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": true, ' \
                '"action": "accept", "retry_details": null, "feedback": "", "answer": "x"}'
 
-    reflector = Reflector(FunctionLLM(model), for_embedded_model(RuntimeConfig()).prompt_options(), CATALOG)
+    # the negative difference below is a fact of the numeric set (the demo's), asked for explicitly
+    options = for_embedded_model(RuntimeConfig(builtin_checks=("sound", "numeric"))).prompt_options()
+    reflector = Reflector(FunctionLLM(model), options, CATALOG)
     plan = Plan(steps=[PlanStep(step_id=1, description="difference", tool_name="lookup", tool_input={})])
     views = [StepView(step_id=1, description="difference", tool_name="lookup", status="completed", output=-650000.0)]
     asyncio.run(reflector.reflect("t", "How many more people live in the larger city?", plan, views))

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agents.checks.review import review_context
 from agents.config import EMBEDDED_MODEL_PROMPTS
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
-from agents.roles.render import review_context
 from agents.tools.builtins import builtin_tools
 from benchmarks.prompt_regression.run import (
     CASES_DIR,
@@ -312,9 +312,13 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
     assert s["meets_target"] is ((n - 1) / n >= 0.9)
     assert s["failure_reasons"] == {"invalid_plan": 1}
 
-    # The canned accept goes through the same code checks as production: refused where they contradict it.
+    # The canned accept goes through the same code checks as production (the demo's sets): refused where they
+    # contradict it. The default set alone refuses none of them: its only veto is an unfilled step reference.
     canned = Reflection.model_validate_json(_reflection("accept"))
-    refused = {c.id for c in shipped["reflector"] if review_context(canned, c.task, c.results, c.plan).contradictions}
+    checks = demo_config().builtin_checks
+    refused = {c.id for c in shipped["reflector"]
+               if review_context(canned, c.task, c.results, c.plan, checks=checks).contradictions}
+    assert not [c.id for c in shipped["reflector"] if review_context(canned, c.task, c.results, c.plan).contradictions]
     acc = [c.id for c in shipped["reflector"] if c.expected == "accept"]
     rej = [c.id for c in shipped["reflector"] if c.expected != "accept"]
     right_refused, wrong_refused = len(refused & set(acc)), len(refused & set(rej))

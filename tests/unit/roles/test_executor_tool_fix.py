@@ -7,6 +7,8 @@ import asyncio
 
 from agents import tool
 from agents.config import RuntimeConfig
+
+NUMERIC = ("sound", "numeric")
 from agents.llm import FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.roles.executor import Executor
@@ -83,7 +85,8 @@ def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"
                                               "{$step_2_result})"}, depends_on=[1, 2])
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
                           inputs_about=about, read_through=through or {})
-    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
+    # Code reads a passage's figure only with the opt-in numeric check set (docs/checks.md).
+    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig(builtin_checks=NUMERIC).executor_options())
     return asyncio.run(executor.run(request, inputs)), asked
 
 

@@ -77,14 +77,14 @@ def test_sources_are_fenced_and_say_what_each_step_looked_up():
     assert '<untrusted-data source="step 2 output">' in text and "Rome: Population" in text
 
 
-def _run(expression: str, reply: str):
+def _run(expression: str, reply: str, checks: tuple[str, ...] = ("sound", "numeric")):
     asked: list[LLMRequest] = []
 
     def model(request: LLMRequest) -> str:
         asked.append(request)
         return reply
 
-    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
+    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig(builtin_checks=checks).executor_options())
     step = PlanStep(step_id=3, description="difference, larger minus smaller", tool_name="calculator",
                     tool_input={"expression": expression}, depends_on=[1, 2])
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
@@ -105,6 +105,15 @@ def test_the_model_reads_only_the_figures_code_could_not():
     assert request.json_schema == figures_schema([2], {2: stated_figures(ROME)}) and request.max_tokens == 32
     assert request.json_schema["properties"]["2"]["enum"][0] == 2750000
     assert outcome.spend.usage.llm_calls == 1
+
+
+def test_by_default_the_model_reads_every_figure_among_the_numbers_each_passage_states():
+    # Which number a passage means is a guess about its wording: by default code does not make it (the sound set).
+    outcome, asked = _run("max({$step_1_result}, {$step_2_result}) - min({$step_1_result}, {$step_2_result})",
+                          '{"1": 2100000, "2": 2750000}', checks=("sound",))
+    assert outcome.ok and outcome.output == 650000
+    [request] = asked
+    assert request.json_schema == figures_schema([1, 2], {1: stated_figures(PARIS), 2: stated_figures(ROME)})
 
 
 def test_a_figure_the_model_cannot_give_fails_the_step_with_why():

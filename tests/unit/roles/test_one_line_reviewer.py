@@ -39,7 +39,9 @@ def _review(version: str, reply: str) -> LLMRequest:
         return reply
 
     catalog = ToolRegistry(builtin_tools()).catalog_text()
-    options = for_embedded_model(RuntimeConfig(prompt_versions={"reflector": version})).prompt_options()
+    # The clause check below is the numeric set's ("Compute with 80"): asked for explicitly.
+    options = for_embedded_model(RuntimeConfig(prompt_versions={"reflector": version},
+                                               builtin_checks=("sound", "numeric"))).prompt_options()
     asyncio.run(Reflector(FunctionLLM(model), options, catalog).reflect("t", TASK, PLAN, VIEWS))
     return seen[0]
 

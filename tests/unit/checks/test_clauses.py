@@ -1,5 +1,5 @@
-"""A figure typed into an expression from the wrong clause of the passage it used (``planning.clauses`` and the
-check built on it in ``planning.evidence``): "began … AD 72 and was completed … AD 80" computed with 72 for the
+"""A figure typed into an expression from the wrong clause of the passage it used (``agents.checks.numeric.clauses`` and the
+check built on it in ``agents.checks.numeric.misreads``): "began … AD 72 and was completed … AD 80" computed with 72 for the
 completion. Code must refuse that, and stay silent on every figure taken from where the step's own words are
 (no Ray, no model)."""
 
@@ -10,8 +10,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.clauses import naming_clauses, roots, split_clauses
-from planning.evidence import Result, Severity, check_answer, check_results
+from agents.checks.facts import Result, Severity
+from agents.checks.numeric import check_answer, check_results
+from agents.checks.numeric.clauses import naming_clauses, roots, split_clauses
 
 BRIDGE = [{"title": "Golden Gate Bridge", "text": "Golden Gate Bridge: History: construction started in 1933, and the "
                                                    "bridge opened to traffic in 1937."}]

@@ -1,5 +1,6 @@
 """A "clarify" is overruled only for a task that names what it asks about and points at nothing else
-(planning/referents.py): the regression set's clarify cases must keep it, named comparisons must not."""
+(agents/checks/numeric/referents.py, the opt-in numeric set): the regression set's clarify cases must keep it,
+named comparisons must not."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents.checks.numeric.referents import named_only, planned_route
 from planning.models import RouterDecision
-from planning.policy import effective_route
-from planning.referents import named_only
 
 CASES = Path(__file__).parents[3] / "benchmarks" / "prompt_regression" / "cases" / "router.jsonl"
 
@@ -31,7 +31,7 @@ def test_no_clarify_case_of_the_regression_set_is_overruled():
 ])
 def test_a_task_that_names_what_it_asks_about_is_planned(task, names):
     assert named_only(task) == names
-    assert effective_route(RouterDecision(route="clarify", confidence=0.95), 0.6, task) == "plan"
+    assert planned_route(RouterDecision(route="clarify", confidence=0.95), 0.6, task) == "plan"
 
 
 @pytest.mark.parametrize("task", [
@@ -43,17 +43,17 @@ def test_a_task_that_names_what_it_asks_about_is_planned(task, names):
 ])
 def test_a_task_that_points_elsewhere_or_names_nothing_keeps_its_clarify(task):
     assert named_only(task) == ()
-    assert effective_route(RouterDecision(route="clarify", confidence=0.95), 0.6, task) == "clarify"
+    assert planned_route(RouterDecision(route="clarify", confidence=0.95), 0.6, task) == "clarify"
 
 
 @given(st.sampled_from(["it", "them", "those", "the other", "last time", "the file"]),
        st.lists(st.sampled_from(["Paris", "Rome", "Mount Fuji", "the Nile", "larger", "area"]), min_size=1))
 def test_any_pointing_word_keeps_a_clarify(pointer, words):
     task = f"Compare {' and '.join(words)} with {pointer}, please."
-    assert effective_route(RouterDecision(route="clarify", confidence=0.9), 0.6, task) == "clarify"
+    assert planned_route(RouterDecision(route="clarify", confidence=0.9), 0.6, task) == "clarify"
 
 
 def test_other_routes_are_left_to_the_model_and_the_confidence_rule():
     task = "Which is taller, K2 or Denali?"
-    assert effective_route(RouterDecision(route="direct", confidence=0.9), 0.6, task) == "direct"
-    assert effective_route(RouterDecision(route="plan", confidence=0.3), 0.6, task) == "clarify"
+    assert planned_route(RouterDecision(route="direct", confidence=0.9), 0.6, task) == "direct"
+    assert planned_route(RouterDecision(route="plan", confidence=0.3), 0.6, task) == "clarify"

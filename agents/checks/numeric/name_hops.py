@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from planning.evidence import numbers_in
-from planning.figures import top_passage
+from agents.checks.numbers import numbers_in
+from agents.checks.numeric.figures import top_passage
 from planning.models import PlanStep
 
 __all__ = ["title_answer"]

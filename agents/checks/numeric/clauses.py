@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from planning.figures import STOP_WORDS
+from agents.checks.words import STOP_WORDS
 
 __all__ = ["naming_clauses", "roots", "split_clauses"]
 
@@ -25,7 +25,6 @@ __all__ = ["naming_clauses", "roots", "split_clauses"]
 # ("2,750,000") is no boundary: a boundary comma is followed by a space.
 _BOUNDARY = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])|;\s*|,?\s+(?:and|but|while|whereas)\s+|,\s+")
 _WORD = re.compile(r"[a-z]+")
-_STOP = STOP_WORDS | frozenset(["were", "when", "about", "around", "than", "that", "this", "had", "has", "have"])
 _SUFFIXES = ("ing", "ion", "ed", "es", "s")
 _ROOT = 7
 """Letters a word is cut to after its suffix: "completion", "completed" and "complete" share one root, as do
@@ -40,7 +39,7 @@ def split_clauses(text: str) -> list[str]:
 
 def roots(text: str) -> set[str]:
     """The content words of ``text`` (no stop words, no numbers), each without its suffix and cut to seven letters."""
-    return {_root(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+    return {_root(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and len(w) > 2}
 
 
 def _root(word: str) -> str:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents.checks.numeric.hop_search import NameHop, add_hop_searches, quantity_words
 from dag.refs import compile_value, references
-from planning.hop_search import NameHop, add_hop_searches, quantity_words
 from planning.models import Plan, PlanStep
 
 
@@ -87,7 +87,7 @@ def test_a_search_written_as_arithmetic_is_replaced_by_the_search():
 
 
 def test_only_a_name_read_from_one_search_counts_and_every_rejected_call_must_have_one():
-    from planning.hop_search import unsearched_hops
+    from agents.checks.numeric.hop_search import unsearched_hops
 
     steps = [*HOP, _step(3, "calculator", (2,), expression="{$step_2_result} area"),
              _step(4, "lookup", (), id=1), _step(5, "calculator", (4,), expression="{$step_4_result} area")]

@@ -1,4 +1,4 @@
-"""The one relevant number in a passage (planning.figures): substituted without a model only when it is
+"""The one relevant number in a passage (agents.checks.numeric.figures): substituted without a model only when it is
 unambiguous — a wrong number silently computed is worse than a model call (no Ray)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
+from agents.checks.numeric.figures import relevant_number
 from agents.tools.builtins import doc_search
-from planning.figures import relevant_number
 
 
 def _hits(query: str):

@@ -1,9 +1,9 @@
-"""When code may answer a name hop with its one hit's title (planning/name_hops.py), and when the model must."""
+"""When code may answer a name hop with its one hit's title (agents/checks/numeric/name_hops.py), and when the model must."""
 
 from __future__ import annotations
 
+from agents.checks.numeric.name_hops import title_answer
 from planning.models import PlanStep
-from planning.name_hops import title_answer
 
 HOP = PlanStep(step_id=2, description="the name of the capital of the United Kingdom", depends_on=[1])
 CALC = PlanStep(step_id=3, description="round", tool_name="calculator",

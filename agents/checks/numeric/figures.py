@@ -18,22 +18,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["STOP_WORDS", "relevant_number", "relevant_numbers", "top_passage"]
+from agents.checks.facts import top_passage
+from agents.checks.numbers import read_numbers
+from agents.checks.words import STOP_WORDS
+
+__all__ = ["relevant_number", "relevant_numbers", "top_passage"]
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9])")
-# A number glued to a word by a hyphen is part of a name or code ("INJ-01", "r-42", "COVID-19"), not a figure.
-_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)(-?\d+(?:,\d{3})*(?:\.\d+)?)(\s*(?:million|billion|thousand)\b)?"
-                     r"(\s*(?:km²|km2|km|m|kg|°C|K|%|people|inhabitants|residents)(?!\w))?", re.IGNORECASE)
-_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SHORT_TEXT = 300
 _WORD = re.compile(r"[a-z0-9]+")
 # An address says where a step looked, not what it looked up: its words ("example", "delete") are no topic.
 _ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
-STOP_WORDS = frozenset([
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "its", "of", "on", "or",
-    "the", "to", "was", "what", "which", "with", "look", "find", "search", "up", "get", "step", "result", "results",
-    "value", "number"])
-"""Words that say nothing about what a step looked up (``planning.clauses`` adds its own to these)."""
 
 
 def _terms(text: str) -> set[str]:
@@ -44,23 +39,6 @@ def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _is_year(token: str, scaled: bool) -> bool:
-    return not scaled and "," not in token and "." not in token and 1000 <= abs(int(token)) <= 2100
-
-
-def top_passage(output: Any) -> tuple[str | None, str]:
-    """(text, title) of what a step returned: a string itself, or the best (first) hit of a list of passages
-    (its ``text``, ``content`` or ``snippet``; its ``title`` or ``doc_id``). No text: None."""
-    first = output[0] if isinstance(output, list) and output else output
-    if isinstance(first, str):
-        return first, ""
-    if isinstance(first, dict):
-        text = first.get("text") or first.get("content") or first.get("snippet")
-        title = first.get("title") or first.get("doc_id") or ""
-        return (text if isinstance(text, str) else None), (title if isinstance(title, str) else "")
-    return None, ""
 
 
 def _top_text(output: Any) -> tuple[str | None, str]:
@@ -108,13 +86,11 @@ def relevant_numbers(output: Any, about: str) -> tuple[float, ...]:
         return ()
     found: dict[float, bool] = {}  # value → written with a unit or scale ("828 m" beside "163 floors")
     for sentence in _closest_sentences(text, terms):
-        for match in _NUMBER.finditer(sentence):
-            token, scale_word, unit = match.group(1), match.group(2), match.group(3)
-            if _is_year(token, scale_word is not None):
+        for number in read_numbers(sentence):
+            if number.kind == "year":
                 continue
-            scale = _SCALE[scale_word.strip().lower()] if scale_word else 1.0
-            value = round(float(token.replace(",", "")) * scale, 6)
-            found[value] = found.get(value, False) or bool(scale_word or unit)
+            value = round(number.value, 6)
+            found[value] = found.get(value, False) or number.measured
     if len(found) > 1:  # a measured figure beats a bare count; two measured figures stay ambiguous
         found = {v: m for v, m in found.items() if m}
     return tuple(found)

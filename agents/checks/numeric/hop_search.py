@@ -3,9 +3,9 @@
 The embedded planner writes a multi-hop task's first half right — a search ("capital of Spain"), a reasoning step
 that answers the name ("Madrid") — and then hands the name to the calculator as if it were the figure
 (``calculator("{$step_2_result} area")``). The executor refuses the call: the name states no number. Told in
-words which search to add, the 1.5B planner wrote the same plan three times on the dev split (multi-hop 07 and
-09), each replan a planner call and a review. The missing step is fully determined by the plan itself: a search
-like the one the hop read, for the name the hop answered and the quantity the failed call or the task asks
+words which search to add, the 1.5B planner wrote the same plan three times on two multi-hop tasks, each
+replan a planner call and a review. The missing step is fully determined by the plan itself: a search like the
+one the hop read, for the name the hop answered and the quantity the failed call or the task asks
 for. Code writes it, and the call that wanted the figure takes the search's output instead (or is dropped when
 it did no arithmetic at all: the search's passage is the answer's figure).
 

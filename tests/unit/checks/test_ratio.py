@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.evidence import Result, Severity, check_results, ratio_fault
+from agents.checks.facts import Result, Severity
+from agents.checks.numeric import check_results, ratio_fault
+from agents.checks.numeric.ratio import AskedRatio, asked_ratio, describe, ratio_expression, rewrite_ratio, side_of
 from planning.models import Plan, PlanStep
-from planning.ratio import AskedRatio, asked_ratio, describe, ratio_expression, rewrite_ratio, side_of
 
 
 @pytest.mark.parametrize(("task", "top", "bottom", "percent"), [
@@ -141,7 +142,7 @@ def test_the_rewritten_step_divides_the_asked_way_and_only_once():
 
 
 def test_a_ratio_answer_must_state_the_ratio_the_plan_computed():
-    from planning.evidence import answer_faults
+    from agents.checks.numeric import answer_faults
 
     spain = passage(1, "Spain", "area", "Area: Spain covers about 505,990 km².")
     vienna = passage(2, "Vienna", "area", "Area: the city covers about 414.9 km².")

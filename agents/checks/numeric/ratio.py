@@ -4,14 +4,16 @@
 Kingdom's, small as it is; "What percentage of the height of Mount Everest is the height of the Empire State
 Building?" asks the building's height over the mountain's, times 100. The embedded planner writes
 ``max($1, $2) / min($1, $2)`` for the first (right only when the first thing named is the larger) and divided
-Everest by the building for the second (dev arithmetic-17: 1,997 % where 4.3 % was asked). Which figure is the
-numerator is settled by the task's words alone, so code reads it here, ``planning.evidence.ratio_fault`` checks
+Everest by the building for the second (1,997 % where 4.3 % was asked). Which figure is the
+numerator is settled by the task's words alone, so code reads it here, ``ratio_check.ratio_fault`` checks
 the computed figure against it, and ``rewrite_ratio`` gives the computing step the expression the task asks for.
 
     >>> asked_ratio("How many times larger is the area of Istanbul than that of London? Give two decimals.")
     AskedRatio(numerator='the area of Istanbul', denominator='that of London', percent=False)
     >>> asked_ratio("What percentage of the height of Mount Fuji is the height of Mont Blanc?")
     AskedRatio(numerator='the height of Mont Blanc', denominator='the height of Mount Fuji', percent=True)
+    >>> asked_ratio("How many times smaller is the area of Rome than that of London?")
+    AskedRatio(numerator='that of London', denominator='the area of Rome', percent=False)
     >>> asked_ratio("How many more people live in Rome than in Paris?") is None
     True
 """
@@ -22,8 +24,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agents.checks.numeric.rewrite import rewrite_expression
 from planning.models import Plan
-from planning.rewrite import rewrite_expression
 
 __all__ = ["AskedRatio", "RatioFault", "asked_ratio", "describe", "ratio_expression", "ratio_values", "rewrite_ratio", "side_of"]
 
@@ -31,8 +33,8 @@ _END = r"(?=[?.!;]|,\s|\s+(?:give|round|answer|to \w+ decimal)\b|$)"
 # Each pattern names the numerator ``a`` and the denominator ``b``; ``p`` marks a percentage.
 _PATTERNS = (
     # "How many times larger/bigger/longer/taller… is A than B"
-    re.compile(r"\bhow many times (?:[a-z]+ )?(?:[a-z]+er|more \w+) (?:is|are|was|were) (?P<a>.+?) than (?P<b>.+?)"
-               + _END, re.IGNORECASE),
+    re.compile(r"\bhow many times (?:[a-z]+ )?(?P<adj>[a-z]+er|more \w+|less \w+) (?:is|are|was|were) (?P<a>.+?) "
+               r"than (?P<b>.+?)" + _END, re.IGNORECASE),
     # "What percentage / percent / fraction / share / proportion of B is A"
     re.compile(r"\bwhat (?:(?P<p>percentage|percent)|fraction|share|proportion) of (?P<b>.+?) (?:is|are|was|were|"
                r"does|do) (?P<a>.+?)" + _END, re.IGNORECASE),
@@ -42,6 +44,9 @@ _PATTERNS = (
     # "the ratio of A to B"
     re.compile(r"\bthe ratio of (?P<a>.+?) to (?P<b>.+?)" + _END, re.IGNORECASE),
 )
+# "How many times smaller is A than B" asks B over A: the smaller one goes below.
+_DECREASING = re.compile(r"^(?:smaller|shorter|lower|fewer|lighter|younger|cheaper|thinner|narrower|slower|weaker|"
+                         r"less \w+)$", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+")
 _FILLER = frozenset(["the", "of", "that", "those", "a", "an", "in", "at", "and", "is", "city", "area", "height",
                      "length", "population", "people", "number"])
@@ -79,6 +84,8 @@ def asked_ratio(task: str) -> AskedRatio | None:
     for pattern in _PATTERNS:
         if (m := pattern.search(task)) is not None:
             a, b = m.group("a").strip(" ,"), m.group("b").strip(" ,")
+            if _DECREASING.match(m.groupdict().get("adj") or ""):
+                a, b = b, a
             if a and b:
                 return AskedRatio(a, b, bool(m.groupdict().get("p")))
     return None
@@ -115,7 +122,7 @@ def ratio_expression(asked: AskedRatio, numerator_step: int, denominator_step: i
 
 def rewrite_ratio(plan: Plan, fault: RatioFault) -> Plan | None:
     """``plan`` with the computing step's expression replaced by the asked ratio of the first looked-up step of
-    each side (the calculator reads a passage's figure itself, ``planning.figures``), depending on those two.
+    each side (the calculator reads a passage's figure itself, ``agents.checks.numeric.figures``), depending on those two.
     None when the step is no calculator with an ``expression`` or the plan already computes that expression.
 
     >>> from planning.models import PlanStep

@@ -1,5 +1,5 @@
-"""A computing step given the expression the task asks for, when code can tell it (``planning.ratio``, a total
-``planning.evidence.total_fault`` found short): the rest of the plan stays as the planner wrote it.
+"""A computing step given the expression the task asks for, when code can tell it (``agents.checks.numeric.ratio``, a total
+``agents.checks.numeric.totals.total_fault`` found short): the rest of the plan stays as the planner wrote it.
 
     >>> from planning.models import Plan, PlanStep
     >>> plan = Plan(steps=[PlanStep(step_id=1, tool_name="doc_search", tool_input={"query": "length of the Rhine"}),

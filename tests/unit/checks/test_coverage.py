@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planning.coverage import missing_names, orders_in
+from agents.checks.coverage import missing_names
+from agents.checks.injection import orders_in
 
 
 def test_a_listed_name_no_step_looked_up_is_missing():
@@ -82,7 +83,7 @@ def test_a_name_looked_up_with_a_typo_the_tool_corrected_is_not_missing():
 
 
 def test_a_name_asked_for_that_no_output_mentions_is_unfound():
-    from planning.coverage import unfound_names
+    from agents.checks.coverage import unfound_names
 
     hits = ["Spain: Population: Spain had about 48.6 million.", "Italy: Population: Italy had about 58.99 million."]
     assert unfound_names("What is the population of Lima?", ["population of Lima"], hits) == ["Lima"]

@@ -1,0 +1,72 @@
+"""The default built-in set, "sound": a veto only where it is sound for any task, everything else a note.
+
+A veto (``Severity.CONTRADICTION``) turns a reviewer's accept into a second review or a replan, so it must hold for
+every user's task, tools and language: when it fires, the answer is wrong. The one such rule here:
+
+- **An unfilled step reference in the answer.** Precondition: the answer contains ``$step_N_result`` (the plan's
+  reference syntax, ``dag.refs``) and the task itself does not. The answer then shows the user a placeholder for a
+  value it never filled in, whatever the task was.
+
+The notes are facts the reviewer may weigh and reject, worded as observations, never as "use this number":
+
+- a step that did not complete (its figures cannot be in the answer);
+- a step whose output gives the assistant orders (``agents.checks.injection``);
+- a name the task lists beside others that no step's arguments or outputs mention (``agents.checks.coverage``:
+  capitalised words, so a German noun may be taken for a name; the reviewer judges).
+
+    >>> results = [Result(1, "lookup", "population of Paris", "2.1 million"), Result(2, "lookup", "Rome", None,
+    ...            failed=True)]
+    >>> [f.text for f in answer_faults("Rome is larger by $step_3_result.", results, task="Paris or Rome?")]
+    ['The answer contains $step_3_result, a reference to a step result that was never filled in: write the value itself.']
+    >>> [f.severity.value for f in result_notes("Compare Paris and Rome.", results)]
+    ['note']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agents.checks.coverage import missing_names
+from agents.checks.facts import Fact, Result, Severity, text_of
+from agents.checks.injection import injection_notes
+
+__all__ = ["answer_faults", "failed_note", "name_notes", "result_notes"]
+
+_REFERENCE = re.compile(r"\$step_\d+_result")
+
+
+def result_notes(task: str, results: Sequence[Result], *, names: bool = True) -> list[Fact]:
+    """The default set's facts about the results: notes only. ``names``: also the names no step mentions (the
+    numeric set says those itself, as contradictions)."""
+    facts = name_notes(task, results) if names else []
+    return [*facts, *injection_notes(results), *failed_note(results)]
+
+
+def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
+    """The default set's vetoes of a proposed answer (each sound for any task; see the module's docstring)."""
+    if not answer:
+        return ()
+    found = _REFERENCE.search(answer)
+    if found is None or _REFERENCE.search(task):
+        return ()
+    return (Fact(Severity.CONTRADICTION, (
+        f"The answer contains {found.group(0)}, a reference to a step result that was never filled in: write the "
+        "value itself.")),)
+
+
+def failed_note(results: Sequence[Result]) -> list[Fact]:
+    """The steps that did not complete: an answer must not use figures they would have produced."""
+    failed = [r.step_id for r in results if r.failed]
+    if not failed:
+        return []
+    return [Fact(Severity.NOTE, f"Steps {', '.join(map(str, failed))} did not complete: an answer must not use "
+                                "figures they would have produced.")]
+
+
+def name_notes(task: str, results: Sequence[Result]) -> list[Fact]:
+    """Names the task lists beside others that no step looked up and no output mentions, as observations."""
+    looked_at = [text for r in results for text in (r.about, r.description, r.arguments,
+                                                    "" if r.failed else text_of(r.output))]
+    return [Fact(Severity.NOTE, f"The task names {name}; no step's arguments or results mention it.")
+            for name in missing_names(task, looked_at)]
