@@ -147,25 +147,15 @@ class SupervisorActor(SupervisorCore, WhereAmI):
         self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
         super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
-                         owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks)
+                         owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks,
+                         refresher=ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None)
         self._driver_watch = DriverWatch(self._driver_lost).start()
-        self._refresher = ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None
 
     def _driver_lost(self) -> None:
         """(The watch's thread.) Fence out every task this Supervisor runs: their runners stop at their next
         write, and nothing new starts; a resume from a new driver continues them."""
         revoked = self._store.revoke_owner(self.lease_owner, DRIVER_LOST)
         log.warning("driver gone: revoked the leases of %d task(s)", len(revoked))
-
-    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
-        if self._refresher is not None:
-            await self._refresher.current()
-        return await super().submit(task, task_id, session_id)
-
-    async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
-        if self._refresher is not None:
-            await self._refresher.current()
-        return await super().respond(task_id, text, by)
 
     async def tool_catalog(self) -> dict[str, Any]:
         """How often the tool list changed since start-up, and which MCP servers wait to be re-listed."""

@@ -50,26 +50,6 @@ def build_local_runtime(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], 
                         {t.name: t.spec for t in registry})
 
 
-class _Core(SupervisorCore):
-    """The Supervisor core with the Ray actor's one addition: MCP servers whose tool lists changed are re-listed
-    before a task starts or continues."""
-
-    def __init__(self, store: Store, runtime: LocalRuntime, config: RuntimeConfig,
-                 refresher: ToolRefresher | None, checks: Sequence[Check] = ()) -> None:
-        super().__init__(store, runtime, config, reattach_first=False, checks=checks)
-        self._refresher = refresher
-
-    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
-        if self._refresher is not None:
-            await self._refresher.current()
-        return await super().submit(task, task_id, session_id)
-
-    async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
-        if self._refresher is not None:
-            await self._refresher.current()
-        return await super().respond(task_id, text, by)
-
-
 class InProcessSupervisor:
     """Owns the loop thread, the store, the journal and the Supervisor core of one in-process Orchestrator."""
 
@@ -88,13 +68,13 @@ class InProcessSupervisor:
             raise
 
     async def _build(self, config: RuntimeConfig, llm: LLM, tools: Sequence[Tool],
-                     servers: Sequence[MCPServer], checks: Sequence[Check]) -> tuple[_Core, Store]:
+                     servers: Sequence[MCPServer], checks: Sequence[Check]) -> tuple[SupervisorCore, Store]:
         # Built on the loop: asyncio objects and the executors' MCP connections belong to the loop that uses them.
         journal_store = Store(config.store_location(), pool_size=config.store_pool_size)
         runtime = build_local_runtime(config, llm, tools, StoreJournal(journal_store))
         refresher = ToolRefresher(ToolCatalog(tools, servers), runtime.use_tools) if servers else None
         store = Store(config.store_location(), pool_size=config.store_pool_size)
-        return _Core(store, runtime, config, refresher, checks), journal_store
+        return SupervisorCore(store, runtime, config, checks=checks, refresher=refresher), journal_store
 
     def _submit_to_loop(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self._loop)

@@ -28,6 +28,7 @@ from agents.errors import TaskNotWaitingError, UnknownTaskError
 from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
+from agents.tools.mcp import ToolRefresher
 
 __all__ = ["SupervisorCore"]
 
@@ -39,8 +40,11 @@ class SupervisorCore:
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
                  clock: Callable[[], float] = time.time, *, reattach_first: bool = False,
-                 checks: Sequence[Check] = (), owns: Callable[[str], bool] = lambda task_id: True) -> None:
+                 checks: Sequence[Check] = (), owns: Callable[[str], bool] = lambda task_id: True,
+                 refresher: ToolRefresher | None = None) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
+        self._refresher = refresher
+        """Re-lists the MCP servers whose tool lists changed before a task starts or continues (None: no server)."""
         self._checks = tuple(checks)
         """The user's answer checks, given to every task this Supervisor runs."""
         self._owns = owns
@@ -73,10 +77,15 @@ class SupervisorCore:
                 ids = await self.reattach()
                 log.warning("supervisor restarted; re-attached %d unfinished task(s)", len(ids))
 
+    async def _current_tools(self) -> None:
+        if self._refresher is not None:
+            await self._refresher.current()
+
     # ------------------------------------------------------------------ commands
     async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
         """Start a task; with ``session_id`` it is the session's next turn and sees the earlier ones."""
         await self._ready()
+        await self._current_tools()
         if task_id is not None and self._store.get_task(task_id) is not None:
             return task_id  # a submit retried after a Supervisor restart: the task exists already
         task_id = task_id or uuid.uuid4().hex[:16]
@@ -93,6 +102,7 @@ class SupervisorCore:
         """Answer the task's escalation with ``text``; the answer and ``by`` (who gave it) go into the event log
         before the task continues."""
         await self._ready()
+        await self._current_tools()
         if self._is_running(task_id):
             raise TaskNotWaitingError(task_id, "running")
         state = self._load(task_id)
