@@ -1,7 +1,7 @@
 """Lenient JSON reading shared by the whole-reply parsers (``planning.parse``) and the streaming plan parser
 (``planning.stream``): code fences, prose around the object, trailing commas, Python literals.
 
-It sits below both so that neither imports the other's module to reach these helpers (issue 17 item 8: the
+It sits below both so that neither imports the other's module to reach these helpers (that was a
 ``parse`` <-> ``stream`` import cycle).
 
     >>> loads_lenient('{"a": [1, 2,], "b": True}')

@@ -124,7 +124,7 @@ class TaskRunner:
     def _replan_rejected_arguments(self) -> bool:
         """Fail fast: a call whose arguments the tool still rejected after the repair round goes back to the
         planner with the tool's words, once a task and without a reflector call — a retry of the same call fails
-        the same way (issue 20 saw three identical retries and 313 s before loop detection stopped the task)."""
+        the same way (three identical retries cost one measured task 313 s before loop detection stopped it)."""
         st = self.state
         rejected = [(sid, rec.error) for sid, rec in sorted(st.steps.items())
                     if rec.status == "failed" and rec.error_kind == "argument"]

@@ -107,7 +107,7 @@ def _v0_to_v1(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V1)
 
 
-# v2: ownership with fencing and append-only checkpoint deltas (issue 19).
+# v2: ownership with fencing and append-only checkpoint deltas.
 # - leases: one row per task; ``generation`` grows by one each time a runner takes the task over, and every
 #   write of a runner names the generation it holds (a stale runner's writes are refused).
 # - journal: a row is first a *claim* (no output yet; the claimant's generation and dispatch token), then a
