@@ -78,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--token", default=os.environ.get("TETRARCH_TOKEN"),
                    help="bearer token every request must carry (default $TETRARCH_TOKEN); required off loopback")
     p.add_argument("--read-only", action="store_true", help="serve without answering escalations")
+    p.add_argument("--prices", help='a JSON price table, {"MODEL": [USD per 1M input, per 1M output tokens]}: '
+                                    "the task list shows each task's cost")
     p.add_argument("--llm", help="for answers: openai:MODEL (with --base-url) or local[:NAME]")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--address", help="Ray address: auto or ray://host:10001 (default: local Ray)")
@@ -85,13 +87,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from agents.ui.prices import load_prices
     from agents.ui.server import UIServer
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    prices = None if args.prices is None else load_prices(args.prices)
     store, config = open_store(args)
     responder = None if args.read_only else _LazyResponder(args, config)
     try:
-        server = UIServer(store, host=args.host, port=args.port, token=args.token, responder=responder).start()
+        server = UIServer(store, host=args.host, port=args.port, token=args.token, responder=responder,
+                          prices=prices).start()
     except MissingTokenError as exc:
         print(f"tetrarch ui: {exc}", file=sys.stderr)
         return 2

@@ -34,6 +34,7 @@ from starlette.staticfiles import StaticFiles
 
 from agents.errors import TaskNotWaitingError, UnknownTaskError
 from agents.ui.auth import BearerAuth
+from agents.ui.prices import PriceTable
 from agents.ui.reader import ReadableStore, TaskReader
 
 __all__ = ["Responder", "create_app"]
@@ -172,10 +173,12 @@ def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
 
 
 def create_app(store: ReadableStore, *, responder: Responder | None = None, token: str | None = None,
-               allowed_hosts: list[str] | None = None, poll_s: float = 0.1, list_limit: int = 200) -> Starlette:
+               allowed_hosts: list[str] | None = None, poll_s: float = 0.1, list_limit: int = 200,
+               prices: PriceTable | None = None) -> Starlette:
     """The web view over ``store``. ``token``: every request must carry it (see ``agents.ui.auth``);
-    ``allowed_hosts``: the Host headers accepted (the loopback names by default, which stops DNS rebinding)."""
-    h = _Handlers(TaskReader(store), responder, poll_s, list_limit)
+    ``allowed_hosts``: the Host headers accepted (the loopback names by default, which stops DNS rebinding);
+    ``prices``: the table each task's cost is computed from (``agents.ui.prices``; no cost column without one)."""
+    h = _Handlers(TaskReader(store, prices=prices), responder, poll_s, list_limit)
     routes = [
         Route("/", h.index), Route("/tasks/{task_id}", h.task_page),
         Route("/api/tasks", h.tasks), Route("/api/tasks/stream", h.tasks_stream),

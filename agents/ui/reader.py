@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from agents.events import AnyEvent
 from agents.results import TaskResult
 from agents.store.records import TaskRow, TaskSummary
+from agents.ui.prices import PriceTable
 
 __all__ = ["LLMCallView", "ReadableStore", "TaskListRow", "TaskReader", "llm_call_view"]
 
@@ -56,6 +57,9 @@ class TaskListRow(BaseModel):
     llm_calls: int
     input_tokens: int
     output_tokens: int
+    cost_usd: float | None = None
+    """From the price table the page was started with (``tetrarch ui --prices``); None without one, or when a call's
+    model is not in it."""
 
 
 class LLMCallView(BaseModel):
@@ -89,13 +93,15 @@ class _Spent:
     llm_calls: int
     input_tokens: int
     output_tokens: int
+    cost_usd: float | None = None
 
 
 class TaskReader:
     """Task rows with a per-task cache keyed by the task's last write."""
 
-    def __init__(self, store: ReadableStore, clock: Callable[[], float] = time.time) -> None:
-        self.store, self._clock = store, clock
+    def __init__(self, store: ReadableStore, clock: Callable[[], float] = time.time,
+                 prices: PriceTable | None = None) -> None:
+        self.store, self._clock, self._prices = store, clock, prices
         self._spent: dict[str, tuple[float, _Spent, float | None]] = {}
 
     def rows(self, limit: int = 200) -> list[TaskListRow]:
@@ -110,18 +116,22 @@ class TaskReader:
         return TaskListRow(task_id=summary.task_id, task=summary.task, status=summary.status,
                            created=summary.created, updated=summary.updated, wall_s=wall,
                            llm_calls=spent.llm_calls, input_tokens=spent.input_tokens,
-                           output_tokens=spent.output_tokens)
+                           output_tokens=spent.output_tokens, cost_usd=spent.cost_usd)
 
     def _measure(self, summary: TaskSummary) -> tuple[_Spent, float | None]:
         result = self.store.get_result(summary.task_id) if summary.wall_s is not None else None
+        # The result's usage has no model names: with a price table the call records are read for them.
+        calls = self.store.llm_calls(summary.task_id) if result is None or self._prices is not None else []
+        cost = None if self._prices is None else self._prices.cost(
+            (str(c.get("model") or ""), int((c.get("usage") or {}).get("input_tokens") or 0),
+             int((c.get("usage") or {}).get("output_tokens") or 0)) for c in calls)
         if result is not None:
             total = result.usage.total
-            return _Spent(total.llm_calls, total.input_tokens, total.output_tokens), result.timings.wall_s
-        calls = self.store.llm_calls(summary.task_id)
+            return _Spent(total.llm_calls, total.input_tokens, total.output_tokens, cost), result.timings.wall_s
         usage = [c.get("usage") or {} for c in calls]
         spent = _Spent(sum(int(u.get("llm_calls") or 1) for u in usage),
                        sum(int(u.get("input_tokens") or 0) for u in usage),
-                       sum(int(u.get("output_tokens") or 0) for u in usage))
+                       sum(int(u.get("output_tokens") or 0) for u in usage), cost)
         return spent, summary.updated - summary.created
 
     def llm_calls(self, task_id: str, after: int = 0) -> list[LLMCallView]:

@@ -19,6 +19,7 @@ import uvicorn
 
 from agents.ui.app import Responder, create_app
 from agents.ui.auth import require_token
+from agents.ui.prices import PriceTable
 from agents.ui.reader import ReadableStore
 
 __all__ = ["UIServer"]
@@ -30,10 +31,10 @@ class UIServer:
     Any host but loopback needs ``token`` (raises ``agents.ui.auth.MissingTokenError`` otherwise)."""
 
     def __init__(self, store: ReadableStore, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
-                 responder: Responder | None = None, poll_s: float = 0.1) -> None:
+                 responder: Responder | None = None, poll_s: float = 0.1, prices: PriceTable | None = None) -> None:
         token = require_token(host, token)
         hosts = None if token is None else ["*"]  # with a token the page is meant to be reached by other names
-        app = create_app(store, responder=responder, token=token, allowed_hosts=hosts, poll_s=poll_s)
+        app = create_app(store, responder=responder, token=token, allowed_hosts=hosts, poll_s=poll_s, prices=prices)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
                                 timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)

@@ -23,6 +23,7 @@
       T.el("td", {}, T.secs(r.wall_s)),
       T.el("td", { class: "n" }, r.llm_calls),
       T.el("td", { class: "n" }, T.num(r.input_tokens) + " → " + T.num(r.output_tokens)),
+      T.el("td", { class: "n cost" }, r.cost_usd === null || r.cost_usd === undefined ? "—" : "$" + r.cost_usd.toFixed(4)),
       T.el("td", { class: "mono" }, r.task_id))));
     count.textContent = shown.length + " of " + rows.length + " tasks";
   }
