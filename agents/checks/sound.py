@@ -4,8 +4,9 @@ A veto (``Severity.CONTRADICTION``) turns a reviewer's accept into a second revi
 every user's task, tools and language: when it fires, the answer is wrong. The one such rule here:
 
 - **An unfilled step reference in the answer.** Precondition: the answer contains ``$step_N_result`` (the plan's
-  reference syntax, ``dag.refs``) and the task itself does not. The answer then shows the user a placeholder for a
-  value it never filled in, whatever the task was.
+  reference syntax, ``dag.refs``) and neither the task nor any step's output contains such text. The answer then
+  shows the user a placeholder for a value it never filled in, whatever the task was (a tool that returns such text
+  itself, a template engine say, may be quoted).
 
 The notes are facts the reviewer may weigh and reject, worded as observations, never as "use this number":
 
@@ -48,7 +49,8 @@ def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = 
     if not answer:
         return ()
     found = _REFERENCE.search(answer)
-    if found is None or _REFERENCE.search(task):
+    if found is None or _REFERENCE.search(task) or any(
+            _REFERENCE.search(text_of(r.output)) for r in results if not r.failed and r.output is not None):
         return ()
     return (Fact(Severity.CONTRADICTION, (
         f"The answer contains {found.group(0)}, a reference to a step result that was never filled in: write the "

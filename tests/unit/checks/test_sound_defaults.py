@@ -172,6 +172,9 @@ def test_the_one_sound_veto_holds_only_its_precondition():
     assert [f.severity for f in fired] == [Severity.CONTRADICTION] and "$step_3_result" in fired[0].text
     # a task that itself writes the reference syntax may rightly be answered with it
     assert answer_facts("Write $step_3_result.", results, "How do I refer to $step_3_result?") == ()
+    # so may one whose tool returned such text itself (a template, a log line): quoting it is no placeholder
+    template = [Result(1, "render", "the template", "Dear $step_3_result, welcome.")]
+    assert answer_facts("It reads: Dear $step_3_result, welcome.", template, "What does the template say?") == ()
     assert answer_facts("The total is 42.", results, "What is the total?") == ()
     assert answer_facts(None, results, "What is the total?") == ()
 
