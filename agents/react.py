@@ -40,6 +40,7 @@ from agents.llm.base import (
     Spend,
     Usage,
 )
+from agents.llm.base import ToolCall as ToolCallReply
 from agents.results import StepResult, StepTiming, TaskResult, Timings, UsageReport
 from agents.roles.json_call import call_json
 from agents.roles.render import output_text
@@ -166,7 +167,7 @@ class ReActAgent:
             request = LLMRequest(role="react", messages=messages, tools=specs, tool_choice="auto",
                                  parallel_tool_calls=None if self.parallel else False,
                                  metadata={"task_id": run.task_id})
-            reply = await self._native_call(request, run, first=turn == 0)
+            reply = _without_repeats(await self._native_call(request, run, first=turn == 0))
             if not reply.tool_calls:
                 if reply.text.strip():
                     raise _Stop("accepted", "accepted", answer=reply.text.strip())
@@ -290,3 +291,16 @@ class _Run:
                             self.first_dispatch - self.submitted_at,
                             steps={s.step_id: StepTiming(started_at=s.started_at, finished_at=s.finished_at)
                                    for s in steps}))
+
+
+def _without_repeats(reply: LLMReply) -> LLMReply:
+    """The reply with each distinct call once (the first of its id): a small model that falls into repeating one
+    call writes it until its context is full (190 identical calls measured on a 0.5B model), and answering every
+    copy would overflow the next request. One turn's identical calls ask for the same thing; running it once is
+    what any of them meant."""
+    distinct: dict[tuple[str, str], ToolCallReply] = {}
+    for call in reply.tool_calls:
+        distinct.setdefault((call.name, json.dumps(call.arguments, sort_keys=True, default=str)), call)
+    if len(distinct) == len(reply.tool_calls):
+        return reply
+    return reply.model_copy(update={"tool_calls": list(distinct.values())})

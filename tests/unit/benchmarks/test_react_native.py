@@ -132,3 +132,18 @@ def test_repeated_native_calls_are_a_loop():
 def test_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="tool_calling"):
         ReActAgent(FunctionLLM(lambda r: "x"), T.ALL, tool_calling="xml")  # type: ignore[arg-type]
+
+
+def test_a_call_repeated_within_one_reply_runs_once_and_is_answered_once():
+    seen: list[LLMRequest] = []
+
+    def fn(request):
+        seen.append(request)
+        if len(seen) == 1:  # a small model stuck repeating one call until its context is full
+            return calls(request, *[("lookup", {"city": "Paris"})] * 50)
+        return counted_reply(request, "2.1", model="f")
+
+    _, result = run(FunctionLLM(fn))
+    assert result.status == "accepted" and [s.tool_input for s in result.steps] == [{"city": "Paris"}]
+    assert len([m for m in seen[1].messages if m["role"] == "tool"]) == 1
+    assert len(next(m for m in seen[1].messages if m["role"] == "assistant")["tool_calls"]) == 1
