@@ -51,7 +51,7 @@ class PlanExecution(PlanIntake):
         self._st, self._rt, self._sink, self._limits, self._clock = state, runtime, sink, limits, clock
         self._kept = kept or {}
         self._sched = Scheduler()
-        self._steps: dict[int, PlanStep] = {}
+        self._index: tuple[list[PlanStep], dict[int, PlanStep]] | None = None
         self._facts: dict[int, StepFacts] = {}
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
@@ -91,7 +91,6 @@ class PlanExecution(PlanIntake):
         """Resume: the plan is known; completed steps with a stored output are not run again."""
         self._sched, self._facts, self.values = restore(self._st.plan_steps, self._st.steps,
                                                         self._sink.outputs(self._st.plan_version))
-        self._steps = {step.step_id: step for step in self._st.plan_steps}
 
     def _forget_partial_plan(self) -> None:
         """Resumed mid-stream: the plan is asked for again; a repeated step that completed is kept, as on a replan."""

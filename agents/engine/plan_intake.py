@@ -35,7 +35,7 @@ class PlanIntake:
     _rt: Runtime
     _sink: TaskSink
     _sched: Scheduler
-    _steps: dict[int, PlanStep]
+    _index: tuple[list[PlanStep], dict[int, PlanStep]] | None
     _facts: dict[int, StepFacts]
     _kept: dict[int, tuple[PlanStep, Any]]
     values: dict[int, Any]
@@ -45,6 +45,18 @@ class PlanIntake:
     _feed: PlanFeed[PlanItem] | None
     _plan_broken: bool
     _stopped: Stopped | None
+
+    @property
+    def _steps(self) -> dict[int, PlanStep]:
+        """The plan's steps by id, an index of the task state's plan (the one copy of it): the plan only grows by
+        appends or is replaced by a new list, so the index follows it by identity and length."""
+        plan = self._st.plan_steps
+        if self._index is None or self._index[0] is not plan:
+            self._index = (plan, {})
+        index = self._index[1]
+        if len(index) != len(plan):
+            index.update((s.step_id, s) for s in plan[len(index):])
+        return index
 
     def _charge(self, role: str, spend: Spend) -> None:
         raise NotImplementedError
@@ -87,7 +99,6 @@ class PlanIntake:
     def _add_step(self, step: PlanStep) -> None:
         sid = step.step_id
         self._register_secrets(step)
-        self._steps[sid] = step
         self._facts[sid] = StepFacts()
         self._st.plan_steps.append(step)
         kept = self._kept.get(sid)
@@ -124,7 +135,6 @@ class PlanIntake:
         self._running.clear()
         self._plan_written = 0
         self._sched = Scheduler()
-        self._steps.clear()
         self._facts.clear()
         self.values.clear()
         self._st.plan_steps = []

@@ -27,7 +27,7 @@ from agents.engine.result_build import build_result, learnable, review_input, st
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
-from agents.engine.task_state import Escalation, StepState, TaskState
+from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, TaskState
 from agents.engine.task_stop import TaskStop, stop_for_error
 from agents.errors import InvalidLLMOutputError
 from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
@@ -126,7 +126,7 @@ class TaskRunner:
         planner with the tool's words, once a task and without a reflector call — a retry of the same call fails
         the same way (three identical retries cost one measured task 313 s before loop detection stopped it)."""
         st = self.state
-        rejected = [(sid, rec.error) for sid, rec in sorted(st.steps.items())
+        rejected = [(sid, rec.error) for sid, rec in sorted(self._records().items())
                     if rec.status == "failed" and rec.error_kind == "argument"]
         if not rejected or st.argument_replans >= 1 or \
                 st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
@@ -266,7 +266,7 @@ class TaskRunner:
             # Only after a replan: a retried step that failed the same way may still be transient, and has its cap.
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
-        refused, fault, st.review_again = st.review_again, st.review_again_fault, ""
+        refused, fault = st.review_feedback()
         reflection = await self._ask("reflector",
                                      lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
@@ -274,7 +274,7 @@ class TaskRunner:
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
             arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
-            reviewed_again=st.reviewed_again_version == st.plan_version)
+            reviewed_again=st.reviewed_again())
         st.reflections.append(recorded)
         if fault is not None:
             raise TaskStop("failed", "check_failed", error=fault)
@@ -306,8 +306,8 @@ class TaskRunner:
             case Replan(feedback=feedback):
                 self._start_replan(feedback)
             case ReviewAgain(feedback=feedback, answer_fault=answer_fault):
-                st.review_again, st.review_again_fault = feedback, answer_fault
-                st.reviewed_again_version = st.plan_version
+                st.review_again = ReviewAgainNote(feedback=feedback, answer_fault=answer_fault,
+                                                  plan_version=st.plan_version, asked_at=len(st.reflections))
                 st.phase = "reflect"
             case Escalate(reason=reason, question=question, cause=cause):
                 question = self._with_checked_answer(question)

@@ -6,16 +6,16 @@ task in a new process (``orch.resume``) or after a Supervisor restart.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.events import PlanCut, StoppedReason, TaskStatus
 from agents.results import StepStatus, UsageReport
 from agents.checks.api import CheckedReflection
 from planning.models import PlanStep
 
-__all__ = ["Phase", "StepState", "Escalation", "TaskState"]
+__all__ = ["Phase", "StepState", "Escalation", "ReviewAgainNote", "TaskState"]
 
 Phase = Literal["route", "plan", "execute", "reflect", "waiting", "done"]
 
@@ -40,8 +40,39 @@ class Escalation(BaseModel):
     step_id: int | None = None
 
 
+class ReviewAgainNote(BaseModel):
+    """One "review once more": code refused the reviewer's answer although the plan's results held."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    feedback: str
+    """What code found wrong (or, with ``answer_fault`` False, that only the review's scores were low)."""
+    answer_fault: bool = True
+    plan_version: int
+    """The plan version whose results are reviewed again."""
+    asked_at: int
+    """How many reviews the task had when this was decided: the next review (and only it) is told ``feedback``."""
+
+    def pending(self, reviews: int) -> bool:
+        return reviews == self.asked_at
+
+
 class TaskState(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older_checkpoint(cls, data: Any) -> Any:
+        """Checkpoints written before the note was one field kept three (text, fault, version): read them."""
+        if not isinstance(data, dict) or not isinstance(data.get("review_again", None), str):
+            return data
+        data = dict(data)
+        text, fault = data.pop("review_again"), data.pop("review_again_fault", True)
+        version = data.pop("reviewed_again_version", 0)
+        reviews = len(data.get("reflections") or [])
+        data["review_again"] = None if not version else {
+            "feedback": text, "answer_fault": fault, "plan_version": version, "asked_at": reviews if text else -1}
+        return data
 
     task_id: str
     task: str
@@ -67,6 +98,8 @@ class TaskState(BaseModel):
     plan_cuts: list[PlanCut] = Field(default_factory=list)
     """Plans the planner ended early at a looping step (reported with the task's outcome)."""
     steps: dict[int, StepState] = Field(default_factory=dict)
+    """The step records as of the last checkpoint, written from the running plan's scheduler at each write
+    (``PlanExecution.checkpoint``). While a plan runs, read the live ones (``TaskRunner._records``), not these."""
     step_retries: dict[int, int] = Field(default_factory=dict)
     modifications: dict[int, str] = Field(default_factory=dict)
     confirmed: list[int] = Field(default_factory=list)
@@ -76,13 +109,9 @@ class TaskState(BaseModel):
     without a reflector call: one per task, then the reflector judges."""
     extra_replans: int = 0
     """Replans granted by a human's answer to an escalation, on top of max_replans."""
-    review_again: str = ""
-    """What code found wrong with the last answer when its results held (``planning.policy.ReviewAgain``): the
-    next review is told it. Empty otherwise."""
-    review_again_fault: bool = True
-    """Whether ``review_again`` says what code found wrong with the answer (False: only its scores were low)."""
-    reviewed_again_version: int = 0
-    """The plan version whose results were last reviewed again: once a plan version."""
+    review_again: ReviewAgainNote | None = None
+    """The last time code found the reviewer's answer wrong over results that held (``planning.policy.ReviewAgain``):
+    what the next review is told, and the plan version it was for (a plan version is reviewed again once)."""
     checked_answer: str | None = None
     """The latest answer a review proposed that code found consistent with the results (``ReflectionContext.
     checked``), accepted or not: an escalation proposes it when a later review's answer is worse or missing."""
@@ -100,3 +129,14 @@ class TaskState(BaseModel):
     error: str | None = None
     question: str | None = None
     finished_at: float | None = None
+
+    def review_feedback(self) -> tuple[str, bool]:
+        """What the next review is told (empty: nothing) and whether it is about the answer's fault."""
+        note = self.review_again
+        if note is None or not note.pending(len(self.reflections)):
+            return "", True
+        return note.feedback, note.answer_fault
+
+    def reviewed_again(self) -> bool:
+        """Whether the current plan version's results were already reviewed once more."""
+        return self.review_again is not None and self.review_again.plan_version == self.plan_version
