@@ -103,8 +103,17 @@ def render(doc: dict[str, Any]) -> str:
 def _react_runner(llm: Any, tools: list, config: Any, parallel: bool) -> Callable[[str], TaskResult]:
     from agents.react import ReActAgent
 
+    async def run_and_close(question: str) -> TaskResult:
+        try:
+            return await ReActAgent(llm, tools, config, parallel=parallel).run(question)
+        finally:
+            # Each run has its own event loop: its HTTP connections are closed on it, not after it is gone.
+            close = getattr(llm, "aclose", None)
+            if close is not None:
+                await close()
+
     def run(question: str) -> TaskResult:
-        return asyncio.run(ReActAgent(llm, tools, config, parallel=parallel).run(question))
+        return asyncio.run(run_and_close(question))
 
     return run
 
