@@ -16,6 +16,7 @@ from typing import Any
 
 from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
+from agents.idempotency import Fence, IdempotencyJournal
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
 from agents.memory.doc_search import configure_user_documents
 from agents.roles.figure_fit import (
@@ -36,7 +37,6 @@ from agents.roles.render import render_inputs
 from agents.store.redact import REDACTED
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolArgumentError, ToolError
-from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.parse import extract_json_object

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from agents.idempotency import ClaimingJournal, ClaimState, Fence, IdempotencyJournal
 from agents.tools.decorator import Tool
 from agents.tools.errors import (
     PermanentToolError,
@@ -20,7 +21,6 @@ from agents.tools.errors import (
     ToolTimeoutError,
     TransientToolError,
 )
-from agents.tools.journal import ClaimingJournal, ClaimState, Fence, IdempotencyJournal
 from agents.tools.output import UnserializableOutputError, serialize_output, truncate_output
 from agents.tools.registry import ToolRegistry
 from planning.validate import omit_null_optionals
@@ -148,7 +148,7 @@ class ToolDispatcher:
                    fence: Fence | None = None) -> ToolCallResult:
         """Run ``name`` with ``args``. Raises a ToolError subclass; transient ones only after
         ``max_attempts`` (their ``.attempts`` says how many ran). With a ``fence`` and a claiming journal, a
-        non-idempotent call claims its key before running (see ``agents.tools.journal.ClaimingJournal``)."""
+        non-idempotent call claims its key before running (see ``agents.idempotency.ClaimingJournal``)."""
         started = self._clock()
         target = self._registry.get(name)
         spec = target.spec
