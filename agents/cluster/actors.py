@@ -116,9 +116,7 @@ class JournalActor:
         if fence.generation and not self._alive():
             self._store.revoke_lease(task_id_of_key(key), fence.generation, DRIVER_LOST)
             return ClaimReply(ClaimState.LEASE_LOST, detail=DRIVER_LOST)
-        return claim_reply(self._store.journal_claim(key, task_id_of_key(key),
-                                                     fence,
-                                                     DEFAULT_CLAIM_GRACE_S))
+        return claim_reply(self._store.journal_claim(key, task_id_of_key(key), fence, DEFAULT_CLAIM_GRACE_S))
 
     def record(self, key: str, fence: Fence, output: Any) -> bool:
         return self._store.journal_record(key, fence, output)

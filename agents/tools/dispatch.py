@@ -240,12 +240,14 @@ class ToolDispatcher:
         # process) each give their calls their own documents. A context variable reaches the tool through the
         # task wait_for starts and the thread asyncio.to_thread runs it in (both copy the context).
         with user_documents(self._documents_path):
-            call = _guarded(target.fn(**kwargs)) if target.is_async \
-                else asyncio.to_thread(_guarded_sync, target.fn, kwargs)
-            if timeout is None:
-                return await call
-            try:
-                return await asyncio.wait_for(call, timeout)
-            except TimeoutError:
-                raise ToolTimeoutError(f"tool {target.name!r} did not return within {timeout:g}s",
-                                       tool_name=target.name) from None
+            return await self._call_tool(target, kwargs, timeout)
+
+    async def _call_tool(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> Any:
+        call = _guarded(target.fn(**kwargs)) if target.is_async else asyncio.to_thread(_guarded_sync, target.fn, kwargs)
+        if timeout is None:
+            return await call
+        try:
+            return await asyncio.wait_for(call, timeout)
+        except TimeoutError:
+            raise ToolTimeoutError(f"tool {target.name!r} did not return within {timeout:g}s",
+                                   tool_name=target.name) from None
