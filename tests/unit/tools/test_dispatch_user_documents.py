@@ -21,14 +21,13 @@ from agents.tools.builtins.docsearch import doc_search
 from planning.models import PlanStep
 
 QUERY = {"query": "Paris office employees", "k": 2}
+HEADCOUNT = {"a": "40 employees", "b": "75 employees"}
+"""What each store's one document says: the two stores answer the query differently."""
 
 
 @pytest.fixture(autouse=True)
 def no_environment_store(monkeypatch):
     monkeypatch.delenv(USER_DOCUMENTS_ENV, raising=False)
-
-
-HEADCOUNT = {"a": "40 employees", "b": "75 employees"}
 
 
 @pytest.fixture
