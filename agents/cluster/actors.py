@@ -26,16 +26,15 @@ from agents.cluster.shards import shard_name, shard_of
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
+from agents.idempotency import ClaimReply, ClaimState, Fence
 from agents.llm.base import LLM
 from agents.roles.messages import PlanItem, ReplanContext
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.store import Store
-from agents.store.fencing import Fence as StoreFence
 from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
-from agents.tools.journal import ClaimReply, ClaimState, Fence
 from agents.tools.mcp import MCPServer, ToolCatalog, ToolRefresher
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
@@ -117,12 +116,10 @@ class JournalActor:
         if fence.generation and not self._alive():
             self._store.revoke_lease(task_id_of_key(key), fence.generation, DRIVER_LOST)
             return ClaimReply(ClaimState.LEASE_LOST, detail=DRIVER_LOST)
-        return claim_reply(self._store.journal_claim(key, task_id_of_key(key),
-                                                     StoreFence(fence.generation, fence.token, fence.claimant),
-                                                     DEFAULT_CLAIM_GRACE_S))
+        return claim_reply(self._store.journal_claim(key, task_id_of_key(key), fence, DEFAULT_CLAIM_GRACE_S))
 
     def record(self, key: str, fence: Fence, output: Any) -> bool:
-        return self._store.journal_record(key, StoreFence(fence.generation, fence.token, fence.claimant), output)
+        return self._store.journal_record(key, fence, output)
 
 
 class SupervisorActor(SupervisorCore, WhereAmI):

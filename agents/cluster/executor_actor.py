@@ -22,11 +22,11 @@ import ray
 
 from agents.config import ExecutorOptions
 from agents.errors import RoleUnavailableError
+from agents.idempotency import ClaimReply, Fence
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
 from agents.roles.messages import StepOutcome, StepRequest
 from agents.tools import Tool
-from agents.tools.journal import ClaimReply, Fence
 from agents.tools.mcp import MCPTool
 
 __all__ = ["BatchItem", "ExecutorActor", "RemoteJournal", "WhereAmI", "node_id"]

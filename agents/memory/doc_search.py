@@ -1,10 +1,13 @@
 """``doc_search`` over the shipped corpus *and* the user's documents, merged into one ranked list.
 
 The built-in tool runs wherever the executors run (another process, another node), so it cannot be handed a
-``DocumentIndex`` object: it finds the user's index through a path, set per process with
-``configure_user_documents(path)`` or inherited through the ``TETRARCH_USER_DOCUMENTS`` environment variable
-(the Ray runtime passes it to every worker in ``runtime_env["env_vars"]``). With neither set, ``doc_search``
-searches the shipped corpus only, exactly as before.
+``DocumentIndex`` object: it finds the user's index through a path, set for the duration of one tool call with
+``user_documents(path)`` (the tools dispatcher does this with its executor's store, so two Orchestrators in one
+process each search their own documents), else read from the ``TETRARCH_USER_DOCUMENTS`` environment
+variable. With neither set, ``doc_search`` searches the shipped corpus only.
+
+The path is a ``contextvars.ContextVar``: a block's choice reaches the asyncio tasks it starts and the threads of
+``asyncio.to_thread`` (which copy the context), not threads started otherwise (``loop.run_in_executor``).
 
 The two rankings are on different scales (pure-Python BM25 over whole corpus documents, FTS5 bm25 over
 chunks), so each list's scores are divided by its own best score before merging: the best hit of each source
@@ -22,16 +25,17 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Protocol
 
 from agents.memory.documents import DocumentIndex, Passage
 
-__all__ = ["USER_DOCUMENTS_ENV", "Hit", "configure_user_documents", "merge_hits", "user_documents_path",
-           "user_passages"]
+__all__ = ["USER_DOCUMENTS_ENV", "Hit", "merge_hits", "user_documents", "user_documents_path", "user_passages"]
 
 USER_DOCUMENTS_ENV = "TETRARCH_USER_DOCUMENTS"
 """Environment variable naming the store file whose ``doc_*`` tables ``doc_search`` also searches."""
@@ -42,27 +46,36 @@ class Hit(Protocol):
     def as_dict(self) -> dict[str, Any]: ...
 
 
-_configured: Path | None = None
+_scoped: ContextVar[Path | None] = ContextVar("tetrarch_user_documents", default=None)
 _indexes: dict[str, DocumentIndex] = {}
 _lock = threading.Lock()
 
 
-def configure_user_documents(path: str | os.PathLike[str] | None) -> None:
-    """Make ``doc_search`` in this process also search the documents indexed in ``path`` (None: stop).
-    Also sets ``TETRARCH_USER_DOCUMENTS`` so subprocesses started afterwards inherit the choice."""
-    global _configured
-    with _lock:
-        _configured = Path(path).expanduser() if path is not None else None
-        if path is None:
-            os.environ.pop(USER_DOCUMENTS_ENV, None)
-        else:
-            os.environ[USER_DOCUMENTS_ENV] = str(_configured)
+@contextlib.contextmanager
+def user_documents(path: str | os.PathLike[str] | None) -> Iterator[None]:
+    """``doc_search`` calls inside this block (and the asyncio tasks and ``asyncio.to_thread`` calls it starts)
+    also search the documents indexed in ``path``. None leaves the choice as it is (an enclosing block's, else
+    the environment's).
+
+    >>> with user_documents("/tmp/store.db"):
+    ...     str(user_documents_path())
+    '/tmp/store.db'
+    """
+    if path is None:
+        yield
+        return
+    token = _scoped.set(Path(path).expanduser())
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
 
 
 def user_documents_path() -> Path | None:
-    """The configured store file, else the environment's, else None."""
-    if _configured is not None:
-        return _configured
+    """The store file of the enclosing ``user_documents`` block, else the environment's, else None."""
+    scoped = _scoped.get()
+    if scoped is not None:
+        return scoped
     env = os.environ.get(USER_DOCUMENTS_ENV, "").strip()
     return Path(env).expanduser() if env else None
 
@@ -94,8 +107,8 @@ def merge_hits(corpus: Sequence[Hit], passages: Sequence[Passage], k: int) -> li
 
 
 def user_passages(query: str, k: int) -> list[Passage] | None:
-    """The user's best passages for ``query``, or None when no user document store is configured here
-    (``configure_user_documents`` / ``TETRARCH_USER_DOCUMENTS``)."""
+    """The user's best passages for ``query``, or None when no user document store is set for this call
+    (``user_documents`` / ``TETRARCH_USER_DOCUMENTS``)."""
     path = user_documents_path()
     index = _index(path) if path is not None else None
     return None if index is None else index.search(query, k)

@@ -16,8 +16,8 @@ from typing import Any
 
 from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
+from agents.idempotency import Fence, IdempotencyJournal
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
-from agents.memory.doc_search import configure_user_documents
 from agents.roles.figure_fit import (
     code_figures,
     figures_schema,
@@ -36,7 +36,6 @@ from agents.roles.render import render_inputs
 from agents.store.redact import REDACTED
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
 from agents.tools.errors import ToolArgumentError, ToolError
-from agents.tools.journal import Fence, IdempotencyJournal
 from dag.errors import DagError
 from dag.refs import compile_value, resolve
 from planning.parse import extract_json_object
@@ -61,11 +60,10 @@ class Executor:
                  journal: IdempotencyJournal | None = None, node_id: str = "",
                  clock: Callable[[], float] = time.time) -> None:
         self._tool_options, self._journal = options.tools, journal
+        self._documents_path = options.documents_path  # doc_search's user documents, per tool call
         self.use_tools(tools)
         self._llm = llm
         self._prompts = options.prompts
-        if options.documents_path is not None:
-            configure_user_documents(options.documents_path)
         self._name = name
         self._node_id = node_id
         self._clock = clock
@@ -84,7 +82,8 @@ class Executor:
         self._registry = ToolRegistry(tools)
         self._dispatcher = ToolDispatcher(
             self._registry, max_attempts=opts.max_attempts, backoff_s=opts.backoff_s,
-            backoff_max_s=opts.backoff_max_s, max_output_tokens=opts.max_output_tokens, journal=self._journal)
+            backoff_max_s=opts.backoff_max_s, max_output_tokens=opts.max_output_tokens, journal=self._journal,
+            documents_path=self._documents_path)
 
     async def run(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepOutcome:
         started = self._clock()

@@ -32,6 +32,7 @@ from typing import Any, Self
 from pydantic import BaseModel
 
 from agents.events import AnyEvent, parse_event
+from agents.idempotency import Fence
 from agents.results import TaskResult
 from agents.store import fencing
 from agents.store.batch import (
@@ -58,7 +59,7 @@ from agents.store.errors import (
     StoreUnavailableError,
     TaskExistsError,
 )
-from agents.store.fencing import ClaimOutcome, Fence
+from agents.store.fencing import ClaimOutcome
 from agents.store.journal import StoreJournal
 from agents.store.records import STATUSES, UNFINISHED, JournalRecord, StoreStatus, TaskRow, TaskSummary
 from agents.store.redact import REDACTED, Redactor

@@ -30,13 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agents.idempotency import Fence  # the contract shared with the executors that send it
 from agents.store.dialect import LOCK_ROW
-from agents.tools.journal import Fence  # the one definition: executors send it, the store checks it
 
 __all__ = [
     "ClaimOutcome",
     "Claimed",
-    "Fence",
     "Held",
     "LeaseLost",
     "Recorded",

@@ -17,8 +17,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol, assert_never
 
+from agents.idempotency import ClaimReply, ClaimState, Fence, JournalEntry
 from agents.store.codec import decode
-from agents.store.fencing import Claimed, ClaimOutcome, Fence, Held, LeaseLost, Recorded
+from agents.store.fencing import Claimed, ClaimOutcome, Held, LeaseLost, Recorded
 
 __all__ = ["DEFAULT_CLAIM_GRACE_S", "JournalBackend", "StoreJournal", "claim_reply", "task_id_of_key"]
 
@@ -30,15 +31,6 @@ an old executor still finishing the call records its output in that time, and th
 def task_id_of_key(key: str) -> str:
     """The task a key belongs to when keys look like ``"<task_id>:<hash>"``; otherwise the whole key."""
     return key.split(":", 1)[0]
-
-
-def _entry_type() -> Callable[..., Any] | None:
-    # agents.tools owns JournalEntry; imported lazily so the store does not depend on the tools package.
-    try:
-        from agents.tools.journal import JournalEntry
-    except ImportError:
-        return None
-    return JournalEntry
 
 
 class JournalBackend(Protocol):
@@ -54,10 +46,8 @@ class JournalBackend(Protocol):
     def journal_record(self, key: str, fence: Fence, output: Any) -> bool: ...
 
 
-def claim_reply(outcome: ClaimOutcome) -> Any:
-    """The store's claim outcome as the tools package's ``ClaimReply``."""
-    from agents.tools.journal import ClaimReply, ClaimState
-
+def claim_reply(outcome: ClaimOutcome) -> ClaimReply:
+    """The store's claim outcome as the journal contract's ``ClaimReply`` (what the executors act on)."""
     match outcome:
         case Claimed():
             return ClaimReply(ClaimState.CLAIMED)
@@ -83,25 +73,21 @@ class StoreJournal:
         self._grace_s = grace_s
         self._task_id_of = task_id_of
 
-    async def get(self, key: str) -> Any:
+    async def get(self, key: str) -> JournalEntry | None:
         """The recorded entry (``.key``, ``.output``, ``.recorded_at``) or None."""
         record = await asyncio.to_thread(self._store.journal_get, key)
         if record is None:
             return None
-        entry = _entry_type()
-        if entry is None:
-            return record
-        return entry(key=record.key, output=record.output, recorded_at=record.recorded_at)
+        return JournalEntry(key=record.key, output=record.output, recorded_at=record.recorded_at)
 
     async def put(self, key: str, output: Any) -> None:
         await asyncio.to_thread(self._store.journal_put, key, self._task_id_of(key), output)
 
-    async def claim(self, key: str, fence: Any) -> Any:
-        """Claim ``key`` before running its side effect (``agents.tools.journal.ClaimingJournal``)."""
-        outcome = await asyncio.to_thread(self._store.journal_claim, key, self._task_id_of(key),
-                                          Fence(fence.generation, fence.token, fence.claimant), self._grace_s)
+    async def claim(self, key: str, fence: Fence) -> ClaimReply:
+        """Claim ``key`` before running its side effect (``agents.idempotency.ClaimingJournal``)."""
+        outcome = await asyncio.to_thread(self._store.journal_claim, key, self._task_id_of(key), fence,
+                                          self._grace_s)
         return claim_reply(outcome)
 
-    async def record(self, key: str, fence: Any, output: Any) -> bool:
-        return await asyncio.to_thread(self._store.journal_record, key,
-                                       Fence(fence.generation, fence.token, fence.claimant), output)
+    async def record(self, key: str, fence: Fence, output: Any) -> bool:
+        return await asyncio.to_thread(self._store.journal_record, key, fence, output)

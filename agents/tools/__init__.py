@@ -4,6 +4,7 @@ retry/timeout/journal policies.
     >>> from agents.tools import tool, ToolRegistry
 """
 
+from agents.idempotency import IdempotencyJournal, JournalEntry, idempotency_key
 from agents.tools.builtins import builtin_tools
 from agents.tools.decorator import Permission, Tool, ToolSpec, tool
 from agents.tools.dispatch import ToolCallResult, ToolDispatcher
@@ -17,7 +18,7 @@ from agents.tools.errors import (
     TransientToolError,
     UnknownToolError,
 )
-from agents.tools.journal import IdempotencyJournal, JournalEntry, MemoryJournal, idempotency_key
+from agents.tools.journal import MemoryJournal
 from agents.tools.mcp import MCPServer, MCPServerHTTP, MCPServerStdio, MCPToolOverride, resolve_tools
 from agents.tools.registry import ToolRegistry
 

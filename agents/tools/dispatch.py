@@ -4,6 +4,7 @@ classify failures, retry transient ones with exponential backoff and full jitter
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sys
 import time
@@ -11,6 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from agents.idempotency import ClaimingJournal, ClaimState, Fence, IdempotencyJournal
+from agents.memory.doc_search import user_documents
 from agents.tools.decorator import Tool
 from agents.tools.errors import (
     PermanentToolError,
@@ -20,7 +23,6 @@ from agents.tools.errors import (
     ToolTimeoutError,
     TransientToolError,
 )
-from agents.tools.journal import ClaimingJournal, ClaimState, Fence, IdempotencyJournal
 from agents.tools.output import UnserializableOutputError, serialize_output, truncate_output
 from agents.tools.registry import ToolRegistry
 from planning.validate import omit_null_optionals
@@ -124,7 +126,7 @@ class ToolDispatcher:
 
     def __init__(self, registry: ToolRegistry, *, max_attempts: int = 3, backoff_s: float = 0.2,
                  backoff_max_s: float = 5.0, max_output_tokens: int = 2000,
-                 journal: IdempotencyJournal | None = None,
+                 journal: IdempotencyJournal | None = None, documents_path: str | os.PathLike[str] | None = None,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, rng: random.Random | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if max_attempts < 1:
@@ -135,6 +137,7 @@ class ToolDispatcher:
         self._backoff_max_s = backoff_max_s
         self._max_output_tokens = max_output_tokens
         self._journal = journal
+        self._documents_path = documents_path
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._clock = clock
@@ -148,7 +151,7 @@ class ToolDispatcher:
                    fence: Fence | None = None) -> ToolCallResult:
         """Run ``name`` with ``args``. Raises a ToolError subclass; transient ones only after
         ``max_attempts`` (their ``.attempts`` says how many ran). With a ``fence`` and a claiming journal, a
-        non-idempotent call claims its key before running (see ``agents.tools.journal.ClaimingJournal``)."""
+        non-idempotent call claims its key before running (see ``agents.idempotency.ClaimingJournal``)."""
         started = self._clock()
         target = self._registry.get(name)
         spec = target.spec
@@ -233,6 +236,13 @@ class ToolDispatcher:
             await self._sleep(delay)
 
     async def _run_once(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> Any:
+        # The call's own configuration, not the process's: two dispatchers (two Orchestrators' executors in one
+        # process) each give their calls their own documents. A context variable reaches the tool through the
+        # task wait_for starts and the thread asyncio.to_thread runs it in (both copy the context).
+        with user_documents(self._documents_path):
+            return await self._call_tool(target, kwargs, timeout)
+
+    async def _call_tool(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> Any:
         call = _guarded(target.fn(**kwargs)) if target.is_async else asyncio.to_thread(_guarded_sync, target.fn, kwargs)
         if timeout is None:
             return await call

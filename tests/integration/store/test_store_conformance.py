@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents.events import StepStartedPayload, TaskSubmittedPayload, make_event
+from agents.idempotency import Fence
 from agents.results import TaskResult, Timings
 from agents.store import (
     SCHEMA_VERSION,
@@ -24,7 +25,7 @@ from agents.store import (
     TaskBatch,
     TaskExistsError,
 )
-from agents.store.fencing import Claimed, Fence, Held, LeaseLost, Recorded
+from agents.store.fencing import Claimed, Held, LeaseLost, Recorded
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

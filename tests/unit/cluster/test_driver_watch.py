@@ -9,9 +9,9 @@ import pytest
 
 from agents.cluster.actors import JournalActor
 from agents.cluster.driver_watch import DRIVER_LOST, DriverWatch
+from agents.idempotency import ClaimState, Fence
 from agents.store import LeaseLostError, Store, TaskBatch
 from agents.store.fencing import Claimed
-from agents.tools.journal import ClaimState, Fence
 
 
 @pytest.fixture

@@ -127,15 +127,14 @@ def test_doc_search_merges_user_documents_with_the_corpus(tmp_path):
     mine = idx.add(["Our Paris office has 40 employees and opened in 2019."])[0]
     try:
         before = doc_search(query="Paris office employees", k=3)
-        bridge.configure_user_documents(idx.path)
-        hits = doc_search(query="Paris office employees", k=3)  # the built-in tool itself
-        assert hits[0]["doc_id"] == mine.doc_id and hits[0]["start"] == 0 and hits[0]["chunk"] == 0
-        assert any(h["doc_id"] == "paris" for h in hits)  # the shipped corpus is still searched
-        assert all(h["doc_id"] != mine.doc_id for h in before)
-        idx.remove(mine.doc_id)
-        assert all(h["doc_id"] != mine.doc_id for h in doc_search(query="Paris office", k=3))
+        with bridge.user_documents(idx.path):
+            hits = doc_search(query="Paris office employees", k=3)  # the built-in tool itself
+            assert hits[0]["doc_id"] == mine.doc_id and hits[0]["start"] == 0 and hits[0]["chunk"] == 0
+            assert any(h["doc_id"] == "paris" for h in hits)  # the shipped corpus is still searched
+            assert all(h["doc_id"] != mine.doc_id for h in before)
+            idx.remove(mine.doc_id)
+            assert all(h["doc_id"] != mine.doc_id for h in doc_search(query="Paris office", k=3))
     finally:
-        bridge.configure_user_documents(None)
         idx.close()
     assert bridge.user_documents_path() is None
     assert all("source" not in h for h in doc_search(query="Paris", k=2))

@@ -6,7 +6,7 @@ import json
 
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM
-from agents.memory.doc_search import configure_user_documents
+from agents.memory.doc_search import user_documents_path
 from agents.memory.documents import DocumentIndex
 from agents.tools.builtins.docsearch import doc_search
 from support.local import run_task
@@ -32,12 +32,10 @@ def test_a_plan_step_finds_the_users_document(tmp_path):
     index = DocumentIndex(store)
     [info] = index.add(["Our Paris office has 40 employees and opened in 2019."])
     index.close()
-    try:
-        result, _ = asyncio.run(run_task(FunctionLLM(_script), "How many people work in our Paris office?",
-                                         tools=[doc_search], config=RuntimeConfig(store_path=store)))
-        assert result.status == "accepted"
-        hits = result.steps[0].output
-        assert hits[0]["doc_id"] == info.doc_id and "40 employees" in hits[0]["text"]
-        assert any(h["doc_id"] == "paris" for h in hits)  # the shipped corpus is searched too
-    finally:
-        configure_user_documents(None)
+    result, _ = asyncio.run(run_task(FunctionLLM(_script), "How many people work in our Paris office?",
+                                     tools=[doc_search], config=RuntimeConfig(store_path=store)))
+    assert result.status == "accepted"
+    hits = result.steps[0].output
+    assert hits[0]["doc_id"] == info.doc_id and "40 employees" in hits[0]["text"]
+    assert any(h["doc_id"] == "paris" for h in hits)  # the shipped corpus is searched too
+    assert user_documents_path() is None  # the executor's store was the calls' own, never the process's

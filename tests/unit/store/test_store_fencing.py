@@ -9,11 +9,11 @@ import threading
 import pytest
 
 from agents.events import StepStartedPayload, make_event
+from agents.idempotency import Fence
 from agents.store import LeaseLostError, Store, TaskBatch
-from agents.store.fencing import Claimed, Fence, Held, LeaseLost, Recorded
+from agents.store.fencing import Claimed, Held, LeaseLost, Recorded
 from agents.store.journal import StoreJournal
 from agents.tools import ToolDispatcher, ToolRegistry, tool
-from agents.tools.journal import Fence as ToolFence
 
 
 @pytest.fixture
@@ -160,8 +160,8 @@ def test_two_dispatchers_of_one_write_run_it_once_and_both_get_its_output(store)
         one = ToolDispatcher(ToolRegistry([slow_write]), journal=journal)
         two = ToolDispatcher(ToolRegistry([slow_write]), journal=journal)
         return await asyncio.gather(
-            one.call("slow_write", {"value": 4}, idempotency_key="t:w", fence=ToolFence(1, 0, "one")),
-            two.call("slow_write", {"value": 4}, idempotency_key="t:w", fence=ToolFence(1, 0, "two")))
+            one.call("slow_write", {"value": 4}, idempotency_key="t:w", fence=Fence(1, 0, "one")),
+            two.call("slow_write", {"value": 4}, idempotency_key="t:w", fence=Fence(1, 0, "two")))
 
     results = asyncio.run(both())
     assert calls == [4]
@@ -174,7 +174,7 @@ def test_a_tool_with_key_param_receives_the_step_key_and_the_model_never_sees_it
     assert "request_id" not in remote_write.spec.parameters["properties"]
     dispatcher = ToolDispatcher(ToolRegistry([remote_write]), journal=StoreJournal(store))
     result = asyncio.run(dispatcher.call("remote_write", {"value": 3}, idempotency_key="t:abc",
-                                         fence=ToolFence(1, 0, "x")))
+                                         fence=Fence(1, 0, "x")))
     assert result.output == "3@t:abc"
 
 
@@ -197,7 +197,7 @@ def test_a_stale_dispatcher_runs_nothing(store):
 
     dispatcher = ToolDispatcher(ToolRegistry([write]), journal=StoreJournal(store))
     with pytest.raises(LeaseLostToolError, match="another runner owns the task"):
-        asyncio.run(dispatcher.call("write", {"value": 1}, idempotency_key="t:w", fence=ToolFence(1, 0, "old")))
+        asyncio.run(dispatcher.call("write", {"value": 1}, idempotency_key="t:w", fence=Fence(1, 0, "old")))
     assert ran == []
 
 
