@@ -84,6 +84,8 @@ _JSON_LITERAL = {"True": "true", "False": "false", "None": "null"}
 
 
 def _strip_trailing_commas(text: str) -> str:
+    if _TRAILING_COMMA.search(text) is None:  # the usual reply: nothing to strip, so no need to split it
+        return text
     return "".join(piece if quoted else _TRAILING_COMMA.sub(r"\1", piece) for quoted, piece in _segments(text))
 
 

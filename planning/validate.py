@@ -129,10 +129,13 @@ def _cycle(cycle: list[int]) -> PlanProblem:
 
 
 def _find_cycle(deps: Iterable[tuple[int, Iterable[int]]]) -> list[int] | None:
+    edges_of = [(sid, [(d, sid) for d in on if d != sid]) for sid, on in deps]
+    if not any(edges for _, edges in edges_of):
+        return None  # no dependency, no cycle: a graph library call per plan is not needed to say so
     graph = nx.DiGraph()
-    for sid, on in deps:
+    for sid, edges in edges_of:
         graph.add_node(sid)
-        graph.add_edges_from((d, sid) for d in on if d != sid)
+        graph.add_edges_from(edges)
     try:
         edges = nx.find_cycle(graph)
     except nx.NetworkXNoCycle:

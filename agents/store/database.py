@@ -132,8 +132,9 @@ class Store:
         self._redactor = redactor  # one attribute store: writers see the old or the new redactor, never half
 
     def redact(self, value: Any) -> Any:
-        """``value`` (JSON-shaped) as the store would write it: registered secrets and key shapes replaced."""
-        return self._redactor.redact(value)
+        """``value`` (JSON-shaped) as the store would write it: registered secrets and key shapes replaced (a
+        copy then; ``value`` itself when there is nothing to replace)."""
+        return self._redactor.redact_checked(value)
 
     # ------------------------------------------------------------------ tasks
     def create_task(self, task_id: str, task: str, config: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ for prompts."""
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -113,6 +114,12 @@ def catalog_summary(catalog_text: str) -> str:
     - calc -> number: Evaluate it.
     - rm [admin]: Delete a file.
     """
+    return _summary(catalog_text)
+
+
+@functools.lru_cache(maxsize=8)
+def _summary(catalog_text: str) -> str:
+    # Read on every router call, while the catalog changes only with the tools: parsed once per catalog.
     lines = []
     for line in catalog_text.splitlines():
         if line.startswith(_ARG_INDENT):
@@ -129,12 +136,19 @@ def catalog_summary(catalog_text: str) -> str:
 def catalog_params(catalog_text: str) -> dict[str, list[str]]:
     """Each tool's parameters in signature order, read from ``catalog_text`` (to show a plan's calls with
     arguments by position, as the planner writes them)."""
-    params: dict[str, list[str]] = {}
+    return {name: list(names) for name, names in _params(catalog_text)}
+
+
+@functools.lru_cache(maxsize=8)
+def _params(catalog_text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    # Read on every reflector call, while the catalog changes only with the tools: parsed once per catalog
+    # (kept immutable; each caller gets its own dict).
+    params: dict[str, tuple[str, ...]] = {}
     for line in catalog_text.splitlines():
         head = _tool_head(line)
         if head is not None:
-            params[head[0]] = [p.split(":", 1)[0].strip() for p in _split_top(head[1]) if p.strip()]
-    return params
+            params[head[0]] = tuple(p.split(":", 1)[0].strip() for p in _split_top(head[1]) if p.strip())
+    return tuple(params.items())
 
 
 def catalog_permissions(catalog_text: str) -> dict[str, Permission]:

@@ -130,3 +130,15 @@ def test_the_text_precheck_never_skips_a_value_the_walk_would_change(secret, val
         assert redactor.redact(value) == value
     if planted:
         assert redactor.needs_redaction(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text() | st.sampled_from([SECRET, OPENAI_KEY]),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                               max_size=4), max_leaves=12))
+def test_the_checked_redaction_equals_the_tree_walk(value):
+    redactor = Redactor.build([SECRET])
+    checked = redactor.redact_checked(value)
+    assert checked == redactor.redact(value)
+    if checked != value:
+        assert SECRET not in json.dumps(checked, ensure_ascii=False) and OPENAI_KEY not in json.dumps(checked)
