@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "Plan",
     "PlanStep",
+    "PointingWords",
     "Reflection",
     "ReflectionAction",
     "RetryDetails",
@@ -44,6 +45,12 @@ class RouterDecision(_Wire):
     reason: str = ""
     answer: str | None = None
     """The direct answer (route "direct") or the clarifying question (route "clarify")."""
+
+
+class PointingWords(_Wire):
+    """The reply to ``clarify_check``: the task's words that point at something it never names, or None."""
+
+    word: str | None = None
 
 
 class PlanStep(_Wire):

@@ -16,7 +16,7 @@ import pydantic
 
 from planning.errors import LLMOutputError
 from planning.lenient import describe_validation_error, extract_json_object, loads_lenient, normalise_step
-from planning.models import Plan, Reflection, RouterDecision
+from planning.models import Plan, PointingWords, Reflection, RouterDecision
 from planning.stream import StreamingPlanParser
 from planning.terse_reflection import find_verdict_line, parse_terse_reflection
 from planning.terse_route import find_route_line, parse_terse_route
@@ -27,6 +27,8 @@ __all__ = [
     "extract_json_object",
     "inline_refs",
     "json_schema_for",
+    "parse_pointing_words",
+    "pointing_words_schema",
     "router_schema",
     "loads_lenient",
     "normalise_step",
@@ -123,6 +125,16 @@ def _plan_schema(names: tuple[str, ...]) -> dict[str, Any]:
 
 
 ROUTE_REASON_CHARS = 80
+
+
+def parse_pointing_words(text: str) -> str | None:
+    """``clarify_check``'s reply: the pointing words (stripped; empty is None), or None."""
+    word = parse_model(text, PointingWords).word
+    return word.strip() or None if word is not None else None
+
+
+def pointing_words_schema() -> dict[str, Any]:
+    return json_schema_for(PointingWords)
 
 
 def router_schema() -> dict[str, Any]:

@@ -9,6 +9,7 @@ File format (see prompts/README.md)::
     # context: replan_context          (trimmable under a token budget; first listed is trimmed first)
     # reply: terse                     (optional: "json", the default, or "terse" — the form it asks for)
     # opening: opening/v1              (optional: a shared text the system message starts with, see below)
+    # clarify: quoted                  (optional, router: a question back quotes the task's words, checked)
     === system
     ... {{tools}} ...
     === user
@@ -54,7 +55,7 @@ _VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
 DEFAULT_VERSIONS: dict[str, str] = {"router": "v5", "planner": "v4", "reflector": "v5", "executor": "v1"}
 """The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
 default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
-role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4 and v6, planner/v5 to
+role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4, v6 and v7, planner/v5 to
 v9, reflector/v4 and v7 and executor/v2 are the embedded model's forms (``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
 and they open alike), not the defaults; reflector/v6 is reflector/v4 answering in the terse verdict form under a
 grammar (faster, measured with one false accept more; pinned only by choice). router/v5 and reflector/v5 are the
@@ -90,6 +91,10 @@ class PromptTemplate:
     let a model server reuse the opening's prefill from one call to the next, whatever the role (llama.cpp keeps
     the last prompt's state and its prompt cache finds the longest prefix); on two CPU cores that is seconds a
     call. Resolved by ``PromptRegistry.load``, which adds the opening's variables to this template's."""
+    clarify_quoted: bool = False
+    """``# clarify: quoted`` (router templates): a question back's reason quotes the task's words that point at
+    something never named, and the router plans a task whose question back quotes words the task does not
+    contain (``planning.grounded_question``)."""
 
     @property
     def template_id(self) -> str:
@@ -181,6 +186,9 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     opening = header.get("opening") or None
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
+    clarify = header.get("clarify", "")
+    if clarify not in ("", "quoted"):
+        raise PromptFormatError(f"{name}/{version}: '# clarify: {clarify}' must be quoted (or left out)")
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -190,7 +198,8 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     return PromptTemplate(name=name, version=version, purpose=header.get("purpose", ""), variables=declared,
                           context_variables=context, sections=tuple(body.items()),
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
-                          reply_form="terse" if reply == "terse" else "json", opening=opening)
+                          reply_form="terse" if reply == "terse" else "json", opening=opening,
+                          clarify_quoted=clarify == "quoted")
 
 
 def join_opening(template: PromptTemplate, opening: PromptTemplate) -> PromptTemplate:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from agents.checks.numeric.referents import named_only, planned_route
 from agents.config import RouterOptions
-from agents.llm.base import LLM
+from agents.llm.base import LLM, Spend
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
+from planning.grounded_question import question_grounding
 from planning.models import RouterDecision
-from planning.parse import parse_router_decision, router_schema
+from planning.parse import parse_pointing_words, parse_router_decision, pointing_words_schema, router_schema
 from planning.policy import effective_route
 from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts
@@ -58,6 +59,11 @@ class Router:
                                json_schema=router_schema(), metadata={"task_id": task_id},
                                form=template.reply_form, settle=settle)
         decision = call.value
+        if template.clarify_quoted and decision.route == "clarify":
+            decision, spend = await self._confirmed(decision, task_id, task, history, extra)
+            call_spend = call.spend + spend
+        else:
+            call_spend = call.spend
         # With the numeric set only, a question back on a task that names what it asks about is planned
         # (a heuristic on capitalised words: agents.checks.numeric.referents).
         route = planned_route(decision, self._options.min_confidence, task) \
@@ -70,10 +76,34 @@ class Router:
                 f"planned by code: the task names {', '.join(named_only(task))} and points at nothing else (the " \
                 f"router asked back: {decision.reason})"
             decision = RouterDecision(route=route, confidence=decision.confidence, reason=reason, answer=None)
-        return RoleResult(decision, call.spend)
+        return RoleResult(decision, call_spend)
+
+    async def _confirmed(self, decision: RouterDecision, task_id: str, task: str, history: str,
+                         extra: dict[str, str]) -> tuple[RouterDecision, Spend]:
+        """A question back (``# clarify: quoted`` templates) stands only if one narrow follow-up question
+        (``clarify_check``) finds words the task writes that point at something never named; otherwise the task
+        is planned and the reason says why. Small models ask back about any name they do not know; the follow-up
+        asks only about pointing words, and costs a call only when the router chose to ask. (The router's own
+        quote is not required to match: it may quote the task's words translated.)"""
+        template = load_prompt("clarify_check", self._options.prompts.version("clarify_check"))
+        values = {k: v for k, v in extra.items() if k in template.variables}
+        prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **values)
+        check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_pointing_words,
+                                json_schema=pointing_words_schema(), metadata={"task_id": task_id})
+        word = check.value
+        if word is not None and question_grounding(f"'{word}'", task, history).grounded:
+            return decision, check.spend
+        found = f"found {word!r}, which the task does not say" if word else "found no word that points at " \
+                                                                           "something the task never names"
+        return _planned(decision, f"asked again, the model {found}"), check.spend
 
     def _settled_plan(self, text: str) -> RouterDecision | None:
         confidence = settled_plan_confidence(text, min_confidence=self._options.min_confidence)
         if confidence is None:
             return None
         return RouterDecision(route="plan", confidence=confidence, reason=STOPPED_REASON, answer=None)
+
+
+def _planned(decision: RouterDecision, why: str) -> RouterDecision:
+    return RouterDecision(route="plan", confidence=decision.confidence, answer=None,
+                          reason=f"planned by code: {why} (the router asked: {decision.answer})")

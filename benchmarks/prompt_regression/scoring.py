@@ -83,7 +83,9 @@ def score_router(case: RouterCase, decision: RouterDecision | None, *, records: 
     if not passed:
         reason = f"routed {decision.route!r}, expected {case.expected!r}"
         if raw_route and raw_route != decision.route:
-            reason += f" (the model said {raw_route!r} with confidence {decision.confidence:.2f}, below the threshold)"
+            why = "code planned it" if decision.reason.startswith("planned by code") else \
+                f"with confidence {decision.confidence:.2f}, below the threshold"
+            reason += f" (the model said {raw_route!r}; {why})"
         if decision.reason:
             reason += f"; model's reason: {_short(decision.reason, 120)}"
     return CaseResult(passed=passed, got=decision.route, reason=reason, details=details, **base)

@@ -1,0 +1,95 @@
+"""A question back must be grounded in the task (``# clarify: quoted`` router templates, router/v7): the words its
+reason quotes are the user's own, and a narrow follow-up (``clarify_check``) finds words of the task that point at
+something never named; otherwise the task is planned and the reason says code decided."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.config import RuntimeConfig, for_embedded_model
+from agents.llm import FunctionLLM
+from agents.roles.router import Router
+from planning.grounded_question import question_grounding
+from prompts import load_prompt
+
+
+def _route(reply: dict, task: str, history: str = "", version: str = "v7",  # type: ignore[no-untyped-def]
+           check_word: str | None = "NOT ASKED", calls: list | None = None):
+    """Route ``task`` with a model that replies ``reply`` to the router and ``check_word`` to the follow-up."""
+    config = for_embedded_model(RuntimeConfig(prompt_versions={"router": version}))
+
+    def answer(request) -> str:  # type: ignore[no-untyped-def]
+        checking = "CHECK ONE THING" in request.messages[0]["content"]
+        (calls if calls is not None else []).append("check" if checking else "route")
+        if checking:
+            assert check_word != "NOT ASKED", "the follow-up was asked where it should not be"
+            return json.dumps({"word": check_word})
+        return json.dumps(reply)
+
+    router = Router(FunctionLLM(answer), "lookup: a population", config.router_options())
+    return asyncio.run(router.route("t1", task, history)).value
+
+
+def _clarify(reason: str) -> dict:
+    return {"route": "clarify", "confidence": 0.9, "reason": reason, "answer": "Which one do you mean?"}
+
+
+def test_a_question_back_the_follow_up_confirms_is_kept():
+    calls: list = []
+    decision = _route(_clarify("'the two' never says which"), "Which of the two is cheaper?", check_word="the two",
+                      calls=calls)
+    assert decision.route == "clarify" and decision.answer == "Which one do you mean?"
+    assert calls == ["route", "check"]
+
+
+def test_a_question_back_the_follow_up_does_not_confirm_is_planned():
+    for word in (None, "", "Kündigungsquote"):  # nothing found, or words the task does not say
+        decision = _route(_clarify("'Kontor' never says what"), "Wie hoch ist die Quote von Kontor?",
+                          check_word=word)
+        assert decision.route == "plan" and decision.reason.startswith("planned by code: asked again")
+
+
+def test_the_routers_own_quote_may_be_a_translation():
+    """Only the follow-up's words must be the task's: a German question back quoted in English stands."""
+    decision = _route(_clarify("'the two' never says which"), "Vergleiche die beiden und sag, welcher billiger ist.",
+                      check_word="die beiden")
+    assert decision.route == "clarify"
+
+
+def test_a_question_back_about_a_named_task_is_planned_with_the_reason():
+    decision = _route(_clarify("'Google' is never named"), "How many years after Google was Facebook founded?",
+                      check_word=None)
+    assert decision.route == "plan" and decision.answer is None
+    assert decision.reason.startswith("planned by code: asked again, the model found no word")
+
+
+def test_words_from_an_earlier_turn_ground_a_question_back():
+    decision = _route(_clarify("'the capital' never says which"), "And its size?", history="the capital of Norway",
+                      check_word="its")
+    assert decision.route == "clarify"
+
+
+def test_templates_without_the_header_trust_the_model_as_before():
+    assert not load_prompt("router", "v6").clarify_quoted and load_prompt("router", "v7").clarify_quoted
+    assert _route(_clarify("the task is vague"), "How big is Rome?", version="v6").route == "clarify"
+
+
+def test_other_routes_are_untouched_and_ask_nothing_more():
+    calls: list = []
+    direct = {"route": "direct", "confidence": 0.9, "reason": "a greeting", "answer": "Hello!"}
+    assert _route(direct, "Hello", calls=calls).route == "direct" and calls == ["route"]
+
+
+_words = st.text(st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=1, max_size=12)
+
+
+@given(st.lists(_words, min_size=1, max_size=4), st.lists(_words, max_size=6), st.lists(_words, max_size=6))
+def test_any_quoted_span_of_the_task_is_grounded(quoted, before, after):
+    """Whatever the language or casing, a quote cut from the task itself is never overruled."""
+    task = " ".join([*before, *quoted, *after]) + "?"
+    grounding = question_grounding(f"'{' '.join(quoted)}' never says which", task, "")
+    assert grounding.quote == " ".join(quoted) and grounding.grounded
