@@ -199,6 +199,11 @@ class RuntimeConfig(BaseModel):
     executor_max_concurrency: int = Field(64, ge=1)
     role_replicas: int = Field(1, ge=1)
     """Replicas of the router, the planner and the reflector; calls go to the least busy one."""
+    roles_in_supervisors: bool = False
+    """Run the router, planner and reviewer inside each Supervisor shard's process, not as actors of their own:
+    a role call is then a function call, not an actor call (with a fast model the actor calls are most of a
+    task's CPU: benchmarks/results/throughput.md). Their model calls still wait on the model, not the shard;
+    executors stay actors. ``role_replicas``, ``role_resources`` for the roles and their placement are unused."""
     role_resources: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Custom Ray resources per role, e.g. {"planner": {"llm": 1}, "executor": {"worker": 1}}."""
     placement: Literal["spread", "ray"] = "spread"
@@ -321,7 +326,7 @@ class RuntimeConfig(BaseModel):
         return self
 
 
-EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v6", "planner": "v9", "reflector": "v7", "executor": "v2"}
+EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v7", "planner": "v9", "reflector": "v7", "executor": "v2"}
 """The JSON forms, for the embedded model: its server constrains a JSON reply with the schema, and the small
 CPU models write the terse forms unreliably without a grammar for every role (measured by `make test-llm`:
 qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""
@@ -351,7 +356,7 @@ def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     (``QUIET_LOCAL_RAY``).
 
         >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
-        {'router': 'v6', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
+        {'router': 'v7', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
     """
     update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
     if "speculative_planning" not in config.model_fields_set:
