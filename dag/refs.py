@@ -36,6 +36,7 @@ _CORE = r"step_(\d+)_result" + _PATH
 _INLINE = re.compile(rf"\{{\${_CORE}\}}|\$\{{{_CORE}\}}|\${_CORE}(?![A-Za-z0-9_])")
 _WHOLE = re.compile(rf"\s*(?:{_INLINE.pattern})\s*")
 _LIST_LIMIT = 20
+_FIELD_AFTER = re.compile(r"(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?![A-Za-z0-9_(])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +45,17 @@ class Ref:
 
     step_id: int
     path: tuple[str, ...] = ()
+    after_braces: bool = dataclasses.field(default=False, repr=False)
+    """Written ``{$step_N_result}.field``: the path applies when the output has fields, else it is text."""
 
     def __str__(self) -> str:
         return "$step_" + str(self.step_id) + "_result" + "".join("." + p for p in self.path)
+
+    def braced(self) -> str:
+        """How the ref is written inside text."""
+        if self.after_braces:
+            return "{$step_" + str(self.step_id) + "_result}" + "".join("." + p for p in self.path)
+        return "{" + str(self) + "}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +86,27 @@ def _compile_str(text: str) -> str | Ref | Template:
         return _ref_from(whole)
     parts: list[str | Ref] = []
     pos = 0
-    for m in _INLINE.finditer(text):
+    for m in _INLINE.finditer(text, pos):
+        if m.start() < pos:
+            continue
         if m.start() > pos:
             parts.append(text[pos:m.start()])
-        parts.append(_ref_from(m))
-        pos = m.end()
+        ref, pos = _ref_from(m), m.end()
+        field = _FIELD_AFTER.match(text, pos) if text[m.end() - 1] == "}" and not ref.path else None
+        if field is not None:
+            # "{$step_2_result}.balance": a model writing the field after the braces instead of inside them. It
+            # is the field when the output has fields (a record, JSON text); after text it stays text.
+            ref, pos = Ref(ref.step_id, tuple(field.group(0)[1:].split(".")), after_braces=True), field.end()
+        parts.append(ref)
     if not parts:
         return text
     if pos < len(text):
         parts.append(text[pos:])
+    if len(parts) == 1 and isinstance(parts[0], Ref):
+        return parts[0]
+    stripped = [p for p in parts if not (isinstance(p, str) and not p.strip())]
+    if len(stripped) == 1 and isinstance(stripped[0], Ref):
+        return stripped[0]
     return Template(tuple(parts))
 
 
@@ -139,10 +160,10 @@ def decompile(value: Any) -> Any:
     'n={$step_2_result.a.0}!'
     """
     if isinstance(value, Ref):
-        return str(value)
+        return value.braced() if value.after_braces else str(value)
     if isinstance(value, Template):
         # Refs inside text are always braced, so text after them can never extend their path.
-        return "".join(p if isinstance(p, str) else "{" + str(p) + "}" for p in value.parts)
+        return "".join(p if isinstance(p, str) else p.braced() for p in value.parts)
     if isinstance(value, dict):
         return {k: decompile(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -154,7 +175,7 @@ def decompile(value: Any) -> Any:
 
 def _renumbered(value: Any, mapping: Mapping[int, int]) -> Any:
     if isinstance(value, Ref):
-        return Ref(mapping.get(value.step_id, value.step_id), value.path)
+        return dataclasses.replace(value, step_id=mapping.get(value.step_id, value.step_id))
     if isinstance(value, Template):
         return Template(tuple(_renumbered(p, mapping) for p in value.parts))
     if isinstance(value, dict):
@@ -240,12 +261,20 @@ def _child(container: Any, seg: str, ref: Ref, depth: int) -> Any:
     raise fail(f"field '{dotted}' (available: {_listing(fields)})")
 
 
+def _structured(value: Any) -> bool:
+    if isinstance(value, (str, bytes)):
+        return False
+    return isinstance(value, (Mapping, Sequence)) or _fields_of(value) is not None
+
+
 def _lookup(ref: Ref, outputs: Mapping[int, Any]) -> Any:
     if ref.step_id not in outputs:
         raise RefResolutionError(
             f"no output for step {ref.step_id} (outputs available for steps: {_listing(sorted(outputs))}); "
             f"list step {ref.step_id} in depends_on so it runs first", ref.step_id, ".".join(ref.path))
     value = outputs[ref.step_id]
+    if ref.after_braces and not _structured(_maybe_json(value)):
+        return _to_text(value) + "".join("." + p for p in ref.path)  # text, then text: nothing to index
     for depth, seg in enumerate(ref.path):
         value = _child(value, seg, ref, depth)
     return value

@@ -205,3 +205,17 @@ def test_braced_refs_resolve_to_exactly_their_outputs(pieces):
     if len(refs) == 1 and not texts.strip():
         expected = f"<{refs[0]}>"  # a lone ref (whitespace around it) is a whole value, not a template
     assert resolved == expected
+
+
+def test_a_field_written_after_the_braces_reads_the_records_field():
+    """Small models write ``{$step_1_result}.balance`` for ``{$step_1_result.balance}``: on a record (or JSON text)
+    it is that field; on plain text it stays text, exactly as written."""
+    expr = compile_value("{$step_1_result}.balance_eur / {$step_2_result}.balance_eur")
+    assert references(expr) == {1, 2}
+    assert resolve(expr, {1: {"balance_eur": 3120.4}, 2: '{"balance_eur": 2}'}) == "3120.4 / 2"
+    assert resolve(compile_value("{$step_1_result}.name"), {1: {"name": "Rome"}}) == "Rome"
+    assert resolve(compile_value("see {$step_1_result}.Next"), {1: "a passage"}) == "see a passage.Next"
+    assert compile_value(decompile(expr)) == expr and decompile(expr) == "{$step_1_result}.balance_eur / " \
+                                                                       "{$step_2_result}.balance_eur"
+    with pytest.raises(RefResolutionError, match="available: name"):
+        resolve(expr, {1: {"name": "x"}, 2: {"balance_eur": 1}})
