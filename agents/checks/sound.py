@@ -13,7 +13,9 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 - a step that did not complete (its figures cannot be in the answer);
 - a step whose output gives the assistant orders (``agents.checks.injection``);
 - a name the task lists beside others that no step's arguments or outputs mention (``agents.checks.coverage``:
-  capitalised words, so a German noun may be taken for a name; the reviewer judges).
+  capitalised words, so a German noun may be taken for a name; the reviewer judges);
+- the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
+  reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed).
 
     >>> results = [Result(1, "lookup", "population of Paris", "2.1 million"), Result(2, "lookup", "Rome", None,
     ...            failed=True)]
@@ -32,7 +34,10 @@ from agents.checks.coverage import missing_names
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
 
-__all__ = ["answer_faults", "failed_note", "name_notes", "result_notes"]
+__all__ = ["answer_faults", "failed_note", "final_note", "name_notes", "result_notes"]
+
+_SHORT_OUTPUT = 60
+"""A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
 
 _REFERENCE = re.compile(r"\$step_\d+_result")
 
@@ -41,7 +46,7 @@ def result_notes(task: str, results: Sequence[Result], *, names: bool = True) ->
     """The default set's facts about the results: notes only. ``names``: also the names no step mentions (the
     numeric set says those itself, as contradictions)."""
     facts = name_notes(task, results) if names else []
-    return [*facts, *injection_notes(results), *failed_note(results)]
+    return [*facts, *injection_notes(results), *failed_note(results), *final_note(results)]
 
 
 def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
@@ -72,3 +77,23 @@ def name_notes(task: str, results: Sequence[Result]) -> list[Fact]:
                                                     "" if r.failed else text_of(r.output))]
     return [Fact(Severity.NOTE, f"The task names {name}; no step's arguments or results mention it.")
             for name in missing_names(task, looked_at)]
+
+
+def final_note(results: Sequence[Result]) -> list[Fact]:
+    """The plan's final result as an observation: the single completed tool step that combines the outputs of two
+    or more steps and that no other step uses, when its output is short. Code says only what the plan did; the
+    reviewer decides whether the task asks for it.
+
+        >>> final_note([Result(1, "rate", "", "3.1%"), Result(2, "rate", "", "2.8%"),
+        ...             Result(3, "calculator", "", 0.3, depends_on=(1, 2))])[0].text
+        "Step 3 (calculator) computed 0.3 from steps 1 and 2, and no step uses it: it is the plan's final result."
+    """
+    used = {d for r in results for d in r.depends_on}
+    finals = [r for r in results if not r.failed and r.tool_name and len(r.depends_on) >= 2 and r.step_id not in used
+              and r.output is not None and len(text_of(r.output)) <= _SHORT_OUTPUT]
+    if len(finals) != 1:
+        return []
+    final = finals[0]
+    sources = ", ".join(map(str, final.depends_on[:-1])) + f" and {final.depends_on[-1]}"
+    return [Fact(Severity.NOTE, f"Step {final.step_id} ({final.tool_name}) computed {text_of(final.output)} from "
+                                f"steps {sources}, and no step uses it: it is the plan's final result.")]
