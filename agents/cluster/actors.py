@@ -22,6 +22,7 @@ from agents.cluster.executor_actor import ExecutorActor, WhereAmI
 from agents.cluster.placement import NodeView, nodes_from_ray, plan_executors, plan_roles
 from agents.cluster.ray_runtime import RayRuntime
 from agents.checks.api import Check
+from agents.cluster.shard_roles import ShardRolesRuntime
 from agents.cluster.shards import shard_name, shard_of
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
@@ -129,7 +130,7 @@ class SupervisorActor(SupervisorCore, WhereAmI):
 
     def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any],
                  tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = (), shard: int = 0,
-                 checks: Sequence[Check] = ()) -> None:
+                 checks: Sequence[Check] = (), llm: LLM | None = None) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
         def peers(role: str) -> list[Any]:
@@ -141,7 +142,12 @@ class SupervisorActor(SupervisorCore, WhereAmI):
                         if a["namespace"] == config.namespace and a["name"].startswith(prefix)),
                        key=lambda n: int(n.removeprefix(prefix)))
         executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
-        self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
+        if config.roles_in_supervisors:
+            assert llm is not None, "roles_in_supervisors: create_actors passes the LLM"
+            self._ray = ShardRolesRuntime(llm, tools, config, executors, tool_specs)
+            self._ray.warm_up()
+        else:
+            self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
         super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
                          owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks,
@@ -317,9 +323,10 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
                 for name, node in zip(replica_names(role, instance, config.role_replicas),
                                       nodes_for(role, config.role_replicas))]
 
-    routers = replicas_of(RouterActor, "router", llm, catalog, config.router_options())
-    planners = replicas_of(PlannerActor, "planner", llm, schemas, catalog, config.planner_options())
-    reflectors = replicas_of(ReflectorActor, "reflector", llm, config.prompt_options(), catalog)
+    routers, planners, reflectors = ([], [], []) if config.roles_in_supervisors else (
+        replicas_of(RouterActor, "router", llm, catalog, config.router_options()),
+        replicas_of(PlannerActor, "planner", llm, schemas, catalog, config.planner_options()),
+        replicas_of(ReflectorActor, "reflector", llm, config.prompt_options(), catalog))
     factory = factory or ExecutorFactory(config, llm, tools, instance)
     executor_nodes = plan_initial_executors(config, nodes, home)
     executors = factory.start(executor_nodes)
@@ -327,7 +334,8 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
     supervisors = [ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", shard_name(instance, k), max_task_retries=-1, max_concurrency=100_000, **where,
-    )).remote(config, instance, specs, list(tools) if servers else (), list(servers), k, list(checks))
+    )).remote(config, instance, specs, list(tools) if servers or config.roles_in_supervisors else (), list(servers),
+              k, list(checks), llm if config.roles_in_supervisors else None)
         for k, where in enumerate(_shard_placement(config, nodes, home))]
     return ActorSet(supervisors[0], routers, planners, reflectors, executors, journal, executor_nodes, supervisors)
 

@@ -143,17 +143,22 @@ class RayRuntime:
     async def use_tools(self, tools: Sequence[Any]) -> None:
         """Give every role the new tool list (an MCP server's list changed): executors first, so a plan made
         with the new catalog never reaches an executor that lacks its tools."""
-        from agents.tools import ToolRegistry
-
-        registry = ToolRegistry(tools)
-        self._tools = list(registry)
-        await asyncio.gather(*(e.use_tools.remote(self._tools) for e in self._executors), return_exceptions=True)
+        registry = await self._push_to_executors(tools)
         catalog, schemas = registry.catalog_text(), registry.schemas()
         await asyncio.gather(*(r.use_tools.remote(catalog) for r in self._router.handles),
                              *(p.use_tools.remote(schemas, catalog) for p in self._planner.handles),
                              *(r.use_tools.remote(catalog) for r in self._reflector.handles),
                              return_exceptions=True)
+
+    async def _push_to_executors(self, tools: Sequence[Any]) -> Any:
+        """The new tool list to every executor and to the step specs; returns its ``ToolRegistry``."""
+        from agents.tools import ToolRegistry
+
+        registry = ToolRegistry(tools)
+        self._tools = list(registry)
+        await asyncio.gather(*(e.use_tools.remote(self._tools) for e in self._executors), return_exceptions=True)
         self._specs = {t.name: t.spec for t in registry}
+        return registry
 
     async def _with_restarts(self, call: Callable[[], Awaitable[T]], role: str) -> T:
         delay = 0.2

@@ -61,17 +61,19 @@ def _script() -> FunctionLLM:
 
 
 class _Cpu:
-    """CPU seconds of every process one run uses, by group."""
+    """CPU seconds of every process one run uses, by group (in-process: the driver is every group)."""
 
     def __init__(self, orch: Orchestrator, pg_postmaster: int | None) -> None:
-        import ray
+        self.groups: dict[str, list[int]] = {"supervisors": [], "roles_and_executors": []}
+        if orch.runtime == "ray":
+            import ray
 
-        actors = orch._actors
-        self.groups: dict[str, list[int]] = {
-            "supervisors": ray.get([s.pid.remote() for s in actors.supervisors]),
-            "roles_and_executors": ray.get([a.pid.remote() for a in [*actors.routers, *actors.planners,
-                                                                     *actors.reflectors, *actors.executors]]),
-        }
+            actors = orch._actors
+            self.groups = {
+                "supervisors": ray.get([s.pid.remote() for s in actors.supervisors]),
+                "roles_and_executors": ray.get([a.pid.remote() for a in [*actors.routers, *actors.planners,
+                                                                         *actors.reflectors, *actors.executors]]),
+            }
         self._postmaster = pg_postmaster
 
     def read(self) -> dict[str, float]:
@@ -83,12 +85,18 @@ class _Cpu:
         return out
 
 
+ROLES = ("actors", "in_supervisors", "inprocess")
+"""Where the roles run: their own actors (the default), inside each Supervisor shard
+(``roles_in_supervisors``), or everything in the driver's process (``runtime="inprocess"``, no Ray)."""
+
+
 def measure(store: dict[str, Any], shards: int, tasks: int, pg_postmaster: int | None = None,
-            submitters: int = 8, **extra: Any) -> dict[str, Any]:
+            submitters: int = 8, roles: str = "actors", **extra: Any) -> dict[str, Any]:
     """One run: ``tasks`` submitted at once (``submitters`` threads), timed until the last result is read."""
     config = RuntimeConfig(**{"num_executors": 2, **extra}, **store, supervisors=shards, token_budget=None,
-                           max_llm_calls=None)
-    with Orchestrator(llm=_script(), tools=[noop], config=config) as orch:
+                           max_llm_calls=None, roles_in_supervisors=roles == "in_supervisors")
+    runtime = "inprocess" if roles == "inprocess" else "ray"
+    with Orchestrator(llm=_script(), tools=[noop], config=config, runtime=runtime) as orch:
         for h in [orch.submit(f"warm-up {i}") for i in range(10 * shards)]:
             h.result(timeout=120)
         cpu = _Cpu(orch, pg_postmaster)
@@ -100,7 +108,8 @@ def measure(store: dict[str, Any], shards: int, tasks: int, pg_postmaster: int |
         wall = time.perf_counter() - t0
         after = cpu.read()
     spent = {k: (after[k] - before[k]) * 1000 / tasks for k in after}
-    return {"backend": "postgresql" if "store_url" in store else "sqlite", "shards": shards, "tasks": tasks,
+    return {"backend": "postgresql" if "store_url" in store else "sqlite", "roles": roles, "shards": shards,
+            "tasks": tasks,
             "accepted": sum(r.status == "accepted" for r in results), "wall_s": round(wall, 3),
             "tasks_per_s": round(tasks / wall, 1), "cpu_ms_per_task": {k: round(v, 3) for k, v in spent.items()},
             "cpu_ms_per_task_total": round(sum(spent.values()), 3), "load_1min_at_start": round(load, 2)}
@@ -129,7 +138,8 @@ def on_local_cluster(workers: int, shards: int, tasks: int) -> dict[str, Any]:
     return {**result, "nodes": workers + 1}
 
 
-def run_all(shard_counts: Sequence[int] = (1, 2, 4), tasks: int = 500, repeats: int = 1) -> dict[str, Any]:
+def run_all(shard_counts: Sequence[int] = (1, 2, 4), tasks: int = 500, repeats: int = 1,
+            roles: Sequence[str] = ROLES) -> dict[str, Any]:
     from benchmarks.pg_local import PostgresUnavailable, start_postgres
 
     runs = []
@@ -141,17 +151,20 @@ def run_all(shard_counts: Sequence[int] = (1, 2, 4), tasks: int = 500, repeats: 
     else:
         skipped = None
     try:
-        for shards in shard_counts:
-            for r in range(repeats):
-                runs.append(measure({"store_path": root / f"s{shards}-{r}.db"}, shards, tasks))
-                if server is not None:
-                    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
-                    runs.append(measure({"store_url": server.new_database()}, shards, tasks, postmaster))
+        for where in roles:
+            for shards in (1,) if where == "inprocess" else shard_counts:
+                for r in range(repeats):
+                    runs.append(measure({"store_path": root / f"{where}-s{shards}-{r}.db"}, shards, tasks,
+                                        roles=where))
+                    if server is not None:
+                        postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+                        runs.append(measure({"store_url": server.new_database()}, shards, tasks, postmaster,
+                                            roles=where))
     finally:
         if server is not None:
             server.stop()
     best = max(runs, key=lambda r: r["tasks_per_s"])
-    return {"runs": runs, "postgres_skipped": skipped, "best": {k: best[k] for k in ("backend", "shards",
+    return {"runs": runs, "postgres_skipped": skipped, "best": {k: best[k] for k in ("backend", "roles", "shards",
                                                                                      "tasks_per_s")},
             "median_cpu_ms_per_task": statistics.median(r["cpu_ms_per_task_total"] for r in runs),
             "cores": os.cpu_count(), "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -162,11 +175,14 @@ def markdown(result: dict[str, Any]) -> list[str]:
           f"Generated {result['generated_at']} by `python -m benchmarks.system.run --only throughput` on "
           f"{result['cores']} cores shared with other work (the 1-minute load average at each run's start is "
           "in the table: the machine was not quiet).", "",
-          "| store | shards | tasks | tasks/s | CPU ms/task: total | driver | Supervisors | roles + executors |"
-          " PostgreSQL | load at start |", "|---|---|---|---|---|---|---|---|---|---|"]
+          "Roles: `actors` = router, planner and reviewer as actors of their own (the default); `in_supervisors` ="
+          " `RuntimeConfig(roles_in_supervisors=True)`; `inprocess` = `Orchestrator(runtime=\"inprocess\")`, no Ray "
+          "(all CPU is the driver's).", "",
+          "| store | roles | shards | tasks | tasks/s | CPU ms/task: total | driver | Supervisors | roles + "
+          "executors | PostgreSQL | load at start |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["runs"]:
         c = r["cpu_ms_per_task"]
-        md.append(f"| {r['backend']} | {r['shards']} | {r['tasks']} ({r['accepted']} accepted) | {r['tasks_per_s']}"
+        md.append(f"| {r['backend']} | {r.get('roles', 'actors')} | {r['shards']} | {r['tasks']} ({r['accepted']} accepted) | {r['tasks_per_s']}"
                   f" | {r['cpu_ms_per_task_total']:.2f} | {c['driver']:.2f} | {c['supervisors']:.2f} | "
                   f"{c['roles_and_executors']:.2f} | {c.get('postgres', 0):.2f} | {r['load_1min_at_start']} |")
     if result.get("postgres_skipped"):

@@ -65,3 +65,19 @@ def test_a_killed_shard_restarts_and_takes_its_own_tasks_over(ray_session, store
         assert result.status == "accepted", result.error
         assert [s.status for s in result.steps] == ["completed"] * 3
         assert T.count(f"note-{note}") == 1, "the write that completed before the kill ran again"
+
+
+def test_roles_in_the_supervisors_run_tasks_without_role_actors(ray_session, tmp_path):
+    """``roles_in_supervisors``: no router, planner or reviewer actor exists; each shard calls its own copies,
+    and a task's steps still run on the executor actors, with events and results as usual."""
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Rome"}), wire.step(2, "lookup", {"city": "Paris"}),
+                     wire.step(3, "lookup", {"city": "Oslo"}, deps=[1, 2]))
+    config = RuntimeConfig(store_path=tmp_path / "colocated.db", supervisors=2, roles_in_supervisors=True)
+    with Orchestrator(llm=_llm(plan), tools=T.ALL, config=config) as orch:
+        assert orch._actors.routers == orch._actors.planners == orch._actors.reflectors == []
+        handles = [orch.submit(f"three populations #{i}") for i in range(4)]
+        results = [h.result(timeout=120) for h in handles]
+        assert [r.status for r in results] == ["accepted"] * 4
+        assert all(r.answer == "ok" and [s.status for s in r.steps] == ["completed"] * 3 for r in results)
+        types = [e.type for e in handles[0].events()]
+        assert types[0] == "task_submitted" and types[-1] == "task_finished" and "routed" in types
