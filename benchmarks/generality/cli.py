@@ -40,7 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.llm == "local":
         from benchmarks.generality.e2e import run_local
 
-        run_local(select("heldout" if args.split == "all" else args.split, args.limit), args.out,
+        split = "heldout" if args.split == "all" else args.split
+        run_local(select(split, args.limit), args.out, split=split,
                   systems=tuple(s.strip() for s in args.systems.split(",") if s.strip()),
                   stem="generality-e2e" if args.stem == "generality" else args.stem, note=args.sample_note,
                   label=args.label)

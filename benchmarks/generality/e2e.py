@@ -25,6 +25,7 @@ from benchmarks.generality.scoring import verdict
 __all__ = ["E2ERecord", "render", "run_local", "run_systems", "tally"]
 
 SYSTEMS = ("tetrarch", "react", "react_parallel")
+_HALF = {"dev": "dev half", "heldout": "held-out half", "all": "whole suite"}
 TASK_TIMEOUT_S = 240.0
 """A task still running after this is stopped and scored "other" (the machine's model is shared: a sample must
 finish in minutes)."""
@@ -41,6 +42,8 @@ class E2ERecord:
     answer: str | None
     wall_s: float
     llm_calls: int
+    error: str | None = None
+    """Why a run that was not accepted ended so (the task's error, or the question back), for diagnosis."""
 
 
 def run_systems(tasks: Sequence[GenTask], runners: Mapping[str, Callable[[str], TaskResult]],
@@ -55,10 +58,11 @@ def run_systems(tasks: Sequence[GenTask], runners: Mapping[str, Callable[[str], 
             try:
                 result = run(task.question)
                 status, answer, calls = result.status, result.answer, result.usage.total.llm_calls
+                error = result.error or getattr(result, "question", None)
             except Exception as e:  # noqa: BLE001 - a crashed run is scored "other" and the suite goes on
-                status, answer, calls = "failed", f"{type(e).__name__}: {e}", 0
+                status, answer, calls, error = "failed", f"{type(e).__name__}: {e}", 0, None
             rec = E2ERecord(task.id, task.shape, task.lang, system, status, verdict(task.expect, status, answer),
-                            answer, round(time.monotonic() - t0, 2), calls)
+                            answer, round(time.monotonic() - t0, 2), calls, error)
             records.append(rec)
             if on_record is not None:
                 on_record(records)
@@ -83,7 +87,7 @@ def tally(records: Sequence[E2ERecord]) -> dict[str, dict[str, Any]]:
 
 def render(doc: dict[str, Any]) -> str:
     lines = [f"# Generality suite end to end — {doc['label']}", "", doc["note"], "",
-             f"Model: {doc['model']}. Tasks: {len(doc['task_ids'])} of the held-out half. Goal (issue 37): >= 50% "
+             f"Model: {doc['model']}. Tasks: {len(doc['task_ids'])} of the {_HALF[doc.get('split', 'heldout')]}. Goal (issue 37): >= 50% "
              "right and <= 5% accepted wrong.", "",
              "| system | tasks | right | accepted wrong | other | median wall s |", "|---|---|---|---|---|---|"]
     for system, s in doc["systems"].items():
@@ -93,10 +97,10 @@ def render(doc: dict[str, Any]) -> str:
     lines += ["", "Runs (verdict, status, answer):", ""]
     lines += [f"- `{r['task_id']}` {r['system']}: **{r['verdict']}** ({r['status']}) {(r['answer'] or '')[:140]!r}"
               for r in doc["records"]]
-    lines += ["", "JSON keys: `label`, `note`, `model`, `task_ids`, `systems.<name>` (`tasks`, `right`, "
+    lines += ["", "JSON keys: `label`, `split`, `note`, `model`, `task_ids`, `systems.<name>` (`tasks`, `right`, "
               "`accepted_wrong`, `other`, `right_share`, `accepted_wrong_share`, `median_wall_s`), `records[]` (one "
               "run each: `task_id`, `shape`, `lang`, `system`, `status`, `verdict`, `answer`, `wall_s`, "
-              "`llm_calls`).", ""]
+              "`llm_calls`, `error`).", ""]
     return "\n".join(lines)
 
 
@@ -119,7 +123,8 @@ def _react_runner(llm: Any, tools: list, config: Any, parallel: bool) -> Callabl
 
 
 def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str] = ("tetrarch",),
-              stem: str = "generality-e2e", note: str = "", label: str = "embedded model") -> dict[str, Any]:
+              stem: str = "generality-e2e", note: str = "", label: str = "embedded model",
+              split: str = "heldout") -> dict[str, Any]:
     """The tasks on the embedded model: ``Orchestrator(llm=None)`` with every tool of the suite, and the ReAct
     baselines on the same server (``orch.llm``). Writes ``out_dir/<stem>.json`` and ``.md``."""
     from agents import Orchestrator, RuntimeConfig
@@ -143,7 +148,7 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
 
         def save(records: list[E2ERecord]) -> dict[str, Any]:
             done = len({r.task_id for r in records})
-            doc = {"label": label, "note": (note or "A deterministic spread of the held-out half.")
+            doc = {"label": label, "split": split, "note": (note or f"A deterministic spread of the {_HALF[split]}.")
                    + ("" if done == len(tasks) else f" PARTIAL: {done} of {len(tasks)} tasks run so far."),
                    "model": model, "task_ids": [t.id for t in tasks[:done]], "systems": tally(records),
                    "records": [asdict(r) for r in records]}
