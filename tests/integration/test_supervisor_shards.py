@@ -71,13 +71,22 @@ def test_roles_in_the_supervisors_run_tasks_without_role_actors(ray_session, tmp
     """``roles_in_supervisors``: no router, planner or reviewer actor exists; each shard calls its own copies,
     and a task's steps still run on the executor actors, with events and results as usual."""
     plan = wire.plan(wire.step(1, "lookup", {"city": "Rome"}), wire.step(2, "lookup", {"city": "Paris"}),
-                     wire.step(3, "lookup", {"city": "Oslo"}, deps=[1, 2]))
+                     wire.step(3, "lookup", {"city": "Berlin"}, deps=[1, 2]))
     config = RuntimeConfig(store_path=tmp_path / "colocated.db", supervisors=2, roles_in_supervisors=True)
     with Orchestrator(llm=_llm(plan), tools=T.ALL, config=config) as orch:
         assert orch._actors.routers == orch._actors.planners == orch._actors.reflectors == []
         handles = [orch.submit(f"three populations #{i}") for i in range(4)]
         results = [h.result(timeout=120) for h in handles]
         assert [r.status for r in results] == ["accepted"] * 4
-        assert all(r.answer == "ok" and [s.status for s in r.steps] == ["completed"] * 3 for r in results)
+        assert [(r.answer, [s.status for s in r.steps]) for r in results] == [("ok", ["completed"] * 3)] * 4
         types = [e.type for e in handles[0].events()]
         assert types[0] == "task_submitted" and types[-1] == "task_finished" and "routed" in types
+
+
+def test_roles_in_the_supervisors_fail_a_task_with_the_roles_own_error(ray_session, tmp_path):
+    """A planner that never writes a valid plan fails its task with the planner's message, as with role actors."""
+    config = RuntimeConfig(store_path=tmp_path / "colocated-bad.db", roles_in_supervisors=True)
+    with Orchestrator(llm=_llm("this is not a plan"), tools=T.ALL, config=config) as orch:
+        result = orch.submit("population of Rome").result(timeout=120)
+        assert result.status == "failed"
+        assert result.error and "plan" in result.error.lower() and "Traceback" not in result.error
