@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from agents.engine.group_commit import group_commit
 from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
@@ -177,23 +178,39 @@ class StoreSink:
             self.flush()  # no event loop (a plain caller): write at once
             return
         self._scheduled = True
-        loop.call_soon(self.flush)
+        group_commit(self._store, loop).add(self)  # with every other task's batch of this tick
 
     def flush(self) -> None:
-        """Commit what was emitted since the last flush (called at the end of each tick, and before reads)."""
+        """Commit what was emitted since the last flush, now (before reads; the end of each tick commits through
+        ``agents.engine.group_commit`` instead)."""
+        taken = self.take()
+        if taken is None:
+            return
+        batch, events = taken
+        try:
+            self._store.write_batch(batch)
+        except Exception as exc:  # noqa: BLE001 - reported to the runner's owner, which stops the runner
+            self.written(events, exc)
+            return
+        self.written(events, None)
+
+    def take(self) -> tuple[TaskBatch, list[AnyEvent]] | None:
+        """The batch emitted since the last write and its events (``GroupMember``); None if nothing waits."""
         self._scheduled = False
         if self.lost is not None:
-            return
+            return None
         batch, events = self._batch, self._events
         if self._delta is not None:
             batch.delta, self._delta = self._delta, None
         self._batch, self._events = TaskBatch(self.task_id, batch.generation), []
-        try:
-            self._store.write_batch(batch)
-        except Exception as exc:  # noqa: BLE001 - reported to the runner's owner, which stops the runner
-            self.lost = exc
+        return None if batch.empty() else (batch, events)
+
+    def written(self, events: list[AnyEvent], error: Exception | None) -> None:
+        """The batch is durable: live readers see its events. Or the store refused it: stop writing."""
+        if error is not None:
+            self.lost = error
             if self._on_lost is not None:
-                self._on_lost(exc)
+                self._on_lost(error)
             return
         for event in events:
             self._on_event(event)

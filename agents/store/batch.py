@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +28,8 @@ from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoun
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state", "merge_deltas", "write_batch"]
+__all__ = ["LeaseLostError", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state", "merge_deltas", "write_batch",
+           "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -110,6 +112,25 @@ def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
     if batch.status is not None or batch.checkpoint is not None:
         _set_status(conn, task_id, batch.status, now)  # per-step writes (events, deltas) leave the task row alone
     return replaced
+
+
+def write_group(conn: Any, batches: Sequence[TaskBatch], now: float) -> tuple[list[Exception | None], list[str]]:
+    """Write encoded ``batches`` inside the caller's transaction, each behind a savepoint: one the store refuses
+    (a lost lease, a task gone, an out-of-order event) is undone alone and its error returned in its place.
+    Returns the errors (None: written) and the blob paths the written batches replaced."""
+    refused: list[Exception | None] = []
+    replaced: list[str] = []
+    for batch in batches:
+        conn.execute("SAVEPOINT tetrarch_batch")
+        try:
+            replaced += write_batch(conn, batch, now)
+        except StoreError as exc:
+            conn.execute("ROLLBACK TO SAVEPOINT tetrarch_batch")
+            refused.append(exc)
+        else:
+            refused.append(None)
+        conn.execute("RELEASE SAVEPOINT tetrarch_batch")
+    return refused, replaced
 
 
 def _set_status(conn: Any, task_id: str, status: str | None, now: float) -> None:

@@ -42,7 +42,7 @@ from agents.store.batch import (
     encode_batch,
     last_seq,
     load_state,
-    write_batch,
+    write_group,
 )
 from agents.store.backends import Backend, BackendKind, Connection, open_backend
 from agents.store.codec import decode, encode, encode_flagged
@@ -271,15 +271,29 @@ class Store:
     def write_batch(self, batch: TaskBatch) -> None:
         """Commit one runner's writes of one tick in one transaction, fenced by ``batch.generation``: raises
         ``LeaseLostError`` (nothing written) when another runner took the task over."""
-        if batch.empty():
-            return
-        self._check_status(batch.status)
-        encode_batch(batch, self._redactor)
-        now = self._clock()
-        with self._write() as conn:
-            replaced = write_batch(conn, batch, now)
-        for path in replaced if self._blobs is not None else ():
-            self._blobs.unlink(path)  # replaced by a small output: the file is garbage now
+        refused = self.write_batches([batch])[0]
+        if refused is not None:
+            raise refused
+
+    def write_batches(self, batches: Sequence[TaskBatch]) -> list[Exception | None]:
+        """Several runners' batches in one transaction (group commit), each fenced on its own: a batch the store
+        refuses is rolled back to its savepoint and its error returned in its place (``batch.write_group``)."""
+        outcome: list[Exception | None] = [None] * len(batches)
+        for i, batch in enumerate(batches):
+            try:
+                self._check_status(batch.status)
+                encode_batch(batch, self._redactor)
+            except Exception as exc:  # noqa: BLE001 - this batch's own error, returned to its runner
+                outcome[i] = exc
+        ready = [i for i, batch in enumerate(batches) if outcome[i] is None and not batch.empty()]
+        if ready:
+            with self._write() as conn:
+                refused, replaced = write_group(conn, [batches[i] for i in ready], self._clock())
+            for i, exc in zip(ready, refused):
+                outcome[i] = exc
+            for path in replaced if self._blobs is not None else ():
+                self._blobs.unlink(path)
+        return outcome
 
     def get_step_outputs(self, task_id: str, plan_version: int | None = None) -> dict[tuple[int, int], Any]:
         """``(plan_version, step_id) → output`` of each step's latest recorded attempt."""

@@ -128,6 +128,28 @@ def test_a_stale_generation_can_neither_write_nor_finish(store):
     assert store.get_result("t").status == "accepted"
 
 
+def test_a_group_commit_refuses_a_stale_batch_alone(store):
+    """``write_batches``: several tasks' batches in one transaction, each fenced on its own; the refused one is
+    undone entirely (its events, checkpoint and outputs) and reported in its place, the others commit."""
+    store.create_task("u", "second", {})
+    store.create_task("w", "third", {})
+    assert store.acquire_lease("t", "old") == 1 and store.acquire_lease("t", "new") == 2
+    assert store.acquire_lease("u", "mine") == 1
+    batches = [TaskBatch("u", 1, events=[store.event_row("u", _event(1, "u"))[0]], checkpoint=(1, {"u": 1})),
+               TaskBatch("t", 1, events=[store.event_row("t", _event(1))[0]], checkpoint=(1, {"t": "stale"}),
+                         outputs=[store.output_row("t", 1, 1, 1, "stale")]),
+               TaskBatch("w", None, events=[store.event_row("w", _event(1, "w"))[0]],
+                         outputs=[store.output_row("w", 1, 1, 1, "x" * 2000)]),
+               TaskBatch("nope", None, events=[store.event_row("nope", _event(1, "nope"))[0]]),
+               TaskBatch("w", None)]
+    errors = store.write_batches(batches)
+    assert [type(e).__name__ if e else None for e in errors] == [None, "LeaseLostError", None,
+                                                                  "StoreTaskNotFoundError", None]
+    assert store.last_seq("u") == 1 and store.load_checkpoint("u") == {"u": 1}
+    assert store.last_seq("t") == 0 and store.load_checkpoint("t") is None and store.get_step_outputs("t") == {}
+    assert store.last_seq("w") == 1 and store.get_step_outputs("w") == {(1, 1): "x" * 2000}
+
+
 def test_the_journal_claims_before_the_call_and_records_after(where):
     now = [100.0]
     with Store(where, clock=lambda: now[0]) as store:

@@ -46,11 +46,16 @@ class CrashingStore(Store):
         super().__init__(*args, **kwargs)
         self.commits_left = commits_before_crash
 
-    def write_batch(self, batch: TaskBatch) -> None:
-        if self.commits_left <= 0:
-            raise _Crash()
-        self.commits_left -= 1
-        super().write_batch(batch)
+    def write_batches(self, batches):  # type: ignore[no-untyped-def]
+        """Every write (one batch, or a group commit's) counts one commit per batch; the crash comes before the
+        first batch over the budget, so a group is cut where the process would have died."""
+        errors = []
+        for batch in batches:
+            if self.commits_left <= 0:
+                raise _Crash()
+            self.commits_left -= 1
+            errors += super().write_batches([batch])
+        return errors
 
 
 def _plan(deps: list[list[int]]) -> str:
