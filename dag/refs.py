@@ -102,8 +102,6 @@ def _compile_str(text: str) -> str | Ref | Template:
         return text
     if pos < len(text):
         parts.append(text[pos:])
-    if len(parts) == 1 and isinstance(parts[0], Ref):
-        return parts[0]
     stripped = [p for p in parts if not (isinstance(p, str) and not p.strip())]
     if len(stripped) == 1 and isinstance(stripped[0], Ref):
         return stripped[0]

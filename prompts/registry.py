@@ -9,7 +9,7 @@ File format (see prompts/README.md)::
     # context: replan_context          (trimmable under a token budget; first listed is trimmed first)
     # reply: terse                     (optional: "json", the default, or "terse" — the form it asks for)
     # opening: opening/v1              (optional: a shared text the system message starts with, see below)
-    # clarify: quoted                  (optional, router: a question back quotes the task's words, checked)
+    # clarify: checked                 (optional, router: a question back is confirmed by clarify_check)
     === system
     ... {{tools}} ...
     === user
@@ -91,10 +91,9 @@ class PromptTemplate:
     let a model server reuse the opening's prefill from one call to the next, whatever the role (llama.cpp keeps
     the last prompt's state and its prompt cache finds the longest prefix); on two CPU cores that is seconds a
     call. Resolved by ``PromptRegistry.load``, which adds the opening's variables to this template's."""
-    clarify_quoted: bool = False
-    """``# clarify: quoted`` (router templates): a question back's reason quotes the task's words that point at
-    something never named, and the router plans a task whose question back quotes words the task does not
-    contain (``planning.grounded_question``)."""
+    clarify_checked: bool = False
+    """``# clarify: checked`` (router templates): a question back stands only when the ``clarify_check`` prompt
+    names words of the task that point at something never named (``Router``, ``planning.grounded_question``)."""
 
     @property
     def template_id(self) -> str:
@@ -187,8 +186,8 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
     clarify = header.get("clarify", "")
-    if clarify not in ("", "quoted"):
-        raise PromptFormatError(f"{name}/{version}: '# clarify: {clarify}' must be quoted (or left out)")
+    if clarify not in ("", "checked"):
+        raise PromptFormatError(f"{name}/{version}: '# clarify: {clarify}' must be checked (or left out)")
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -199,7 +198,7 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                           context_variables=context, sections=tuple(body.items()),
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
                           reply_form="terse" if reply == "terse" else "json", opening=opening,
-                          clarify_quoted=clarify == "quoted")
+                          clarify_checked=clarify == "checked")
 
 
 def join_opening(template: PromptTemplate, opening: PromptTemplate) -> PromptTemplate:

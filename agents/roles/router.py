@@ -8,7 +8,7 @@ from agents.llm.base import LLM, Spend
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
-from planning.grounded_question import question_grounding
+from planning.grounded_question import written_in
 from planning.models import RouterDecision
 from planning.parse import parse_pointing_words, parse_router_decision, pointing_words_schema, router_schema
 from planning.policy import effective_route
@@ -59,7 +59,7 @@ class Router:
                                json_schema=router_schema(), metadata={"task_id": task_id},
                                form=template.reply_form, settle=settle)
         decision = call.value
-        if template.clarify_quoted and decision.route == "clarify":
+        if template.clarify_checked and decision.route == "clarify":
             decision, spend = await self._confirmed(decision, task_id, task, history, extra)
             call_spend = call.spend + spend
         else:
@@ -80,7 +80,7 @@ class Router:
 
     async def _confirmed(self, decision: RouterDecision, task_id: str, task: str, history: str,
                          extra: dict[str, str]) -> tuple[RouterDecision, Spend]:
-        """A question back (``# clarify: quoted`` templates) stands only if one narrow follow-up question
+        """A question back (``# clarify: checked`` templates) stands only if one narrow follow-up question
         (``clarify_check``) finds words the task writes that point at something never named; otherwise the task
         is planned and the reason says why. Small models ask back about any name they do not know; the follow-up
         asks only about pointing words, and costs a call only when the router chose to ask. (The router's own
@@ -91,7 +91,7 @@ class Router:
         check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_pointing_words,
                                 json_schema=pointing_words_schema(), metadata={"task_id": task_id})
         word = check.value
-        if word is not None and question_grounding(f"'{word}'", task, history).grounded:
+        if word is not None and written_in(word, task, history):
             return decision, check.spend
         found = f"found {word!r}, which the task does not say" if word else "found no word that points at " \
                                                                            "something the task never names"

@@ -1,4 +1,4 @@
-"""A question back must be grounded in the task (``# clarify: quoted`` router templates, router/v7): the words its
+"""A question back must be grounded in the task (``# clarify: checked`` router templates, router/v7): the words its
 reason quotes are the user's own, and a narrow follow-up (``clarify_check``) finds words of the task that point at
 something never named; otherwise the task is planned and the reason says code decided."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agents.config import RuntimeConfig, for_embedded_model
 from agents.llm import FunctionLLM
 from agents.roles.router import Router
-from planning.grounded_question import question_grounding
+from planning.grounded_question import written_in
 from prompts import load_prompt
 
 
@@ -74,7 +74,7 @@ def test_words_from_an_earlier_turn_ground_a_question_back():
 
 
 def test_templates_without_the_header_trust_the_model_as_before():
-    assert not load_prompt("router", "v6").clarify_quoted and load_prompt("router", "v7").clarify_quoted
+    assert not load_prompt("router", "v6").clarify_checked and load_prompt("router", "v7").clarify_checked
     assert _route(_clarify("the task is vague"), "How big is Rome?", version="v6").route == "clarify"
 
 
@@ -88,8 +88,7 @@ _words = st.text(st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_siz
 
 
 @given(st.lists(_words, min_size=1, max_size=4), st.lists(_words, max_size=6), st.lists(_words, max_size=6))
-def test_any_quoted_span_of_the_task_is_grounded(quoted, before, after):
-    """Whatever the language or casing, a quote cut from the task itself is never overruled."""
-    task = " ".join([*before, *quoted, *after]) + "?"
-    grounding = question_grounding(f"'{' '.join(quoted)}' never says which", task, "")
-    assert grounding.quote == " ".join(quoted) and grounding.grounded
+def test_any_run_of_the_tasks_words_is_written_in_it(words, before, after):
+    """Whatever the language, words cut from the task itself are never overruled."""
+    task = " ".join([*before, *words, *after]) + "?"
+    assert written_in(" ".join(words), task, "")
