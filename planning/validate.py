@@ -49,6 +49,10 @@ class ProblemCode(enum.StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     UNDECLARED_REFERENCE = "undeclared_reference"
     INVALID_ARGUMENTS = "invalid_arguments"
+    REJECTED_CALL = "rejected_call"
+    """A replan repeats a call the tool already rejected in this task (``planning.rejected``)."""
+    BLIND_CALL = "blind_call"
+    """A call whose result cannot depend on the task (``planning.blind_calls``); asked about once."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from agents.tools import ToolSpec
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import PlanStep
+from planning.rejected import remember_rejection
 
 __all__ = ["Limits", "PlanExecution", "number_slots"]
 
@@ -299,6 +300,8 @@ class PlanExecution(PlanIntake):
         Dependents get the value itself when it came inline, else the output's reference (no second copy)."""
         self._sched.complete(sid, value if outcome.output_inline else ref)
         self._st.consecutive_errors = 0
+        if self._st.rejected_calls and _has_side_effects(self._rt.tool_spec(self._steps[sid].tool_name)):
+            self._st.rejected_calls = []  # the write may be what makes a rejected input valid now
         self.values[sid] = value
         self._sink.put_output(self._st.plan_version, sid, attempt, value)
         self._facts[sid] = StepFacts(started_at=outcome.started_at, finished_at=outcome.finished_at,
@@ -313,6 +316,10 @@ class PlanExecution(PlanIntake):
 
     def _record_failure(self, step_id: int, attempt: int, outcome: StepOutcome) -> None:
         self._sched.fail(step_id, outcome.error or "failed")
+        step = self._steps[step_id]
+        if outcome.error_kind == "argument" and step.tool_name is not None:
+            self._st.rejected_calls = remember_rejection(self._st.rejected_calls, step, outcome.arguments,
+                                                         outcome.error or "invalid arguments")
         self._facts[step_id] = StepFacts(error_kind=outcome.error_kind or "permanent", error=outcome.error or "failed",
                                       started_at=outcome.started_at, finished_at=outcome.finished_at)
         self._sink.emit(StepFailedPayload(step_id=step_id, attempt=attempt,

@@ -361,8 +361,8 @@ class TaskRunner:
         if plan is not None:
             self._exec = self._new_execution(kept=kept, stream=cached_plan_stream(plan))
             return
-        self._exec = self._new_execution(kept=kept, replan=ReplanContext(feedback, previous, views,
-                                                                          kept=tuple(sorted(kept))))
+        self._exec = self._new_execution(kept=kept, replan=ReplanContext(
+            feedback, previous, views, kept=tuple(sorted(kept)), rejected=tuple(st.rejected_calls)))
 
     def _apply_human_response(self) -> None:
         """Continue after orch.respond(): approve a pending tool call, accept, or replan with the human's words."""

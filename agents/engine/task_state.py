@@ -14,6 +14,7 @@ from agents.events import PlanCut, StoppedReason, TaskStatus
 from agents.results import StepStatus, UsageReport
 from agents.checks.api import CheckedReflection
 from planning.models import PlanStep
+from planning.rejected import RejectedCall
 
 __all__ = ["Phase", "StepState", "Escalation", "ReviewAgainNote", "TaskState"]
 
@@ -120,6 +121,8 @@ class TaskState(BaseModel):
     reflections: list[CheckedReflection] = Field(default_factory=list)
     consecutive_errors: int = 0
     failure_signatures: dict[str, int] = Field(default_factory=dict)
+    rejected_calls: list[RejectedCall] = Field(default_factory=list)
+    """Read calls a tool rejected as invalid input since the last write completed: a replan is refused them."""
     escalation: Escalation | None = None
     human_response: str | None = None
 

@@ -11,6 +11,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from agents.llm.base import Spend
 from planning.loops import RepeatedCall
+from planning.rejected import RejectedCall
 from planning.models import Plan, PlanStep
 
 __all__ = [
@@ -158,3 +159,5 @@ class ReplanContext:
     results: tuple[StepView, ...]
     kept: tuple[int, ...] = ()
     """Completed steps of ``previous_plan`` whose outputs the new plan keeps (a delta replan refers to them)."""
+    rejected: tuple[RejectedCall, ...] = ()
+    """Calls a tool rejected earlier in the task that no write has made valid since (``planning.rejected``)."""

@@ -18,13 +18,15 @@ from agents.roles.messages import (
     StepEmitted,
 )
 from agents.roles.replan import kept_steps, next_step_id, replan_context
-from agents.tools.registry import catalog_permissions
+from agents.tools.registry import catalog_entries, catalog_permissions
+from planning.blind_calls import blind_call
 from planning.delta import call_key, same_call
 from planning.errors import PlanningError, PlanValidationError
 from planning.grammar import terse_plan_grammar
 from planning.loops import RepeatedCall, repeated_call
 from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
+from planning.rejected import RejectedCall, rejected_problem, rejected_repeat
 from planning.stream import StreamingPlanParser
 from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
 from prompts import count_tokens, load_prompt, prepare_prompts
@@ -119,7 +121,9 @@ class Planner:
             counted = False  # this round's cost is in ``spend`` already (its reply's usage, or its abandoned text)
             unfinished = abandoned_spend("planner", convo, "", "the stream was abandoned before it finished")
             yield PlanCallStarted(spend + unfinished)
-            round_ = _Round(kept, first_new_id, steps, reads)
+            round_ = _Round(kept, first_new_id, steps, reads, replan.rejected if replan is not None else ())
+            if round_no == 0:  # a blind call is asked about once: the repaired plan's word stands
+                round_.blind = _BlindCheck(f"{history}\n{task}", catalog_entries(self._catalog))
             try:
                 request = self._request(task_id, convo, round_no, form, schemas)
                 async for item in self._one_round(request, round_, raw_parts, schemas):
@@ -176,6 +180,9 @@ class Planner:
             for step in new_steps:
                 if round_.loops(step):
                     break  # the looping copy and whatever the model wrote after it are left out of the plan
+                round_.refuse_rejected(step)
+                if round_.blind is not None:
+                    round_.blind.refuse(step)
                 for fresh in round_.take(step):
                     validate_step(fresh, round_.known, schemas, max_steps=self._options.max_steps,
                                   waited_for=round_.waited)
@@ -225,8 +232,11 @@ class _Round:
     in a delta (they cost no token and are preloaded, not run)."""
 
     def __init__(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep],
-                 reads: frozenset[str] = frozenset()) -> None:
+                 reads: frozenset[str] = frozenset(), rejected: tuple[RejectedCall, ...] = ()) -> None:
         self._kept = {s.step_id: s for s in kept}
+        self._rejected = rejected
+        self._wrote = False
+        """A model step of this reply writes: what a rejected read call is refused for may change before it."""
         self._first_new_id = first_new_id
         self._delta: bool | None = None if kept else False
         self._reads = reads
@@ -236,6 +246,8 @@ class _Round:
         self.known: dict[int, PlanStep] = {}
         self.waited: set[int] = set()
         """Ids the known steps depend on, so validating a streamed step is O(1), not O(known)."""
+        self.blind: _BlindCheck | None = None
+        """Asks about calls that ignore the task (``planning.blind_calls``): set on the first round only."""
         self.cut: RepeatedCall | None = None
         """The model step at which this reply was found looping (it and the rest of the reply are dropped)."""
 
@@ -252,6 +264,18 @@ class _Round:
         if self.cut is None:
             same.append(step)
         return self.cut is not None
+
+    def refuse_rejected(self, step: PlanStep) -> None:
+        """Raise when the model's ``step`` makes a read call its tool rejected earlier in the task (its
+        precondition: ``planning.rejected``), so the repair round asks for another tool or input."""
+        if step.tool_name is not None and step.tool_name not in self._reads:
+            self._wrote = True
+            return
+        if self._wrote or not self._rejected:
+            return
+        call = rejected_repeat(step, self._rejected)
+        if call is not None:
+            raise PlanValidationError((rejected_problem(step, call),))
 
     def add(self, step: PlanStep) -> None:
         self.known[step.step_id] = step
@@ -282,6 +306,21 @@ class _Round:
                 self.add(step)
             return list(self._kept.values())
         return []
+
+
+class _BlindCheck:
+    """The first round's question about a call whose result cannot depend on the task (``planning.blind_calls``)."""
+
+    def __init__(self, task: str, entries: Mapping[str, str]) -> None:
+        self._task = task
+        self._entries = entries
+
+    def refuse(self, step: PlanStep) -> None:
+        if step.tool_name is None:
+            return
+        reason = blind_call(step, self._entries.get(step.tool_name, ""), self._task)
+        if reason is not None:
+            raise PlanValidationError((PlanProblem(ProblemCode.BLIND_CALL, reason, step.step_id),))
 
 
 def param_order(schemas: Mapping[str, dict[str, Any]]) -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ from typing import Any
 from agents.tools.decorator import Permission, Tool, tool
 from agents.tools.errors import ToolDefinitionError, UnknownToolError
 
-__all__ = ["ToolRegistry", "catalog_params", "catalog_permissions", "catalog_summary"]
+__all__ = ["ToolRegistry", "catalog_entries", "catalog_params", "catalog_permissions", "catalog_summary"]
 
 
 class ToolRegistry:
@@ -149,6 +149,27 @@ def _params(catalog_text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         if head is not None:
             params[head[0]] = tuple(p.split(":", 1)[0].strip() for p in _split_top(head[1]) if p.strip())
     return tuple(params.items())
+
+
+@functools.lru_cache(maxsize=8)
+def catalog_entries(catalog_text: str) -> dict[str, str]:
+    """Each tool's lines of ``catalog_text``: its line and its arguments' descriptions (what a model read about it).
+
+    >>> catalog_entries('- find(q: str) -> list: Search.\\n    q: Words, e.g. "rye bread".\\n- save(x: str): Save.')
+    {'find': '- find(q: str) -> list: Search.\\n    q: Words, e.g. "rye bread".', 'save': '- save(x: str): Save.'}
+    """
+    entries: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in catalog_text.splitlines():
+        head = _tool_head(line)
+        if head is not None:
+            current = entries.setdefault(head[0], [])
+            current.append(line)
+        elif current is not None and line.startswith(_ARG_INDENT):
+            current.append(line)
+        else:
+            current = None
+    return {name: "\n".join(lines) for name, lines in entries.items()}
 
 
 def catalog_permissions(catalog_text: str) -> dict[str, Permission]:

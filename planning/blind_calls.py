@@ -1,0 +1,101 @@
+"""Planned calls whose result cannot depend on the task: asked about once, in the planner's repair round.
+
+A small planner sometimes writes a call that looks like work but ignores the task's data. Two kinds are found
+from the call alone, for any tool and any language:
+
+- **A copy of the tool's documented example.** Precondition: a string argument of at least
+  ``MIN_EXAMPLE_CHARS`` characters holding a digit occurs verbatim in the tool's own catalog entry (its
+  description or an argument's), and none of the numbers in it is written in the task. The call then computes
+  the documentation's example ("(2.10 - 2.75) / 2.75 * 100"), not anything the task asked.
+- **An expression that cancels itself.** Precondition: a string argument parses as arithmetic once each step
+  reference (``{$step_N_result}``, with its ``.field``) stands for a variable, and it subtracts, divides or takes
+  the remainder of one reference by the very same reference (``x - x``, ``x / x``, ``x % x``): that part is 0 or 1
+  whatever the data, so the two figures it was meant to combine are one. A plan that looked up only one of two
+  entities writes this.
+
+These are strong signs, not proofs (a task may really ask for the documentation's example), so the planner is
+asked once, with the reason, and its second answer stands: the caller checks only the first round.
+
+    >>> from planning.models import PlanStep
+    >>> entry = '- calculator(expression: str) -> number: Evaluate, e.g. "(2.10 - 2.75) / 2.75 * 100".'
+    >>> copied = PlanStep(step_id=1, tool_name="calculator", tool_input={"expression": "(2.10 - 2.75) / 2.75 * 100"})
+    >>> blind_call(copied, entry, "Wievielfache von Einwohner von Stuttgart ist Einwohner von München?") is not None
+    True
+    >>> ratio = PlanStep(step_id=3, tool_name="calculator", depends_on=[1],
+    ...                  tool_input={"expression": "{$step_1_result}.balance / {$step_1_result}.balance"})
+    >>> print(blind_call(ratio, entry, "How many times the balance of A is that of B?"))
+    step 3 computes {$step_1_result}.balance / {$step_1_result}.balance: one value on both sides of '/', so the result is the same whatever the data. Each side needs its own figure: if the plan has not looked up the second one, add the step that does and refer to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from planning.models import PlanStep
+
+__all__ = ["MIN_EXAMPLE_CHARS", "blind_call"]
+
+MIN_EXAMPLE_CHARS = 8
+"""Shorter arguments ("api", "Q2", "2025-03") are ordinary values that a description may well mention."""
+
+_REF = re.compile(r"\{\$step_\d+_result\}(?:\.[A-Za-z_][\w-]*)*|\$step_\d+_result(?:\.[A-Za-z_][\w-]*)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+
+
+def blind_call(step: PlanStep, tool_entry: str, task: str) -> str | None:
+    """Why ``step``'s call cannot depend on the task (``tool_entry``: its tool's lines of the catalog), else None."""
+    if step.tool_name is None:
+        return None
+    for value in _strings(step.tool_input):
+        if _copied_example(value, tool_entry, task):
+            return (f"step {step.step_id} gives {step.tool_name} {value!r}, the example from {step.tool_name}'s own "
+                    "description, not figures of this task. Write the call this task needs: take its figures from "
+                    "the task or from the steps that look them up ($N).")
+        cancelled = _cancelling(value)
+        if cancelled is not None:
+            return (f"step {step.step_id} computes {value}: one value on both sides of '{cancelled}', so the result "
+                    "is the same whatever the data. Each side needs its own figure: if the plan has not looked up "
+                    "the second one, add the step that does and refer to it.")
+    return None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _copied_example(value: str, tool_entry: str, task: str) -> bool:
+    text = value.strip()
+    if len(text) < MIN_EXAMPLE_CHARS or not any(c.isdigit() for c in text) or text not in tool_entry:
+        return False
+    return not any(number in task for number in _NUMBER.findall(text))
+
+
+def _cancelling(value: str) -> str | None:
+    """The operator of a ``ref <op> ref`` part of ``value`` read as arithmetic (same reference both sides), else
+    None. Anything that does not parse as an expression is not arithmetic and is left alone."""
+    names: dict[str, str] = {}
+
+    def variable(match: re.Match[str]) -> str:
+        return names.setdefault(match.group(0), f"_ref{len(names)}")
+
+    source = _REF.sub(variable, value)
+    if not names:
+        return None
+    try:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and type(node.op) in _CANCELLING and isinstance(node.left, ast.Name) \
+                and isinstance(node.right, ast.Name) and node.left.id == node.right.id:
+            return _CANCELLING[type(node.op)]
+    return None

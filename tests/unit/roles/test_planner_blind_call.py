@@ -1,0 +1,80 @@
+"""A planned call whose result cannot depend on the task (the tool's documented example copied, ``x / x``) is
+asked about once in the planner's repair round; the repaired plan's word stands, and ordinary calls pass."""
+
+from __future__ import annotations
+
+import asyncio
+
+from support import wire
+from support.local import run_task
+
+from agents import tool
+from agents.llm import FunctionLLM, LLMRequest
+from agents.tools.builtins.calculator import calculator
+
+
+@tool
+def balance(customer_id: str) -> float:
+    """A customer's balance in EUR.
+
+    Args:
+        customer_id: The customer's id, e.g. "C-1042".
+    """
+    return {"A-1": 300.0, "B-2": 120.0}[customer_id]
+
+
+TASK = "How many times the balance of B-2 is the balance of A-1? Two decimals."
+EXAMPLE = "(2.10 - 2.75) / 2.75 * 100"
+RIGHT = wire.plan(wire.step(1, "balance", {"customer_id": "A-1"}), wire.step(2, "balance", {"customer_id": "B-2"}),
+                  wire.step(3, "calculator", {"expression": "{$step_1_result} / {$step_2_result}"}, deps=[1, 2]))
+SELF_RATIO = wire.plan(wire.step(1, "balance", {"customer_id": "A-1"}),
+                       wire.step(2, "calculator", {"expression": "{$step_1_result} / {$step_1_result}"}, deps=[1]))
+COPIED = wire.plan(wire.step(1, "calculator", {"expression": EXAMPLE}))
+
+
+def _text(request: LLMRequest) -> str:
+    return "\n".join(str(m.get("content") or "") for m in request.messages)
+
+
+def run(plans: list[str], task: str = TASK) -> tuple[str, list[str]]:
+    seen: list[str] = []
+
+    def answer(request: LLMRequest) -> str:
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                seen.append(_text(request))
+                return plans[min(len(seen) - 1, len(plans) - 1)]
+            case _:
+                return wire.reflection(answer="2.5")
+
+    result = asyncio.run(run_task(FunctionLLM(answer, stream_chunk_size=24), task, tools=[balance, calculator]))[0]
+    return result.status, seen
+
+
+def test_the_documented_example_copied_is_asked_about_and_the_repaired_plan_runs() -> None:
+    status, seen = run([COPIED, RIGHT])
+    assert status == "accepted" and len(seen) == 2
+    assert f"gives calculator '{EXAMPLE}', the example from calculator's own description" in seen[1]
+
+
+def test_one_value_on_both_sides_of_a_division_is_asked_about() -> None:
+    status, seen = run([SELF_RATIO, RIGHT])
+    assert status == "accepted" and len(seen) == 2
+    assert "one value on both sides of '/'" in seen[1]
+
+
+def test_the_planner_is_asked_once_and_its_second_answer_stands() -> None:
+    status, seen = run([COPIED])
+    assert status == "accepted" and len(seen) == 2
+
+
+def test_a_task_that_writes_the_examples_figures_is_not_asked_about() -> None:
+    status, seen = run([COPIED], task=f"What is {EXAMPLE}?")
+    assert status == "accepted" and len(seen) == 1
+
+
+def test_an_ordinary_plan_is_not_asked_about() -> None:
+    status, seen = run([RIGHT])
+    assert status == "accepted" and len(seen) == 1
