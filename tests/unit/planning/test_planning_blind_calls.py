@@ -1,0 +1,48 @@
+"""``planning.blind_calls``: only a call that cannot depend on the task is asked about — an argument copied from
+the tool's own entry with none of its figures in the task, or one reference on both sides of ``-``, ``/``, ``%``."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planning.blind_calls import blind_call
+from planning.models import PlanStep
+
+relaxed = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ENTRY = '- calculator(expression: str) -> number: Evaluate, e.g. "(2.10 - 2.75) / 2.75 * 100" or "max(3, 4) - 1".'
+refs = st.builds(lambda n, field: f"{{$step_{n}_result}}" + (f".{field}" if field else ""),
+                 st.integers(1, 9), st.sampled_from(["", "balance", "units"]))
+ops = st.sampled_from(["+", "-", "*", "/", "%", "//"])
+
+
+def calc(expression: str) -> PlanStep:
+    return PlanStep(step_id=5, tool_name="calculator", tool_input={"expression": expression}, depends_on=[1])
+
+
+@relaxed
+@given(refs, ops, refs)
+def test_two_references_are_asked_about_only_when_they_are_one_and_the_operator_cancels(a: str, op: str,
+                                                                                        b: str) -> None:
+    flagged = blind_call(calc(f"round({a} {op} {b}, 2)"), ENTRY, "any task") is not None
+    assert flagged == (a == b and op in {"-", "/", "%", "//"})
+
+
+@relaxed
+@given(st.text(min_size=1, max_size=30))
+def test_an_argument_that_is_not_in_the_tools_entry_is_never_a_copied_example(value: str) -> None:
+    if value.strip() in ENTRY or "$step_" in value:
+        return
+    assert blind_call(calc(value), ENTRY, "any task") is None
+
+
+def test_the_example_is_a_plain_call_when_the_task_writes_its_figures() -> None:
+    assert blind_call(calc("(2.10 - 2.75) / 2.75 * 100"), ENTRY, "Work out (2.10 - 2.75) / 2.75 * 100.") is None
+    assert blind_call(calc("(2.10 - 2.75) / 2.75 * 100"), ENTRY, "Wie viel ist das?") is not None
+
+
+def test_short_values_and_text_that_is_not_arithmetic_are_left_alone() -> None:
+    assert blind_call(calc("4) - 1"), ENTRY, "x") is None  # too short to be a copied example
+    note = PlanStep(step_id=2, tool_name="note", tool_input={"text": "{$step_1_result} - {$step_1_result} said"})
+    assert blind_call(note, "- note(text: str): Save a note.", "x") is None
+    assert blind_call(PlanStep(step_id=3, description="think"), ENTRY, "x") is None
