@@ -113,7 +113,7 @@ class Planner:
         # read with the catalog (no await between): use_tools may swap them later
         schemas, reads = self._schemas, self._reads
         messages = self._messages(task, replan, history)
-        spend, convo = Spend(), messages
+        spend, convo, offered = Spend(), messages, schemas
         round_no, resends = 0, 0
         while True:
             steps: list[PlanStep] = []
@@ -125,7 +125,7 @@ class Planner:
             if round_no == 0:  # a blind call is asked about once: the repaired plan's word stands
                 round_.blind = _BlindCheck(f"{history}\n{task}", catalog_entries(self._catalog))
             try:
-                request = self._request(task_id, convo, round_no, form, schemas)
+                request = self._request(task_id, convo, round_no, form, offered)
                 async for item in self._one_round(request, round_, raw_parts, schemas):
                     if isinstance(item, LLMReply):
                         counted = True
@@ -152,7 +152,7 @@ class Planner:
                     return
                 if steps:
                     yield PlanRestarted(str(exc))
-                convo = repair_messages(messages, "".join(raw_parts), str(exc), form)
+                convo, offered = _repair(messages, "".join(raw_parts), exc, form, round_, replan, schemas)
                 round_no += 1
             except LLMStreamTruncated as exc:
                 if resends >= _STREAM_RESENDS:
@@ -236,6 +236,8 @@ class _Round:
         self._kept = {s.step_id: s for s in kept}
         self._rejected = rejected
         self._wrote = False
+        self.refused_tools: set[str] = set()
+        """Tools of the rejected calls this reply was refused (``refuse_rejected``)."""
         """A model step of this reply writes: what a rejected read call is refused for may change before it."""
         self._first_new_id = first_new_id
         self._delta: bool | None = None if kept else False
@@ -275,6 +277,7 @@ class _Round:
             return
         call = rejected_repeat(step, self._rejected)
         if call is not None:
+            self.refused_tools.add(call.tool_name)
             raise PlanValidationError((rejected_problem(step, call),))
 
     def add(self, step: PlanStep) -> None:
@@ -321,6 +324,28 @@ class _BlindCheck:
         reason = blind_call(step, self._entries.get(step.tool_name, ""), self._task)
         if reason is not None:
             raise PlanValidationError((PlanProblem(ProblemCode.BLIND_CALL, reason, step.step_id),))
+
+
+_NOTED = frozenset({ProblemCode.BLIND_CALL, ProblemCode.REJECTED_CALL})
+"""Problems of a plan's sense, not its form: the repair round asks afresh with the problem as a note, because a
+small model shown its own reply as the previous turn copies it (the call it was told not to make included)."""
+
+
+def _repair(messages: list[dict[str, Any]], raw: str, exc: PlanningError, form: ReplyForm, round_: _Round,
+            replan: ReplanContext | None, schemas: dict[str, dict[str, Any]]
+            ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The repair round's conversation and the tools its reply may use (``round_.refused_tools`` left out, unless
+    a step of the previous plan completed with one: the new plan may need it again)."""
+    problems = exc.problems if isinstance(exc, PlanValidationError) else ()
+    if not problems or not all(isinstance(p, PlanProblem) and p.code in _NOTED for p in problems):
+        return repair_messages(messages, raw, str(exc), form), schemas
+    *head, last = messages
+    note = "\n".join(f"- {getattr(p, 'message', p)}" for p in problems)
+    convo = [*head, {**last, "content": f"{last['content']}\n\nNote, from checking an earlier attempt:\n{note}"}]
+    worked = {v.tool_name for v in replan.results if v.status == "completed"} if replan is not None else set()
+    banned = round_.refused_tools - worked
+    offered = {name: schema for name, schema in schemas.items() if name not in banned}
+    return convo, offered or schemas
 
 
 def param_order(schemas: Mapping[str, dict[str, Any]]) -> dict[str, list[str]]:

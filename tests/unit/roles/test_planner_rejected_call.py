@@ -5,6 +5,7 @@ its precondition fails: a write completed since, a write earlier in the same rep
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from support import wire
@@ -17,6 +18,8 @@ from agents.tools.errors import ToolArgumentError
 SITES = {"Louvre": 8_700_000}
 CITIES = {"Lyon": "Lyon compte 522 250 habitants."}
 calls: list[tuple[str, str]] = []
+schemas: list[str] = []
+"""Each planner request's reply schema, in order (the tools it offers)."""
 
 
 @tool
@@ -71,6 +74,7 @@ def scripted(replans: list[str], seen: list[str]) -> FunctionLLM:
                 return wire.route()
             case "planner":
                 seen.append(_text(request))
+                schemas.append(f"{json.dumps(request.json_schema)} {request.grammar or ''}")
                 return LYON if len(seen) == 1 else replans[min(len(seen) - 2, len(replans) - 1)]
             case "executor":
                 return '{"site": "Lyon"}'  # the executor's repair writes the same input again
@@ -81,6 +85,7 @@ def scripted(replans: list[str], seen: list[str]) -> FunctionLLM:
 
 def run(llm: FunctionLLM) -> Any:
     calls.clear()
+    schemas.clear()
     SITES.pop("Lyon", None)
     # a replanned write would wait for a human's approval first: not what these tests are about
     config = RuntimeConfig(confirm_replanned_writes=False)
@@ -98,6 +103,10 @@ def test_the_rejected_call_written_again_goes_to_the_repair_round_and_the_tool_i
     repair = seen[-1]
     assert "visitors already rejected exactly this call in this task: unknown site 'Lyon'" in repair
     assert "Use a different tool" in repair
+    # the repair round asks afresh, with the refusal as a note (a small model copies its own last reply)
+    assert "Note, from checking an earlier attempt" in repair and LYON not in repair
+    # and offers every tool but the one that rejected every call the task made of it
+    assert 'visitors(' in schemas[1] and 'visitors(' not in schemas[2] and 'encyclopedia(' in schemas[2]
 
 
 def test_a_planner_that_insists_fails_the_plan_with_the_tools_words() -> None:
