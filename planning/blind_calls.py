@@ -14,12 +14,14 @@ from the call alone, for any tool and any language:
   entities writes this.
 
 These are strong signs, not proofs (a task may really ask for the documentation's example), so the planner is
-asked once, with the reason, and its second answer stands: the caller checks only the first round.
+asked once, with the reason, and its second answer stands: the caller checks only the first round. The repair
+round after a copied example shows the catalog without that tool's examples
+(``agents.tools.registry.catalog_without_examples``): told not to, the 1.5B model still copied the example it saw.
 
     >>> from planning.models import PlanStep
     >>> entry = '- calculator(expression: str) -> number: Evaluate, e.g. "(2.10 - 2.75) / 2.75 * 100".'
     >>> copied = PlanStep(step_id=1, tool_name="calculator", tool_input={"expression": "(2.10 - 2.75) / 2.75 * 100"})
-    >>> blind_call(copied, entry, "Wievielfache von Einwohner von Stuttgart ist Einwohner von München?") is not None
+    >>> blind_call(copied, entry, "Wievielfache von Einwohner von Stuttgart ist Einwohner von München?").copied
     True
     >>> ratio = PlanStep(step_id=3, tool_name="calculator", depends_on=[1],
     ...                  tool_input={"expression": "{$step_1_result}.balance / {$step_1_result}.balance"})
@@ -31,11 +33,12 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from planning.models import PlanStep
 
-__all__ = ["MIN_EXAMPLE_CHARS", "blind_call"]
+__all__ = ["MIN_EXAMPLE_CHARS", "BlindCall", "blind_call"]
 
 MIN_EXAMPLE_CHARS = 8
 """Shorter arguments ("api", "Q2", "2025-03") are ordinary values that a description may well mention."""
@@ -45,20 +48,33 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
-def blind_call(step: PlanStep, tool_entry: str, task: str) -> str | None:
+@dataclass(frozen=True, slots=True)
+class BlindCall:
+    """Why a call cannot depend on the task; ``copied``: it is the tool's documented example."""
+
+    reason: str
+    copied: bool
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def blind_call(step: PlanStep, tool_entry: str, task: str) -> BlindCall | None:
     """Why ``step``'s call cannot depend on the task (``tool_entry``: its tool's lines of the catalog), else None."""
     if step.tool_name is None:
         return None
     for value in _strings(step.tool_input):
         if _copied_example(value, tool_entry, task):
-            return (f"step {step.step_id} gives {step.tool_name} {value!r}, the example from {step.tool_name}'s own "
-                    "description, not figures of this task. Write the call this task needs: take its figures from "
-                    "the task or from the steps that look them up ($N).")
+            return BlindCall(
+                f"step {step.step_id} gives {step.tool_name} {value!r}, the example from {step.tool_name}'s own "
+                "description, not figures of this task. Write the call this task needs: take its figures from the "
+                "task or from the steps that look them up ($N).", copied=True)
         cancelled = _cancelling(value)
         if cancelled is not None:
-            return (f"step {step.step_id} computes {value}: one value on both sides of '{cancelled}', so the result "
-                    "is the same whatever the data. Each side needs its own figure: if the plan has not looked up "
-                    "the second one, add the step that does and refer to it.")
+            return BlindCall(
+                f"step {step.step_id} computes {value}: one value on both sides of '{cancelled}', so the result is "
+                "the same whatever the data. Each side needs its own figure: if the plan has not looked up the "
+                "second one, add the step that does and refer to it.", copied=False)
     return None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 from agents.config import PlannerOptions
@@ -18,7 +18,7 @@ from agents.roles.messages import (
     StepEmitted,
 )
 from agents.roles.replan import kept_steps, next_step_id, replan_context
-from agents.tools.registry import catalog_entries, catalog_permissions
+from agents.tools.registry import catalog_entries, catalog_permissions, catalog_without_examples
 from planning.blind_calls import blind_call
 from planning.delta import call_key, same_call
 from planning.errors import PlanningError, PlanValidationError
@@ -78,8 +78,11 @@ class Planner:
     def _form(self) -> ReplyForm:
         return load_prompt("planner", self._options.prompts.version("planner")).reply_form
 
-    def _messages(self, task: str, replan: ReplanContext | None, history: str = "") -> list[dict[str, Any]]:
+    def _messages(self, task: str, replan: ReplanContext | None, history: str = "",
+                  without_examples: Collection[str] = ()) -> list[dict[str, Any]]:
+        """The planner's prompt; ``without_examples``: tools whose examples the catalog leaves out."""
         template = load_prompt("planner", self._options.prompts.version("planner"))
+        catalog = catalog_without_examples(self._catalog, without_examples) if without_examples else self._catalog
         context = "" if replan is None else replan_context(replan, terse=template.reply_form == "terse")
         # A session's earlier turns: their own trimmable context item (planner/v4 on); an older pinned
         # template gets them ahead of its replan context instead, so follow-ups still resolve.
@@ -87,7 +90,7 @@ class Planner:
         if history and not extra:
             context = f"{history}\n\n{context}".strip()
         prompt = template.render(
-            budget_tokens=self._options.prompts.context_token_budget, task=task, tools=self._catalog,
+            budget_tokens=self._options.prompts.context_token_budget, task=task, tools=catalog,
             max_steps=str(self._options.max_steps), replan_context=context, **extra)
         return prompt.messages
 
@@ -121,9 +124,9 @@ class Planner:
             counted = False  # this round's cost is in ``spend`` already (its reply's usage, or its abandoned text)
             unfinished = abandoned_spend("planner", convo, "", "the stream was abandoned before it finished")
             yield PlanCallStarted(spend + unfinished)
-            round_ = _Round(kept, first_new_id, steps, reads, replan.rejected if replan is not None else ())
-            if round_no == 0:  # a blind call is asked about once: the repaired plan's word stands
-                round_.blind = _BlindCheck(f"{history}\n{task}", catalog_entries(self._catalog))
+            # a blind call is asked about in the first round only: the repaired plan's word stands
+            asked = f"{history}\n{task}" if not round_no else None
+            round_ = self._round(kept, first_new_id, steps, reads, replan, asked)
             try:
                 request = self._request(task_id, convo, round_no, form, offered)
                 async for item in self._one_round(request, round_, raw_parts, schemas):
@@ -152,7 +155,7 @@ class Planner:
                     return
                 if steps:
                     yield PlanRestarted(str(exc))
-                convo, offered = _repair(messages, "".join(raw_parts), exc, form, round_, replan, schemas)
+                convo, offered = self._repair(task, replan, history, "".join(raw_parts), exc, round_, schemas)
                 round_no += 1
             except LLMStreamTruncated as exc:
                 if resends >= _STREAM_RESENDS:
@@ -166,6 +169,23 @@ class Planner:
             except LLMError as exc:
                 yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                 return
+
+    def _round(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep], reads: frozenset[str],
+               replan: ReplanContext | None, asked: str | None) -> _Round:
+        """One reply's bookkeeping; ``asked`` (the task and its history): also ask about blind calls."""
+        round_ = _Round(kept, first_new_id, steps, reads, replan.rejected if replan is not None else ())
+        if asked is not None:
+            round_.blind = _BlindCheck(asked, catalog_entries(self._catalog))
+        return round_
+
+    def _repair(self, task: str, replan: ReplanContext | None, history: str, raw: str, exc: PlanningError,
+                round_: _Round, schemas: dict[str, dict[str, Any]]
+                ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        """The repair round's conversation and tools; after a copied example the catalog shows no example of
+        that tool (``planning.blind_calls``)."""
+        copied = round_.blind.copied_from if round_.blind is not None else set()
+        messages = self._messages(task, replan, history, without_examples=copied)
+        return _repair(messages, raw, exc, self._form(), round_, replan, schemas)
 
     async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
@@ -317,13 +337,17 @@ class _BlindCheck:
     def __init__(self, task: str, entries: Mapping[str, str]) -> None:
         self._task = task
         self._entries = entries
+        self.copied_from: set[str] = set()
+        """Tools whose documented example the reply copied: the repair round's catalog leaves their examples out."""
 
     def refuse(self, step: PlanStep) -> None:
         if step.tool_name is None:
             return
-        reason = blind_call(step, self._entries.get(step.tool_name, ""), self._task)
-        if reason is not None:
-            raise PlanValidationError((PlanProblem(ProblemCode.BLIND_CALL, reason, step.step_id),))
+        found = blind_call(step, self._entries.get(step.tool_name, ""), self._task)
+        if found is not None:
+            if found.copied:
+                self.copied_from.add(step.tool_name)
+            raise PlanValidationError((PlanProblem(ProblemCode.BLIND_CALL, found.reason, step.step_id),))
 
 
 _NOTED = frozenset({ProblemCode.BLIND_CALL, ProblemCode.REJECTED_CALL})

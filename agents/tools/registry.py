@@ -7,13 +7,13 @@ import difflib
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 from agents.tools.decorator import Permission, Tool, tool
 from agents.tools.errors import ToolDefinitionError, UnknownToolError
 
-__all__ = ["ToolRegistry", "catalog_entries", "catalog_params", "catalog_permissions", "catalog_summary"]
+__all__ = ["ToolRegistry", "catalog_entries", "catalog_without_examples", "catalog_params", "catalog_permissions", "catalog_summary"]
 
 
 class ToolRegistry:
@@ -149,6 +149,25 @@ def _params(catalog_text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         if head is not None:
             params[head[0]] = tuple(p.split(":", 1)[0].strip() for p in _split_top(head[1]) if p.strip())
     return tuple(params.items())
+
+
+def catalog_without_examples(catalog_text: str, tools: Collection[str]) -> str:
+    """``catalog_text`` with the closing ", e.g. <example>" of the named tools' lines cut (their argument lines
+    too): the planner's repair round after it copied a tool's example into a plan (``planning.blind_calls``).
+
+    >>> catalog_without_examples('- calc(expr: str) -> number: Evaluate, e.g. "(1 + 2) * 3".\\n- f(x: str): F.', {"calc"})
+    '- calc(expr: str) -> number: Evaluate.\\n- f(x: str): F.'
+    """
+    lines, current = [], None
+    for line in catalog_text.splitlines():
+        head = _tool_head(line)
+        if head is not None:
+            current = head[0]
+        elif not line.startswith(_ARG_INDENT):
+            current = None
+        example = line.find(_EXAMPLE, head[2] if head is not None else 0)
+        lines.append(line[:example] + "." if current in tools and example >= 0 else line)
+    return "\n".join(lines)
 
 
 @functools.lru_cache(maxsize=8)
