@@ -66,9 +66,10 @@ def blind_call(step: PlanStep, tool_entry: str, task: str) -> BlindCall | None:
     for value in _strings(step.tool_input):
         if _copied_example(value, tool_entry, task):
             return BlindCall(
-                f"step {step.step_id} gives {step.tool_name} {value!r}, the example from {step.tool_name}'s own "
-                "description, not figures of this task. Write the call this task needs: take its figures from the "
-                "task or from the steps that look them up ($N).", copied=True)
+                # The value is not quoted: the repair round hides the example, and a quote would show it again.
+                f"step {step.step_id} gives {step.tool_name} the example from {step.tool_name}'s own description, "
+                "not figures of this task. Write the call this task needs: take its figures from the task or from "
+                "the steps that look them up ($N).", copied=True)
         cancelled = _cancelling(value)
         if cancelled is not None:
             return BlindCall(
