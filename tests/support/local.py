@@ -22,6 +22,7 @@ from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.store import Store
 from agents.tools import MemoryJournal, Tool, ToolRegistry
+from support import wire
 from support.tools import ALL
 
 
@@ -93,3 +94,25 @@ def run_in_turn(config: RuntimeConfig, fn: Callable[[LLMRequest], str], tasks: S
     """Run the tasks one after another (each sees the turns and cache entries finished before it) on a fresh
     Supervisor core with the store at ``config.store_path``: (result, events) per task."""
     return asyncio.run(_run_in_turn(config, fn, tasks, session_id))
+
+
+def prompt_text(request: LLMRequest) -> str:
+    """Every message of ``request`` as one text, to assert on what a role was told."""
+    return "\n".join(str(m.get("content") or "") for m in request.messages)
+
+
+def plan_scripted(planner: Callable[[LLMRequest], str], *, executor: str = "", answer: str = "done") -> FunctionLLM:
+    """A model that routes to a plan, answers every planner call with ``planner(request)``, every executor call
+    with ``executor`` and accepts with ``answer``: for tests about what the planner is asked."""
+    def reply(request: LLMRequest) -> str:
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return planner(request)
+            case "executor":
+                return executor
+            case _:
+                return wire.reflection(answer=answer)
+
+    return FunctionLLM(reply, stream_chunk_size=24)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from support import wire
-from support.local import run_task
+from support.local import plan_scripted, prompt_text, run_task
 
 from agents import tool
-from agents.llm import FunctionLLM, LLMRequest
+from agents.llm import LLMRequest
 from agents.tools.builtins.calculator import calculator
 
 
@@ -32,24 +32,14 @@ SELF_RATIO = wire.plan(wire.step(1, "balance", {"customer_id": "A-1"}),
 COPIED = wire.plan(wire.step(1, "calculator", {"expression": EXAMPLE}))
 
 
-def _text(request: LLMRequest) -> str:
-    return "\n".join(str(m.get("content") or "") for m in request.messages)
-
-
 def run(plans: list[str], task: str = TASK) -> tuple[str, list[str]]:
     seen: list[str] = []
 
-    def answer(request: LLMRequest) -> str:
-        match request.role:
-            case "router":
-                return wire.route()
-            case "planner":
-                seen.append(_text(request))
-                return plans[min(len(seen) - 1, len(plans) - 1)]
-            case _:
-                return wire.reflection(answer="2.5")
+    def planner(request: LLMRequest) -> str:
+        seen.append(prompt_text(request))
+        return plans[min(len(seen) - 1, len(plans) - 1)]
 
-    result = asyncio.run(run_task(FunctionLLM(answer, stream_chunk_size=24), task, tools=[balance, calculator]))[0]
+    result = asyncio.run(run_task(plan_scripted(planner, answer="2.5"), task, tools=[balance, calculator]))[0]
     return result.status, seen
 
 

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from support import wire
-from support.local import run_task
+from support.local import plan_scripted, prompt_text, run_task
 
 from agents import RuntimeConfig, tool
 from agents.llm import FunctionLLM, LLMRequest
@@ -62,25 +62,15 @@ FIRST_PLAN_CALLS = 2
 """The first plan's call and the executor's repair of its arguments (the same input again)."""
 
 
-def _text(request: LLMRequest) -> str:
-    return "\n".join(str(m.get("content") or "") for m in request.messages)
-
-
 def scripted(replans: list[str], seen: list[str]) -> FunctionLLM:
     """The first plan calls visitors('Lyon'); each replan answers with the next of ``replans``."""
-    def answer(request: LLMRequest) -> str:
-        match request.role:
-            case "router":
-                return wire.route()
-            case "planner":
-                seen.append(_text(request))
-                schemas.append(f"{json.dumps(request.json_schema)} {request.grammar or ''}")
-                return LYON if len(seen) == 1 else replans[min(len(seen) - 2, len(replans) - 1)]
-            case "executor":
-                return '{"site": "Lyon"}'  # the executor's repair writes the same input again
-            case _:
-                return wire.reflection(answer="522 250")
-    return FunctionLLM(answer, stream_chunk_size=24)
+    def planner(request: LLMRequest) -> str:
+        seen.append(prompt_text(request))
+        schemas.append(f"{json.dumps(request.json_schema)} {request.grammar or ''}")
+        return LYON if len(seen) == 1 else replans[min(len(seen) - 2, len(replans) - 1)]
+
+    # the executor's repair writes the same input again
+    return plan_scripted(planner, executor='{"site": "Lyon"}', answer="522 250")
 
 
 def run(llm: FunctionLLM) -> Any:
@@ -135,7 +125,7 @@ def test_a_write_that_completed_since_clears_the_rejections() -> None:
     def answer(request: LLMRequest) -> str:
         if request.role != "reflector":
             return inner.fn(request)
-        reviews.append(_text(request))
+        reviews.append(prompt_text(request))
         return wire.reflection("replan", (2, 2, 2), answer=None, feedback="now count its visitors") \
             if len(reviews) == 1 else wire.reflection(answer="1")
 
