@@ -256,9 +256,9 @@ class _Round:
         self._kept = {s.step_id: s for s in kept}
         self._rejected = rejected
         self._wrote = False
+        """A model step of this reply writes: what a rejected read call is refused for may change before it."""
         self.refused_tools: set[str] = set()
         """Tools of the rejected calls this reply was refused (``refuse_rejected``)."""
-        """A model step of this reply writes: what a rejected read call is refused for may change before it."""
         self._first_new_id = first_new_id
         self._delta: bool | None = None if kept else False
         self._reads = reads
