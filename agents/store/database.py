@@ -45,7 +45,7 @@ from agents.store.batch import (
     write_group,
 )
 from agents.store.backends import Backend, BackendKind, Connection, open_backend
-from agents.store.codec import decode, encode, encode_flagged
+from agents.store.codec import decode, encode, encode_model
 from agents.store.errors import (
     BlobMissingError,
     EventSequenceError,
@@ -386,7 +386,7 @@ class Store:
             raise InvalidWriteError(f"event seq {event.seq} belongs to task {event.task_id!r}, not {task_id!r}; "
                                     "commit each task's events under its own id")
         # Checked on the JSON text first: walking every event's payload to redact it cost ~0.25 ms per step.
-        body, redacted = encode_flagged(event.model_dump(mode="json"), self._redactor, what=f"event {event.type}")
+        body, redacted = encode_model(event, self._redactor, what=f"event {event.type}")
         return (task_id, event.seq, event.type, event.ts, body), (parse_event(decode(body)) if redacted else event)
 
     @staticmethod
