@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 
 import pydantic
 
@@ -28,6 +29,8 @@ from planning.terse_line import describe_call
 __all__ = ["JsonPlanParser"]
 
 _WS = " \t\r\n"
+_STRING_STOP = re.compile(r'["\\]')
+_STRUCTURE = re.compile(r'["{}\[\]]')
 
 
 class _Mode(enum.Enum):
@@ -97,18 +100,33 @@ class JsonPlanParser:
             if self._mode is _Mode.DONE:
                 i = n
                 break
-            c = text[i]
             if self._in_str:
                 if self._esc:
                     self._esc = False
-                elif c == "\\":
+                    i += 1
+                    continue
+                # Only a quote or a backslash changes anything inside a string: jump to the next one.
+                found = _STRING_STOP.search(text, i)
+                if found is None:
+                    i = n
+                    break
+                i = found.start()
+                if text[i] == "\\":
                     self._esc = True
-                elif c == '"':
+                else:
                     self._in_str = False
                     if self._mode is _Mode.OBJECT and len(self._stack) == 1:
                         self._last_key = _decode(text[self._str_start:i + 1])
                 i += 1
                 continue
+            if self._mode is _Mode.STEPS and len(self._stack) > self._steps_depth:
+                # Inside a step only strings and brackets matter (the step's text is parsed when it closes).
+                found = _STRUCTURE.search(text, i)
+                if found is None:
+                    i = n
+                    break
+                i = found.start()
+            c = text[i]
             if c == '"':
                 self._in_str, self._str_start = True, i
                 self._check_element_start(c, i)

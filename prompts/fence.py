@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -23,16 +24,36 @@ _LOOKALIKES = str.maketrans({
 _NEUTRAL = {"/": f"&lt;/{FENCE_TAG}", "": f"&lt;{FENCE_TAG}"}
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold(ch: str) -> str:
+    """One non-ASCII character as matched for tags (empty for an invisible format character)."""
+    if unicodedata.category(ch) == "Cf":
+        return ""
+    return unicodedata.normalize("NFKC", ch).casefold().translate(_LOOKALIKES)
+
+
 def _skeleton(text: str) -> tuple[str, list[int]]:
-    """The text as matched for tags, and for each of its characters the index of the original one."""
+    """The text as matched for tags, and for each of its characters the index of the original one. An ASCII
+    character folds to its lower case (NFKC keeps it, no look-alike is ASCII), so the runs between non-ASCII
+    characters are folded whole: one arrow in a step's result used to send every character through
+    ``unicodedata``."""
     chars: list[str] = []
     origin: list[int] = []
-    for i, ch in enumerate(text):
-        if unicodedata.category(ch) == "Cf":
-            continue
-        for folded in unicodedata.normalize("NFKC", ch).casefold().translate(_LOOKALIKES):
-            chars.append(folded)
-            origin.append(i)
+    last = 0
+    for m in _NON_ASCII.finditer(text):
+        i = m.start()
+        if i > last:
+            chars.append(text[last:i].lower())
+            origin.extend(range(last, i))
+        folded = _fold(m.group())
+        chars.append(folded)
+        origin.extend([i] * len(folded))
+        last = i + 1
+    chars.append(text[last:].lower())
+    origin.extend(range(last, len(text)))
     return "".join(chars), origin
 
 

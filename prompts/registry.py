@@ -138,20 +138,37 @@ class PromptTemplate:
                                 "raise RuntimeConfig.context_token_budget", needed=tokens, budget=budget)
 
     def _messages(self, texts: dict[str, str]) -> list[dict[str, Any]]:
-        def fill(section: str) -> str:
-            # one pass: a value that itself contains "{{x}}" is data, never expanded again
-            return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], section).strip()
-
         # Context variables carry data (e.g. a replan's fenced tool output), which belongs in the user message,
         # never in the system message: one placed in a system section is rendered at the start of the user message.
-        in_system = [c for c in self.context_variables
-                     if any(f"{{{{{c}}}}}" in body for name, body in self.sections if name != "user")]
-        moved = {**texts, **{c: "" for c in in_system}}
-        parts = {name: fill(body) if name == "user" else _PLACEHOLDER.sub(lambda m: moved[m.group(1)], body).strip()
-                 for name, body in self.sections}
-        user = "\n\n".join(p for p in (*(texts[c].strip() for c in in_system), parts.get("user", "")) if p)
-        system = "\n\n".join(p for p in (parts.get("system", ""), parts.get("guardrails", "")) if p)
+        in_system, system_reads, user_body = _layout(self)
+        system = _system_text(self.sections, tuple((v, "" if v in in_system else texts[v]) for v in system_reads))
+        user_part = _fill(user_body, texts)
+        user = "\n\n".join(p for p in (*(texts[c].strip() for c in in_system), user_part) if p)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _fill(section: str, texts: dict[str, str]) -> str:
+    # one pass: a value that itself contains "{{x}}" is data, never expanded again
+    return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], section).strip()
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(template: PromptTemplate) -> tuple[frozenset[str], tuple[str, ...], str]:
+    """The context variables a system section names (rendered in the user message instead), the variables the
+    system sections read, and the user section."""
+    system = [body for name, body in template.sections if name != "user"]
+    in_system = frozenset(c for c in template.context_variables if any(f"{{{{{c}}}}}" in body for body in system))
+    reads = tuple(sorted({m.group(1) for body in system for m in _PLACEHOLDER.finditer(body)}))
+    return in_system, reads, dict(template.sections).get("user", "")
+
+
+@functools.lru_cache(maxsize=256)
+def _system_text(sections: tuple[tuple[str, str], ...], values: tuple[tuple[str, str], ...]) -> str:
+    """The system message: the same text on every call of a role (its tool catalog, its caps), so it is filled
+    once and then the same string, whose token count ``count_tokens`` finds in its cache by the cached hash."""
+    texts = dict(values)
+    parts = {name: _fill(body, texts) for name, body in sections if name != "user"}
+    return "\n\n".join(p for p in (parts.get("system", ""), parts.get("guardrails", "")) if p)
 
 
 def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:

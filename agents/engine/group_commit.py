@@ -23,11 +23,12 @@ __all__ = ["GroupCommit", "GroupMember", "group_commit"]
 
 
 class GroupMember(Protocol):
-    def take(self) -> tuple[TaskBatch, list[Any]] | None:
-        """The batch waiting to be written and its events; None when there is none (flushed already)."""
+    def take(self) -> tuple[TaskBatch, Any] | None:
+        """The batch waiting to be written and what the member does after it (its events to publish...); None
+        when there is none (flushed already)."""
 
-    def written(self, events: list[Any], error: Exception | None) -> None:
-        """After the commit: publish ``events``, or stop writing on ``error``."""
+    def written(self, after: Any, error: Exception | None) -> None:
+        """After the commit: publish the events ``take`` returned with the batch, or stop writing on ``error``."""
 
 
 class GroupCommit:
@@ -52,8 +53,8 @@ class GroupCommit:
             errors = self._store.write_batches([batch for _, (batch, _) in taken])
         except Exception as exc:  # noqa: BLE001 - the transaction failed: nothing was written, every runner is told
             errors = [exc] * len(taken)
-        for (member, (_, events)), error in zip(taken, errors):
-            member.written(events, error)
+        for (member, (_, after)), error in zip(taken, errors):
+            member.written(after, error)
 
 
 _COMMITTERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, GroupCommit]] = \

@@ -28,7 +28,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Generic, TypeVar
 
-__all__ = ["PlanFeed", "StreamEnded"]
+__all__ = ["PlanFeed", "StreamEnded", "close_stream"]
 
 T = TypeVar("T")
 
@@ -64,7 +64,11 @@ class PlanFeed(Generic[T]):
                 self._items.append(item)
                 self._on_item()
                 if self._is_last(item):
-                    return  # the stream is not read past its last item (it may hold a model call's slot)
+                    # Not read past its last item (it may hold a model call's slot), but closed now: an async
+                    # generator left open is closed by the garbage collector's hook instead, which costs a
+                    # cross-thread wake-up of the loop and a task of its own per stream.
+                    await close_stream(self._stream)
+                    return
         except StopAsyncIteration:
             self._error = StreamEnded()
         except asyncio.CancelledError:
@@ -92,7 +96,12 @@ class PlanFeed(Generic[T]):
             self._reader.cancel()
         with contextlib.suppress(BaseException):
             await self._reader
-        aclose = getattr(self._stream, "aclose", None)
-        if aclose is not None:
-            with contextlib.suppress(Exception):  # closing a broken stream must not mask the real error
-                await aclose()
+        await close_stream(self._stream)
+
+
+async def close_stream(stream: AsyncIterator[object]) -> None:
+    """``aclose`` the stream if it has one; closing a broken stream must not mask the real error."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        with contextlib.suppress(Exception):
+            await aclose()

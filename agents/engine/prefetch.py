@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from agents.engine.plan_feed import close_stream
 from agents.llm.base import Spend, Usage
 from agents.roles.messages import PlanCallStarted, PlanCompleted, PlanFailed, PlanItem, StepEmitted
 
@@ -48,6 +49,7 @@ class PlanPrefetch:
                 self._items.append(item)
                 self._arrived.set()
                 if isinstance(item, PlanCompleted | PlanFailed):
+                    await close_stream(self._stream)  # now, not by the garbage collector's hook (plan_feed)
                     return
         except asyncio.CancelledError:
             raise
@@ -92,10 +94,7 @@ class PlanPrefetch:
         self._pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._pump
-        aclose = getattr(self._stream, "aclose", None)
-        if aclose is not None:
-            with contextlib.suppress(Exception):
-                await aclose()
+        await close_stream(self._stream)
 
 
 def spent_so_far(items: list[PlanItem]) -> Spend:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -18,7 +19,7 @@ from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
 from agents.store import Store, TaskBatch
-from agents.store.batch import merge_deltas
+from agents.store.batch import ResultRow, merge_deltas
 from agents.store.redact import MIN_SECRET_LEN, Redactor
 
 __all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
@@ -117,6 +118,7 @@ class StoreSink:
         self._seq = store.last_seq(task_id)
         self._batch = TaskBatch(task_id, generation)
         self._events: list[AnyEvent] = []
+        self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
         self._scheduled = False
         self.lost: Exception | None = None
@@ -169,6 +171,15 @@ class StoreSink:
         if records:
             self._schedule()
 
+    def finish(self, result: ResultRow, on_written: Callable[[Exception | None], None]) -> None:
+        """Write the run's result with its last batch, in the group commit of this tick (one transaction for every
+        task that finished in it, not one each); ``on_written(error)`` once it is durable, or was refused."""
+        if self.lost is not None:
+            on_written(self.lost)
+            return
+        self._batch.result, self._on_result = result, on_written
+        self._schedule()
+
     def _schedule(self) -> None:
         if self._scheduled:
             return
@@ -186,31 +197,45 @@ class StoreSink:
         taken = self.take()
         if taken is None:
             return
-        batch, events = taken
+        batch, after = taken
         try:
             self._store.write_batch(batch)
         except Exception as exc:  # noqa: BLE001 - reported to the runner's owner, which stops the runner
-            self.written(events, exc)
+            self.written(after, exc)
             return
-        self.written(events, None)
+        self.written(after, None)
 
-    def take(self) -> tuple[TaskBatch, list[AnyEvent]] | None:
-        """The batch emitted since the last write and its events (``GroupMember``); None if nothing waits."""
+    def take(self) -> tuple[TaskBatch, _Taken] | None:
+        """The batch emitted since the last write, with what to do once it is written (``GroupMember``); None if
+        nothing waits."""
         self._scheduled = False
         if self.lost is not None:
             return None
-        batch, events = self._batch, self._events
+        batch, after = self._batch, _Taken(self._events, self._on_result if self._batch.result else None)
         if self._delta is not None:
             batch.delta, self._delta = self._delta, None
         self._batch, self._events = TaskBatch(self.task_id, batch.generation), []
-        return None if batch.empty() else (batch, events)
+        if after.on_result is not None:
+            self._on_result = None
+        return None if batch.empty() else (batch, after)
 
-    def written(self, events: list[AnyEvent], error: Exception | None) -> None:
-        """The batch is durable: live readers see its events. Or the store refused it: stop writing."""
+    def written(self, after: _Taken, error: Exception | None) -> None:
+        """The batch is durable: live readers see its events. Or the store refused it: stop writing. Either way a
+        result it carried is reported to ``finish``'s caller."""
         if error is not None:
             self.lost = error
             if self._on_lost is not None:
                 self._on_lost(error)
-            return
-        for event in events:
-            self._on_event(event)
+        else:
+            for event in after.events:
+                self._on_event(event)
+        if after.on_result is not None:
+            after.on_result(error)
+
+
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """What a taken batch leaves to do after its commit: publish its events, report the result it carried."""
+
+    events: list[AnyEvent]
+    on_result: Callable[[Exception | None], None] | None

@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
+from agents.engine.group_commit import group_commit
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
@@ -62,6 +63,8 @@ class SupervisorCore:
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         """Names this Supervisor in the task leases it takes."""
         self._memory = MemoryLink(config)
+        self._config_json = config.model_dump(mode="json")
+        """What every task row records of the (frozen) config: dumped once, not per submitted task."""
 
     @property
     def lease_owner(self) -> str:
@@ -92,8 +95,9 @@ class SupervisorCore:
         now = self._clock()
         history = "" if session_id is None else self._memory.start_turn(session_id, task, task_id)
         state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history)
-        self._store.create_task(task_id, task, self._cfg.model_dump(mode="json"))
-        sink = self._sink(task_id, self._store.acquire_lease(task_id, self._owner))
+        generation = self._store.create_task(task_id, task, self._config_json, lease_owner=self._owner)
+        assert generation is not None
+        sink = self._sink(task_id, generation)
         sink.emit(TaskSubmittedPayload(task=task), state)
         self._start(state, sink)
         return task_id
@@ -198,6 +202,7 @@ class SupervisorCore:
         for task in list(self._running.values()):
             task.cancel()
         await asyncio.gather(*self._running.values(), return_exceptions=True)
+        group_commit(self._store, asyncio.get_running_loop()).commit()  # what waits for the end of this tick
         self._store.close()
         self._memory.close()
 
@@ -291,30 +296,50 @@ class SupervisorCore:
         task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
     def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
+        writing = False
         try:
-            self._record(state, sink, task)
+            writing = self._record(state, sink, task)
         finally:  # whatever recording raised, the run is over: it must not look running forever
-            if self._running.get(state.task_id) is task:
-                self._running.pop(state.task_id, None)
-            self._notify()
+            if not writing:
+                self._end_run(state.task_id, task)
 
-    def _record(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
-        if not task.cancelled():
-            sink.flush()
+    def _end_run(self, task_id: str, task: asyncio.Task[TaskResult]) -> None:
+        if self._running.get(task_id) is task:
+            self._running.pop(task_id, None)
+        self._notify()
+
+    def _record(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> bool:
+        """Hand the run's result to the sink, to be written with its last batch; True when ``_recorded`` ends the
+        run once it is written (the run looks running until then, so nothing resumes it in between)."""
         if task.cancelled() or sink.lost is not None:
             # Shutdown: the checkpoint says "running", so the next Supervisor resumes it. Lost: another runner
             # owns the task and writes its result.
-            return
+            return False
         result = task.result()
-        # What the caller gets is what the store keeps: a secret a tool output echoed is redacted in both.
-        plain = result.model_dump(mode="json")
-        redacted = self._store.redact(plain)
-        if redacted != plain:
-            result = TaskResult.model_validate(redacted)
         try:
-            self._store.finish_task(state.task_id, result, generation=sink.generation)
+            # What the caller gets is what the store keeps: a secret a tool output echoed is redacted in both.
+            row, result = self._store.result_row(state.task_id, result)
         except Exception:  # the result still reaches the caller from memory
             log.exception("could not store the result of task %s", state.task_id)
+            sink.flush()
+            self._keep_result(state, result)
+            return False
+        sink.finish(row, lambda error: self._recorded(state, task, result, error))
+        return True
+
+    def _recorded(self, state: TaskState, task: asyncio.Task[TaskResult], result: TaskResult,
+                  error: Exception | None) -> None:
+        try:
+            if isinstance(error, LeaseLostError):
+                return  # another runner owns the task now and writes its own result
+            if error is not None:  # the result still reaches the caller from memory
+                log.error("could not store the result of task %s (%s: %s)", state.task_id, type(error).__name__,
+                          error)
+            self._keep_result(state, result)
+        finally:
+            self._end_run(state.task_id, task)
+
+    def _keep_result(self, state: TaskState, result: TaskResult) -> None:
         if state.session_id is not None:
             self._memory.finish_turn(result)
         self._results[state.task_id] = (state.run, result)

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -121,9 +122,12 @@ class _ProducerLLM:
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
         """Text deltas of ``stream_chunk_size`` characters, then exactly one final ``LLMReply``."""
         reply = await self.complete(request)
-        async for item in stream_reply(reply, self.stream_chunk_size, chunk_delay_s=self.chunk_delay_s,
-                                       sleep=self._sleep):
-            yield item
+        # Closed with this stream (a reader stops at the final reply): left open, the garbage collector's hook
+        # would close it later with a cross-thread wake-up of the loop and a task of its own.
+        async with contextlib.aclosing(stream_reply(reply, self.stream_chunk_size, chunk_delay_s=self.chunk_delay_s,
+                                                    sleep=self._sleep)) as items:
+            async for item in items:
+                yield item
 
 
 class FunctionLLM(_ProducerLLM):

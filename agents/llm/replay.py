@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -114,9 +115,10 @@ class ReplayLLM:
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
         reply = await self.complete(request)
-        async for item in stream_reply(reply, self.stream_chunk_size, chunk_delay_s=self.chunk_delay_s,
-                                       sleep=self._sleep):
-            yield item
+        async with contextlib.aclosing(stream_reply(reply, self.stream_chunk_size, chunk_delay_s=self.chunk_delay_s,
+                                                    sleep=self._sleep)) as items:  # see FunctionLLM.stream
+            async for item in items:
+                yield item
 
     def remaining(self) -> dict[str, int]:
         """Unused records per role (roles with none left are omitted)."""

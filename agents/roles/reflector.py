@@ -61,8 +61,9 @@ class Reflector:
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=shown_task,
                                  **self._variables(template, task, plan, results, note if shows_checks else "",
                                                    refused_fault))
+        schema = reflection_schema() if template.reply_form == "json" else None  # a copy, only where it is sent
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
-                               json_schema=reflection_schema(), metadata={"task_id": task_id},
+                               json_schema=schema, metadata={"task_id": task_id},
                                form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
         return RoleResult(call.value, call.spend)
 

@@ -54,9 +54,12 @@ class Router:
         if "tool_purposes" in wants:
             extra["tool_purposes"] = catalog_summary(self._tools)
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **extra)
-        settle = self._settled_plan if self._options.stop_at_plan and template.reply_form == "json" else None
+        json_form = template.reply_form == "json"
+        settle = self._settled_plan if self._options.stop_at_plan and json_form else None
+        # The schema is a fresh copy per call (a request may be narrowed in place): made only for the JSON form,
+        # the one that sends it.
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
-                               json_schema=router_schema(), metadata={"task_id": task_id},
+                               json_schema=router_schema() if json_form else None, metadata={"task_id": task_id},
                                form=template.reply_form, settle=settle)
         decision = call.value
         if template.clarify_checked and decision.route == "clarify":

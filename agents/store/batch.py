@@ -28,11 +28,13 @@ from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoun
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state", "merge_deltas", "write_batch",
-           "write_group"]
+__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state",
+           "merge_deltas", "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
+ResultRow = tuple[str, str | None, str, float | None, int | None]
+"""A final result for the task row: status, stopped_reason, result_json, wall_s, total_tokens."""
 
 
 class LeaseLostError(StoreError):
@@ -61,9 +63,12 @@ class TaskBatch:
     delta: tuple[int, Any] | None = None
     """``(seq, delta)``: the changes after the checkpoint, as of event ``seq`` (JSON text or a value)."""
     status: str | None = None
+    result: ResultRow | None = None
+    """The run's final result (``Store.result_row``), written with its last events and checkpoint."""
 
     def empty(self) -> bool:
-        return not (self.events or self.outputs or self.llm_calls or self.checkpoint or self.delta or self.status)
+        return not (self.events or self.outputs or self.llm_calls or self.checkpoint or self.delta or self.status
+                    or self.result)
 
 
 def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
@@ -109,7 +114,10 @@ def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
         conn.execute("INSERT INTO checkpoint_deltas(task_id, seq, delta_json) VALUES (?, ?, ?)"
                      " ON CONFLICT(task_id, seq) DO UPDATE SET delta_json = excluded.delta_json", (task_id, *batch.delta))
         conn.execute("UPDATE checkpoints SET version = version + 1, updated_at = ? WHERE task_id = ?", (now, task_id))
-    if batch.status is not None or batch.checkpoint is not None:
+    if batch.result is not None:  # the final status with the result: what _set_status would set, and more
+        conn.execute("UPDATE tasks SET status = ?, stopped_reason = ?, result_json = ?, wall_s = ?, total_tokens = ?,"
+                     " updated_at = ? WHERE task_id = ?", (*batch.result, now, task_id))
+    elif batch.status is not None or batch.checkpoint is not None:
         _set_status(conn, task_id, batch.status, now)  # per-step writes (events, deltas) leave the task row alone
     return replaced
 

@@ -35,17 +35,10 @@ from agents.events import AnyEvent, parse_event
 from agents.idempotency import Fence
 from agents.results import TaskResult
 from agents.store import fencing
-from agents.store.batch import (
-    LeaseLostError,
-    OutputRow,
-    TaskBatch,
-    encode_batch,
-    last_seq,
-    load_state,
-    write_group,
-)
+from agents.store.batch import (LeaseLostError, OutputRow, ResultRow, TaskBatch, encode_batch, last_seq, load_state,
+                                write_group)
 from agents.store.backends import Backend, BackendKind, Connection, open_backend
-from agents.store.codec import decode, encode, encode_flagged
+from agents.store.codec import decode, encode, encode_model
 from agents.store.errors import (
     BlobMissingError,
     EventSequenceError,
@@ -137,8 +130,11 @@ class Store:
         return self._redactor.redact_checked(value)
 
     # ------------------------------------------------------------------ tasks
-    def create_task(self, task_id: str, task: str, config: dict[str, Any]) -> None:
-        """Register a new task with status "submitted". A duplicate id raises ``TaskExistsError``."""
+    def create_task(self, task_id: str, task: str, config: dict[str, Any], *,
+                    lease_owner: str | None = None) -> int | None:
+        """Register a new task with status "submitted". A duplicate id raises ``TaskExistsError``. With
+        ``lease_owner`` the task's lease is taken in the same transaction and its generation returned (what
+        ``acquire_lease`` would return, without a second commit per submitted task)."""
         now = self._clock()
         task_text = self._redactor.redact_text(task)
         config_json = encode(config, self._redactor, what=f"the config of task {task_id!r}")
@@ -148,6 +144,7 @@ class Store:
                              " VALUES (?, ?, 'submitted', ?, ?, ?)", (task_id, task_text, now, now, config_json))
             except self._backend.integrity_errors as exc:
                 raise TaskExistsError(task_id) from exc
+            return None if lease_owner is None else fencing.acquire(conn, task_id, owner=lease_owner, now=now)
 
     def commit(self, task_id: str, events: Sequence[AnyEvent | dict[str, Any]] = (),
                checkpoint: dict[str, Any] | BaseModel | None = None,
@@ -170,19 +167,19 @@ class Store:
 
     def finish_task(self, task_id: str, result: TaskResult, *, generation: int | None = None) -> None:
         """Store the final result and its status in one transaction (fenced by ``generation`` when given)."""
+        self.write_batch(TaskBatch(task_id, generation, result=self.result_row(task_id, result)[0]))
+
+    def result_row(self, task_id: str, result: TaskResult) -> tuple[ResultRow, TaskResult]:
+        """``result`` encoded and redacted for a ``TaskBatch``, and the result as it is stored (a redacted copy
+        when a secret showed, else ``result`` itself): what the caller should hand out too."""
         if result.task_id != task_id:
             raise InvalidWriteError(f"the result is for task {result.task_id!r}, not {task_id!r}; "
                                     "store each result under its own task id")
-        result_json = encode(result.model_dump(mode="json"), self._redactor, what=f"the result of {task_id!r}")
-        with self._write() as conn:
-            self._require_task(conn, task_id)
-            lost = None if generation is None else fencing.check(conn, task_id, generation)
-            if lost is not None:
-                raise LeaseLostError(task_id, generation, lost)  # type: ignore[arg-type]
-            conn.execute("UPDATE tasks SET status = ?, stopped_reason = ?, result_json = ?, wall_s = ?,"
-                         " total_tokens = ?, updated_at = ? WHERE task_id = ?",
-                         (result.status, result.stopped_reason, result_json, result.timings.wall_s,
-                          result.usage.total.total_tokens, self._clock(), task_id))
+        text, redacted = encode_model(result, self._redactor, what=f"the result of {task_id!r}")
+        if redacted:
+            result = TaskResult.model_validate_json(text)
+        return (result.status, result.stopped_reason, text, result.timings.wall_s,
+                result.usage.total.total_tokens), result
 
     def get_result(self, task_id: str) -> TaskResult | None:
         with self._read() as conn:
@@ -386,7 +383,7 @@ class Store:
             raise InvalidWriteError(f"event seq {event.seq} belongs to task {event.task_id!r}, not {task_id!r}; "
                                     "commit each task's events under its own id")
         # Checked on the JSON text first: walking every event's payload to redact it cost ~0.25 ms per step.
-        body, redacted = encode_flagged(event.model_dump(mode="json"), self._redactor, what=f"event {event.type}")
+        body, redacted = encode_model(event, self._redactor, what=f"event {event.type}")
         return (task_id, event.seq, event.type, event.ts, body), (parse_event(decode(body)) if redacted else event)
 
     @staticmethod

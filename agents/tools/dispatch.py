@@ -237,8 +237,8 @@ class ToolDispatcher:
 
     async def _run_once(self, target: Tool, kwargs: dict[str, Any], timeout: float | None) -> Any:
         # The call's own configuration, not the process's: two dispatchers (two Orchestrators' executors in one
-        # process) each give their calls their own documents. A context variable reaches the tool through the
-        # task wait_for starts and the thread asyncio.to_thread runs it in (both copy the context).
+        # process) each give their calls their own documents. A context variable reaches an async tool in this
+        # task and a sync one in the thread asyncio.to_thread runs it in (which copies the context).
         with user_documents(self._documents_path):
             return await self._call_tool(target, kwargs, timeout)
 
@@ -247,7 +247,8 @@ class ToolDispatcher:
         if timeout is None:
             return await call
         try:
-            return await asyncio.wait_for(call, timeout)
+            async with asyncio.timeout(timeout):  # in the caller's task: wait_for would start one per call
+                return await call
         except TimeoutError:
             raise ToolTimeoutError(f"tool {target.name!r} did not return within {timeout:g}s",
                                    tool_name=target.name) from None
