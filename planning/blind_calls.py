@@ -21,7 +21,7 @@ round after a copied example shows the catalog without that tool's examples
     >>> from planning.models import PlanStep
     >>> entry = '- calculator(expression: str) -> number: Evaluate, e.g. "(2.10 - 2.75) / 2.75 * 100".'
     >>> copied = PlanStep(step_id=1, tool_name="calculator", tool_input={"expression": "(2.10 - 2.75) / 2.75 * 100"})
-    >>> blind_call(copied, entry, "Wievielfache von Einwohner von Stuttgart ist Einwohner von München?").copied
+    >>> blind_call(copied, entry, "Which shop sold more last week, and by what percentage?").copied
     True
     >>> ratio = PlanStep(step_id=3, tool_name="calculator", depends_on=[1],
     ...                  tool_input={"expression": "{$step_1_result}.balance / {$step_1_result}.balance"})

@@ -1,6 +1,6 @@
 """Calls a tool has already rejected in this task: a replan that writes one again is asked for something else.
 
-A small planner told "the tool rejected site='Lyon'" in its replan feedback often writes the very same call
+A small planner told "the tool rejected ticker='ACME'" in its replan feedback often writes the very same call
 again; it fails the same way, and the loop detector stops the task on the third copy. This module lets the
 planner refuse such a step at once, in its repair round, with the tool's own words.
 
@@ -18,11 +18,11 @@ Under these the same call meets the same rejection, so the step is a known failu
 again (one repair round, as for any invalid plan), never told which tool to use.
 
     >>> from planning.models import PlanStep
-    >>> seen = [RejectedCall(tool_name="visitors", tool_input={"site": "Lyon"}, error="unknown site 'Lyon'")]
-    >>> again = PlanStep(step_id=4, tool_name="visitors", tool_input={"site": "Lyon"})
+    >>> seen = [RejectedCall(tool_name="stock_price", tool_input={"ticker": "ACME"}, error="unknown ticker 'ACME'")]
+    >>> again = PlanStep(step_id=4, tool_name="stock_price", tool_input={"ticker": "ACME"})
     >>> rejected_repeat(again, seen).error
-    "unknown site 'Lyon'"
-    >>> rejected_repeat(PlanStep(step_id=5, tool_name="encyclopedia", tool_input={"city": "Lyon"}), seen) is None
+    "unknown ticker 'ACME'"
+    >>> rejected_repeat(PlanStep(step_id=5, tool_name="company_search", tool_input={"name": "ACME"}), seen) is None
     True
 """
 
