@@ -31,3 +31,7 @@ class PlanValidationError(PlanningError):
         self.problems = problems
         lines = "\n".join(f"- {getattr(p, 'message', p)}" for p in problems)
         super().__init__(f"The plan is invalid:\n{lines}\nReturn the corrected complete plan.")
+
+    def __reduce__(self) -> tuple[type[PlanValidationError], tuple[tuple[object, ...]]]:
+        # Rebuilt from its problems: the default would pass the message back as ``problems`` (split into letters).
+        return type(self), (self.problems,)

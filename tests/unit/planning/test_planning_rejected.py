@@ -63,3 +63,13 @@ def test_the_problem_quotes_the_tools_error_and_names_the_step() -> None:
     problem = rejected_problem(PlanStep(step_id=4, tool_name="visitors", tool_input={"site": "Lyon"}), call)
     assert problem.code is ProblemCode.REJECTED_CALL and problem.step_id == 4
     assert "visitors(site='Lyon')" in problem.message and "unknown site 'Lyon'" in problem.message
+
+
+def test_the_refusal_survives_pickling_whole() -> None:
+    import pickle
+
+    from planning.errors import PlanValidationError
+    call = RejectedCall(tool_name="t", tool_input={"a": 1}, error="bad input")
+    err = PlanValidationError((rejected_problem(PlanStep(step_id=1, tool_name="t", tool_input={"a": 1}), call),))
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err) and back.problems == err.problems
