@@ -6,7 +6,7 @@ write, and the resume from a new process would run step 4 again once its claim's
 of a step that had not started when the driver died. So a runner that lost its driver starts nothing:
 
 - the journal asks the Global Control Store (one RPC, ~4 ms) before granting a write's claim, and when the job is
-  dead (or the GCS does not answer: a private local Ray dies with its driver) it revokes the task's lease and
+  dead (or the GCS has not answered for 20 s: a private local Ray dies with its driver) it revokes the task's lease and
   refuses the claim — the write never starts, and the Supervisor's next write fails with ``LeaseLostError``,
   which stops the task's runner without writing anything more;
 - the Supervisor polls the same fact (``DriverWatch``) and revokes every lease it holds when the driver is gone,
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 import ray
@@ -30,23 +31,44 @@ log = logging.getLogger("tetrarch.driver_watch")
 DRIVER_LOST = "the driver of this run is gone (resume the task from a new driver)"
 
 _CHECK_TIMEOUT_S = 2.0
+_PATIENCE_S = 20.0
+"""How long a GCS that does not answer is waited for before the driver counts as gone. A loaded two-core machine
+(a model server decoding, a test suite beside it) made two 2 s questions in a row miss their deadline: the
+Supervisor revoked every lease of a live driver, whose tasks then waited for results nobody would write. A GCS that
+is gone with its driver never answers; one that is slow answers within seconds."""
 
 
-def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S, attempts: int = 2) -> bool:
+def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S, patience_s: float = _PATIENCE_S, *,
+                 ask: Callable[[float], bool | None] | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> bool:
     """Whether the current job's driver is alive, as the GCS says. False when the GCS says the job is dead, or
-    does not answer ``attempts`` times in a row (one slow answer on a busy machine must not stop every task)."""
+    has not answered for ``patience_s`` (questions of ``timeout_s`` each, asked again until then): a slow answer
+    on a busy machine must not stop every task. ``ask``, ``clock``, ``sleep`` (tests): one question (None when it
+    went unanswered), the time, the pause between questions."""
+    question = ask or _ask_gcs
+    started, attempt = clock(), 0
+    while True:
+        attempt += 1
+        answer = question(timeout_s)
+        if answer is not None:
+            return answer
+        if clock() - started >= patience_s:
+            log.warning("the GCS has not answered for %.0f s (%d questions): taking the driver as gone",
+                        patience_s, attempt)
+            return False
+        sleep(min(0.5, timeout_s))
+
+
+def _ask_gcs(timeout_s: float) -> bool | None:
     job_id = ray.get_runtime_context().get_job_id()
-    for attempt in range(attempts):
-        try:
-            jobs = ray._private.worker.global_worker.gcs_client.get_all_job_info(
-                job_or_submission_id=job_id, skip_submission_job_info_field=True, skip_is_running_tasks_field=True,
-                timeout=timeout_s)
-        except Exception as exc:  # noqa: BLE001 - an unreachable GCS means this Ray is going away with its driver
-            log.warning("cannot ask the GCS whether the driver lives (attempt %d: %s: %s)", attempt + 1,
-                        type(exc).__name__, exc)
-            continue
-        return bool(jobs) and not all(info.is_dead for info in jobs.values())
-    return False
+    try:
+        jobs = ray._private.worker.global_worker.gcs_client.get_all_job_info(
+            job_or_submission_id=job_id, skip_submission_job_info_field=True, skip_is_running_tasks_field=True,
+            timeout=timeout_s)
+    except Exception as exc:  # noqa: BLE001 - unanswered: asked again until the patience runs out
+        log.warning("cannot ask the GCS whether the driver lives (%s: %s)", type(exc).__name__, exc)
+        return None
+    return bool(jobs) and not all(info.is_dead for info in jobs.values())
 
 
 class DriverWatch:

@@ -59,3 +59,28 @@ def test_the_watch_calls_back_once_when_the_driver_goes():
     watch.stop()
     watch._thread.join(5)
     assert calls == [1]
+
+
+def test_a_slow_gcs_is_asked_again_and_only_silence_past_the_patience_means_gone():
+    from agents.cluster.driver_watch import driver_alive
+
+    now = [0.0]
+
+    def clock() -> float:
+        return now[0]
+
+    def answers(seq):  # type: ignore[no-untyped-def]
+        it = iter(seq)
+
+        def ask(timeout_s: float):  # type: ignore[no-untyped-def]
+            now[0] += timeout_s  # each unanswered question costs its deadline
+            return next(it)
+        return ask
+
+    # two missed deadlines on a loaded machine, then an answer: alive (it used to count as gone)
+    assert driver_alive(2.0, 20.0, ask=answers([None, None, True]), clock=clock, sleep=lambda s: None) is True
+    now[0] = 0.0
+    assert driver_alive(2.0, 20.0, ask=answers([None, False]), clock=clock, sleep=lambda s: None) is False  # the GCS says dead
+    now[0] = 0.0
+    assert driver_alive(2.0, 5.0, ask=answers([None] * 10), clock=clock, sleep=lambda s: None) is False  # silent past the patience
+    assert now[0] <= 8.0
