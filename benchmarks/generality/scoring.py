@@ -4,8 +4,8 @@ A benchmark's reader, not the product's: it reads the figures an answer may be w
 suite's languages ("1,971,689", "1.971.689", "350 826", "2,5 %", "1,86 Millionen", "$2.45M") and takes a figure
 as matching when any of its readings is within tolerance, so a right figure is never missed for its format.
 
-    >>> sorted(readings("1.971.689"))[-1], sorted(readings("2,5"))
-    (1971689.0, [2.5, 25.0])
+    >>> sorted(readings("1.971.689"))[-1], sorted(readings("2,5")), sorted(readings("0.5"))
+    (1971689.0, [2.5], [0.5])
     >>> answer_right(Expect(number=1_860_000), "rund 1,86 Millionen")
     True
     >>> answer_right(Expect(names=("Rome",), rivals=("Paris",)), "Paris is smaller than Rome")
@@ -35,10 +35,14 @@ _SCALES = {"bn": 1e9, "billion": 1e9, "mrd": 1e9, "milliard": 1e9, "milliards": 
 
 
 def readings(token: str) -> set[float]:
-    """Every value ``token`` may mean: its separators read the English way and the continental way."""
+    """Every value ``token`` may mean: its separators read the English way and the continental way. A mark is
+    read as a thousands separator only where groups of three digits follow it ("0.5" is never 5)."""
     compact = re.sub(r"[ \u00a0\u202f']", "", token)
     out = set()
     for group, point in ((",", "."), (".", ",")):
+        whole = compact.split(point)[0]
+        if group in whole and not re.fullmatch(rf"\d{{1,3}}(?:{re.escape(group)}\d{{3}})+", whole):
+            continue
         text = compact.replace(group, "").replace(point, ".")
         try:
             out.add(float(text))

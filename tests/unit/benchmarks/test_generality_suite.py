@@ -93,3 +93,13 @@ def test_tool_outputs_use_each_languages_number_format(lang, fragment):
     outputs = [str(tools[s["tool_name"]](**s["tool_input"])) for t in TASKS if t.lang == lang
                for s in t.plan["steps"] if not s["depends_on"]]
     assert any(fragment in out for out in outputs)
+
+
+def test_a_decimal_is_never_read_as_grouped_thousands():
+    """"0.5" for a ratio of 4.94 was scored right: its dot was also read as a thousands separator (5)."""
+    from benchmarks.generality.model import Expect
+    from benchmarks.generality.scoring import answer_right, readings
+
+    assert readings("0.5") == {0.5} and readings("12,5") == {12.5} and readings("4,806") == {4806.0, 4.806}
+    assert not answer_right(Expect(number=4.94), "0.5")
+    assert answer_right(Expect(number=4.94), "4,94") and answer_right(Expect(number=1971689), "1.971.689")
