@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Number", "NumberKind", "numbers_in", "read_numbers", "stated_numbers"]
+__all__ = ["Number", "NumberKind", "is_id_field", "numbers_in", "read_numbers", "stated_numbers"]
 
 NumberKind = Literal["figure", "year"]
 
@@ -69,6 +69,7 @@ _NOT_FIGURES = re.compile(
     r"|\b(?P<year>\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # ISO
     r"|\b\d{1,2}[./]\d{1,2}[./](?:(?P<year2>\d{4})|\d{2})\b"                        # 4.9.1998, 04/09/98
     r"|\b(?P<year3>\d{4})/\d{1,2}/\d{1,2}\b"
+    r"|\b(?P<year6>\d{4})-(?:0[1-9]|1[0-2])\b(?![-./]?\d)"                      # 2025-02, a month (ISO)
     r"|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d])"                        # a time of day
     rf"|\b{_MONTH}\s+{_DAY}(?:,?\s+(?P<year4>\d{{4}}))?(?![\d])"                     # September 4, 1998
     rf"|\b{_DAY}\s+(?:de\s+)?{_MONTH}(?:,?\s+(?:de\s+)?(?P<year5>\d{{4}}))?\b"       # 4 de septiembre de 1998
@@ -77,7 +78,7 @@ _NOT_FIGURES = re.compile(
     r"|[#№]\s?\d+"                                                                  # #4521
     r"|(?<=[A-Za-z_])(?<!\d[eE])[-_]?\d[\w.-]*|(?<=[A-Za-z]-)\d[\w.-]*",                       # INJ-01, COVID-19, id_7
     re.IGNORECASE)
-_YEAR_GROUPS = ("year", "year2", "year3", "year4", "year5")
+_YEAR_GROUPS = ("year", "year2", "year3", "year4", "year5", "year6")
 
 _SCALES = {
     "thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9, "billions": 1e9,
@@ -86,6 +87,8 @@ _SCALES = {
     "millon": 1e6, "millones": 1e6, "mil millones": 1e9, "billón": 1e12, "billones": 1e12}
 _MONEY_SCALES = {"k": 1e3, "m": 1e6, "mn": 1e6, "mm": 1e6, "bn": 1e9, "b": 1e9}
 _CURRENCY = re.compile(r"(?:[$£€¥₹]|\b(?:USD|EUR|GBP|CHF|JPY|US\$)\s?)$")
+_SCALED_CURRENCY = re.compile(r"^\s?(?P<scale>k|M|Mn|bn|Bn)\s?(?:[$£€¥₹]|(?:USD|EUR|GBP|CHF|JPY)\b)")
+"""A scale letter then a currency: "5,48 M€", "910 k€", "1.2 bn USD" (a bare "M" after a number is a unit)."""
 _CURRENCY_AFTER = re.compile(r"^\s?(?:[$£€¥₹]|(?:USD|EUR|GBP|CHF|JPY|dollars?|euros?|pounds?)\b)", re.IGNORECASE)
 _ORDINAL = frozenset(["st", "nd", "rd", "th", "er", "e", "ème", "eme", "º", "ª", "o", "a"])
 _UNITS = re.compile(
@@ -107,8 +110,8 @@ _SCALE_WORD = re.compile(
     r"^\s?(?P<word>mil millones|thousands?|millions?|billions?|trillion|tausend|millionen|mio\.?|milliarden?|"
     r"mrd\.?|billionen|mille|milliards?|millón|millon|millones|billón|billones|mil|Billion)(?![^\W\d_])",
     re.IGNORECASE)
-_ID_KEY = re.compile(r"(?:^|[_-])(?:id|uuid|guid|sha|hash|code|zip|phone|version|rev|port|pid)$|[a-z]Id$|^ID$",
-                     re.IGNORECASE)
+_ID_KEY = re.compile(r"(?:^|[_-])(?:id|uuid|guid|sha|hash|code|zip|phone|version|rev|port|pid)$|[_-](?:no|nr|number)$"
+                     r"|[a-z]Id$|^ID$", re.IGNORECASE)
 _YEARS = (1000, 2100)
 
 
@@ -126,6 +129,11 @@ def read_numbers(value: Any) -> tuple[Number, ...]:
     if isinstance(value, (list, tuple)):
         return tuple(n for item in value for n in read_numbers(item))
     return read_numbers(json.dumps(value, default=str, ensure_ascii=False))
+
+
+def is_id_field(key: object) -> bool:
+    """A record's field that names an id or a code ("customer_id", "order_no", "sha"): its number is no figure."""
+    return bool(_ID_KEY.search(str(key)))
 
 
 def numbers_in(value: Any) -> list[float]:
@@ -186,6 +194,8 @@ def _number(text: str, match: re.Match[str]) -> Number | None:
             return None
         money = _CURRENCY.search(text[:match.start()]) or _CURRENCY_AFTER.match(text[end:])
         scale = _MONEY_SCALES.get(glued.lower(), 1.0) if money else 1.0
+    elif money_scale := _SCALED_CURRENCY.match(text[end:]):
+        scale, measured, end = _MONEY_SCALES[money_scale.group("scale").lower()], True, end + money_scale.end()
     elif word := _SCALE_WORD.match(text[end:]):
         name = word.group("word")
         # "Billion" is a thousand billions in German and a billion in English: read as written.

@@ -14,6 +14,8 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 - a step whose output gives the assistant orders (``agents.checks.injection``);
 - a name the task lists beside others that no step's arguments or outputs mention (``agents.checks.coverage``:
   capitalised words, so a German noun may be taken for a name; the reviewer judges);
+- the order of what look-ups of one tool returned, where each states one date, record, figure or year that code
+  reads without ambiguity (``agents.checks.order``: "#1 (Olivar Q3) is larger than #2 (Sierra Q3)");
 - the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
   reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed).
 
@@ -33,6 +35,7 @@ from collections.abc import Sequence
 from agents.checks.coverage import missing_names
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
+from agents.checks.order import order_notes
 
 __all__ = ["answer_faults", "failed_note", "final_note", "name_notes", "result_notes"]
 
@@ -46,7 +49,7 @@ def result_notes(task: str, results: Sequence[Result], *, names: bool = True) ->
     """The default set's facts about the results: notes only. ``names``: also the names no step mentions (the
     numeric set says those itself, as contradictions)."""
     facts = name_notes(task, results) if names else []
-    return [*facts, *injection_notes(results), *failed_note(results), *final_note(results)]
+    return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *final_note(results)]
 
 
 def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:

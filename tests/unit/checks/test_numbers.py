@@ -77,3 +77,22 @@ def test_every_way_of_grouping_thousands_reads_the_same_whole_number(n):
 @given(st.integers(0, 9), st.integers(0, 99), st.integers(0, 99))
 def test_no_version_is_a_figure(a, b, c):
     assert read_numbers(f"upgraded to {a}.{b}.{c} today") == ()
+
+
+def test_a_scale_letter_before_a_currency_scales_and_a_year_month_is_no_figure():
+    from agents.checks.numbers import read_numbers
+
+    assert [(n.value, n.kind) for n in read_numbers("Ingresos en el Q3 de 2025: 5,48 M€")] == \
+        [(2025.0, "year"), (5480000.0, "figure")]
+    assert [n.value for n in read_numbers("910 k€; 1.2 bn USD")] == [910000.0, 1200000000.0]
+    assert [n.value for n in read_numbers("a 4,806 m peak")] == [4806.0]  # a bare "m" is a unit
+    assert [(n.value, n.kind) for n in read_numbers("Churn in 2025-02: 3.1%")] == [(2025.0, "year"), (3.1, "figure")]
+    assert [n.kind for n in read_numbers("from 2019-2020")] == ["year", "year"]  # a span of years, not a month
+
+
+def test_fields_that_name_ids_or_numbers_of_records_hold_no_figure():
+    from agents.checks.numbers import is_id_field, read_numbers
+
+    assert all(map(is_id_field, ("customer_id", "order_no", "invoice_number", "sha", "userId")))
+    assert not any(map(is_id_field, ("open_orders", "balance_eur", "number", "units")))
+    assert [n.value for n in read_numbers({"order_no": 4411, "units": 12})] == [12.0]
