@@ -19,7 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "Plan",
     "PlanStep",
+    "POINTING_KINDS",
     "PointingWords",
+    "WordKind",
+    "ClassifiedWord",
     "Reflection",
     "ReflectionAction",
     "RetryDetails",
@@ -51,6 +54,19 @@ class PointingWords(_Wire):
     """The reply to ``clarify_check``: the task's words that point at something it never names, or None."""
 
     word: str | None = None
+
+
+WordKind = Literal["pronoun", "demonstrative", "noun", "name", "id", "verb", "adjective", "number"]
+POINTING_KINDS: frozenset[str] = frozenset({"pronoun", "demonstrative"})
+"""The kinds of word that can point at something a task never names; nouns, names, ids and the rest name it."""
+
+
+class ClassifiedWord(_Wire):
+    """The reply to a classifying ``clarify_check`` (``# classify: kind``): the word it found and its kind, a
+    closed set the server constrains the reply to. Only a pronoun or a demonstrative points at something."""
+
+    word: str | None = None
+    kind: WordKind | None = None
 
 
 class PlanStep(_Wire):

@@ -16,7 +16,7 @@ import pydantic
 
 from planning.errors import LLMOutputError
 from planning.lenient import describe_validation_error, extract_json_object, loads_lenient, normalise_step
-from planning.models import Plan, PointingWords, Reflection, RouterDecision
+from planning.models import ClassifiedWord, Plan, PointingWords, Reflection, RouterDecision
 from planning.stream import StreamingPlanParser
 from planning.terse_reflection import find_verdict_line, parse_terse_reflection
 from planning.terse_route import find_route_line, parse_terse_route
@@ -27,6 +27,8 @@ __all__ = [
     "extract_json_object",
     "inline_refs",
     "json_schema_for",
+    "classified_word_schema",
+    "parse_classified_word",
     "parse_pointing_words",
     "pointing_words_schema",
     "router_schema",
@@ -131,6 +133,20 @@ def parse_pointing_words(text: str) -> str | None:
     """``clarify_check``'s reply: the pointing words (stripped; empty is None), or None."""
     word = parse_model(text, PointingWords).word
     return word.strip() or None if word is not None else None
+
+
+def parse_classified_word(text: str) -> ClassifiedWord:
+    """A classifying ``clarify_check``'s reply: the word (stripped; empty is None) and its kind."""
+    reply = parse_model(text, ClassifiedWord)
+    word = reply.word.strip() if reply.word is not None else None
+    return ClassifiedWord(word=word or None, kind=reply.kind if word else None)
+
+
+def classified_word_schema() -> dict[str, Any]:
+    """Both fields required: a reply names its word and, in the closed set of kinds, what the word is."""
+    schema = json_schema_for(ClassifiedWord)
+    schema["required"] = ["word", "kind"]
+    return schema
 
 
 def pointing_words_schema() -> dict[str, Any]:

@@ -56,7 +56,7 @@ DEFAULT_VERSIONS: dict[str, str] = {"router": "v5", "planner": "v4", "reflector"
 """The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
 default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
 role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4, v6 and v7, planner/v5 to
-v9, reflector/v4 and v7 and executor/v2 are the embedded model's forms (``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
+v10, reflector/v4, v7 and v8 and executor/v2 and v3 are the embedded model's forms (``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
 and they open alike), not the defaults; reflector/v6 is reflector/v4 answering in the terse verdict form under a
 grammar (faster, measured with one false accept more; pinned only by choice). router/v5 and reflector/v5 are the
 lean terse forms for hosted models (the router sees tool purposes, not argument schemas; the reviewer one line a
@@ -91,6 +91,9 @@ class PromptTemplate:
     let a model server reuse the opening's prefill from one call to the next, whatever the role (llama.cpp keeps
     the last prompt's state and its prompt cache finds the longest prefix); on two CPU cores that is seconds a
     call. Resolved by ``PromptRegistry.load``, which adds the opening's variables to this template's."""
+    classify_word: bool = False
+    """``# classify: kind`` (clarify_check templates): the reply names its word's kind too
+    (``planning.models.ClassifiedWord``), and only a pronoun or a demonstrative counts as pointing."""
     clarify_checked: bool = False
     """``# clarify: checked`` (router templates): a question back stands only when the ``clarify_check`` prompt
     names words of the task that point at something never named (``Router``, ``planning.grounded_question``)."""
@@ -205,6 +208,9 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     clarify = header.get("clarify", "")
     if clarify not in ("", "checked"):
         raise PromptFormatError(f"{name}/{version}: '# clarify: {clarify}' must be checked (or left out)")
+    classify = header.get("classify", "")
+    if classify not in ("", "kind"):
+        raise PromptFormatError(f"{name}/{version}: '# classify: {classify}' must be kind (or left out)")
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -215,7 +221,7 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                           context_variables=context, sections=tuple(body.items()),
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
                           reply_form="terse" if reply == "terse" else "json", opening=opening,
-                          clarify_checked=clarify == "checked")
+                          clarify_checked=clarify == "checked", classify_word=classify == "kind")
 
 
 def join_opening(template: PromptTemplate, opening: PromptTemplate) -> PromptTemplate:

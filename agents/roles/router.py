@@ -9,8 +9,15 @@ from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
 from planning.grounded_question import written_in
-from planning.models import RouterDecision
-from planning.parse import parse_pointing_words, parse_router_decision, pointing_words_schema, router_schema
+from planning.models import POINTING_KINDS, RouterDecision
+from planning.parse import (
+    classified_word_schema,
+    parse_classified_word,
+    parse_pointing_words,
+    parse_router_decision,
+    pointing_words_schema,
+    router_schema,
+)
 from planning.policy import effective_route
 from planning.settled_route import STOPPED_REASON, settled_plan_confidence
 from prompts import load_prompt, prepare_prompts
@@ -84,20 +91,28 @@ class Router:
     async def _confirmed(self, decision: RouterDecision, task_id: str, task: str, history: str,
                          extra: dict[str, str]) -> tuple[RouterDecision, Spend]:
         """A question back (``# clarify: checked`` templates) stands only if one narrow follow-up question
-        (``clarify_check``) finds words the task writes that point at something never named; otherwise the task
-        is planned and the reason says why. Small models ask back about any name they do not know; the follow-up
+        (``clarify_check``) finds words the task writes that point at something never named (with ``# classify:
+        kind`` templates, words the model itself calls a pronoun or a demonstrative: a closed set of kinds the
+        server constrains the reply to); otherwise the task is planned and the reason says why. Small models ask back about any name they do not know; the follow-up
         asks only about pointing words, and costs a call only when the router chose to ask. (The router's own
         quote is not required to match: it may quote the task's words translated.)"""
         template = load_prompt("clarify_check", self._options.prompts.version("clarify_check"))
         values = {k: v for k, v in extra.items() if k in template.variables}
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **values)
-        check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_pointing_words,
-                                json_schema=pointing_words_schema(), metadata={"task_id": task_id})
-        word = check.value
-        if word is not None and written_in(word, task, history):
+        if template.classify_word:
+            check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_classified_word,
+                                    json_schema=classified_word_schema(), metadata={"task_id": task_id})
+            word, kind = check.value.word, check.value.kind
+        else:
+            plain = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_pointing_words,
+                                    json_schema=pointing_words_schema(), metadata={"task_id": task_id})
+            check, word, kind = plain, plain.value, None
+        pointing = kind is None or kind in POINTING_KINDS
+        if word is not None and pointing and written_in(word, task, history):
             return decision, check.spend
-        found = f"found {word!r}, which the task does not say" if word else "found no word that points at " \
-                                                                           "something the task never names"
+        found = f"found {word!r}, which the task does not say" if word and pointing else \
+            f"found {word!r}, a {kind}: it names what it means" if word else \
+            "found no word that points at something the task never names"
         return _planned(decision, f"asked again, the model {found}"), check.spend
 
     def _settled_plan(self, text: str) -> RouterDecision | None:

@@ -111,3 +111,18 @@ def test_plan_schema_requires_a_step():
     from planning.parse import plan_schema
 
     assert plan_schema({"lookup": {}})["properties"]["steps"]["minItems"] == 1
+
+
+def test_the_classified_word_reply_requires_its_kind_from_a_closed_set():
+    from planning.models import POINTING_KINDS
+    from planning.parse import classified_word_schema, parse_classified_word
+
+    schema = classified_word_schema()
+    assert schema["required"] == ["word", "kind"]
+    kinds = next(o["enum"] for o in schema["properties"]["kind"]["anyOf"] if "enum" in o)
+    assert POINTING_KINDS < set(kinds) and "noun" in kinds
+    assert parse_classified_word('{"word": " them ", "kind": "pronoun"}').word == "them"
+    blank = parse_classified_word('{"word": "  ", "kind": "noun"}')
+    assert blank.word is None and blank.kind is None  # no word: no kind to weigh
+    with pytest.raises(LLMOutputError):
+        parse_classified_word('{"word": "it", "kind": "thing"}')

@@ -18,16 +18,19 @@ from prompts import load_prompt
 
 
 def _route(reply: dict, task: str, history: str = "", version: str = "v7",  # type: ignore[no-untyped-def]
-           check_word: str | None = "NOT ASKED", calls: list | None = None):
-    """Route ``task`` with a model that replies ``reply`` to the router and ``check_word`` to the follow-up."""
-    config = for_embedded_model(RuntimeConfig(prompt_versions={"router": version}))
+           check_word: str | None = "NOT ASKED", calls: list | None = None, check_kind: str | None = None,
+           check_version: str | None = None):
+    """Route ``task`` with a model that replies ``reply`` to the router and ``check_word`` (of ``check_kind``, when
+    given) to the follow-up."""
+    pins = {"router": version, **({"clarify_check": check_version} if check_version else {})}
+    config = for_embedded_model(RuntimeConfig(prompt_versions=pins))
 
     def answer(request) -> str:  # type: ignore[no-untyped-def]
         checking = "CHECK ONE THING" in request.messages[0]["content"]
         (calls if calls is not None else []).append("check" if checking else "route")
         if checking:
             assert check_word != "NOT ASKED", "the follow-up was asked where it should not be"
-            return json.dumps({"word": check_word})
+            return json.dumps({"word": check_word, **({"kind": check_kind} if check_kind else {})})
         return json.dumps(reply)
 
     router = Router(FunctionLLM(answer), "lookup: a population", config.router_options())
@@ -92,3 +95,21 @@ def test_any_run_of_the_tasks_words_is_written_in_it(words, before, after):
     """Whatever the language, words cut from the task itself are never overruled."""
     task = " ".join([*before, *words, *after]) + "?"
     assert written_in(" ".join(words), task, "")
+
+
+def test_a_word_the_model_calls_a_noun_name_or_id_is_not_pointing():
+    """clarify_check/v3 (``# classify: kind``): the model names the kind of its word from a closed set; a question
+    back stands only on a pronoun or a demonstrative it wrote."""
+    assert load_prompt("clarify_check", "v3").classify_word and not load_prompt("clarify_check", "v2").classify_word
+    for word, kind in (("saldo", "noun"), ("INC-6023", "id"), ("catalogue", "name")):
+        task = f"Which {word} was slower, A or B?"
+        decision = _route(_clarify(f"'{word}' never says what"), task, check_word=word, check_kind=kind)
+        assert decision.route == "plan" and f"found {word!r}, a {kind}: it names what it means" in decision.reason
+    kept = _route(_clarify("'them' never says what"), "Compare them.", check_word="them", check_kind="pronoun")
+    assert kept.route == "clarify"
+
+
+def test_a_template_without_kinds_keeps_every_word_it_finds_in_the_task():
+    decision = _route(_clarify("'saldo' never says what"), "Which saldo is higher?", check_word="saldo",
+                      check_kind="noun", check_version="v2")
+    assert decision.route == "clarify"
