@@ -113,10 +113,8 @@ class Planner:
         form = self._form()
         kept = kept_steps(replan) if replan is not None and form == "terse" else []
         first_new_id = next_step_id(replan) if replan is not None else 1
-        # read with the catalog (no await between): use_tools may swap them later
-        schemas, reads = self._schemas, self._reads
-        messages = self._messages(task, replan, history)
-        spend, convo, offered = Spend(), messages, schemas
+        schemas, reads = self._schemas, self._reads  # with the catalog (no await between): use_tools may swap them
+        spend, convo, offered = Spend(), self._messages(task, replan, history), schemas
         round_no, resends = 0, 0
         while True:
             steps: list[PlanStep] = []

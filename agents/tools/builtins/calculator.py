@@ -159,13 +159,15 @@ def _eval(node: ast.AST, depth: int) -> int | float:
 
 @tool(permission="read", timeout_s=5)
 def calculator(expression: str) -> int | float:
-    """Evaluate an arithmetic expression exactly, e.g. "(2.10 - 2.75) / 2.75 * 100" or "max(3, 4) - 1".
+    """Evaluate an arithmetic expression exactly, e.g. "max(3, 4) - 1" or "round(10 / 4, 2)".
 
     Args:
         expression: Numbers with + - * / // % ** and parentheses; functions sqrt, log, log10, log2, exp, sin,
-            cos, tan, abs, round, min, max, floor, ceil; constants pi, e, tau. "2,165,000" is read as 2165000,
-            "2.1 million" as 2100000 and "15%" as 0.15.
+            cos, tan, abs, round, min, max, floor, ceil; constants pi, e, tau. Numbers may be written as texts
+            state them: with grouped thousands, a scale word or a percent sign.
     """
+    # The examples hold no figure a task could mean: small models copied a realistic one ("(2.10 - 2.75) / 2.75 *
+    # 100", "2,165,000") into plans for tasks they did not know how to look up (planning/blind_calls.py).
     value = evaluate_expression(expression)
     if isinstance(value, float):
         return round(value, 12)

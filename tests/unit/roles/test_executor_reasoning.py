@@ -1,5 +1,5 @@
 """A reasoning step (no tool) is answered by the model with the executor prompt: the embedded model's form
-(executor/v2) opens with the same text as the other roles' prompts — the tool list — so llama.cpp reuses the
+(executor/v2 and v3) opens with the same text as the other roles' prompts — the tool list — so llama.cpp reuses the
 prefill of the previous call (no Ray)."""
 
 from __future__ import annotations

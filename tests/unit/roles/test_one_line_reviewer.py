@@ -1,4 +1,4 @@
-"""The embedded reviewer reading one line a step (reflector/v7, the embedded default): each step's call and its
+"""The embedded reviewer reading one line a step (reflector/v7 and v8, the embedded default): each step's call and its
 result on one fenced line, the facts code checked after them, and no plan repeated apart (no Ray, no model)."""
 
 from __future__ import annotations
@@ -66,9 +66,11 @@ def test_each_step_is_one_line_with_its_call_and_result_and_the_plan_is_not_repe
 
 
 def test_the_embedded_default_reads_one_line_a_step_and_answers_in_json():
-    assert EMBEDDED_MODEL_PROMPTS["reflector"] == "v7"
-    request = _review("v7", JSON_ACCEPT)
-    assert request.json_schema is not None and request.grammar is None
+    assert EMBEDDED_MODEL_PROMPTS["reflector"] == "v8"
+    for version in ("v7", "v8"):
+        request = _review(version, JSON_ACCEPT)
+        assert request.json_schema is not None and request.grammar is None
+        assert '"#N tool status (arguments) → output"' in request.messages[0]["content"]
 
 
 def test_the_one_line_form_costs_fewer_prompt_tokens_than_the_plan_and_results_apart():

@@ -20,14 +20,14 @@ def balance(customer_id: str) -> float:
     Args:
         customer_id: The customer's id, e.g. "C-1042".
     """
-    return {"A-1": 300.0, "B-2": 120.0}[customer_id]
+    return {"A-7": 300.0, "B-9": 120.0}[customer_id]
 
 
-TASK = "How many times the balance of B-2 is the balance of A-1? Two decimals."
-EXAMPLE = "(2.10 - 2.75) / 2.75 * 100"
-RIGHT = wire.plan(wire.step(1, "balance", {"customer_id": "A-1"}), wire.step(2, "balance", {"customer_id": "B-2"}),
+TASK = "How many times the balance of B-9 is the balance of A-7? Two decimals."
+EXAMPLE = "round(10 / 4, 2)"
+RIGHT = wire.plan(wire.step(1, "balance", {"customer_id": "A-7"}), wire.step(2, "balance", {"customer_id": "B-9"}),
                   wire.step(3, "calculator", {"expression": "{$step_1_result} / {$step_2_result}"}, deps=[1, 2]))
-SELF_RATIO = wire.plan(wire.step(1, "balance", {"customer_id": "A-1"}),
+SELF_RATIO = wire.plan(wire.step(1, "balance", {"customer_id": "A-7"}),
                        wire.step(2, "calculator", {"expression": "{$step_1_result} / {$step_1_result}"}, deps=[1]))
 COPIED = wire.plan(wire.step(1, "calculator", {"expression": EXAMPLE}))
 
