@@ -16,10 +16,10 @@ unambiguous. Its preconditions:
 - a figure two conventions read differently ("1.971", "4,806") is not ordered.
 
     >>> from agents.checks.facts import Result
-    >>> rows = [Result(1, "revenue", "", "Olivar in Q3 2025: 5,48 M€", arguments="Olivar Q3"),
-    ...         Result(2, "revenue", "", "Sierra in Q3 2025: 910 k€", arguments="Sierra Q3")]
+    >>> rows = [Result(1, "revenue", "", "Acme in Q3 2025: 5,48 M€", arguments="Acme Q3"),
+    ...         Result(2, "revenue", "", "Borealis in Q3 2025: 910 k€", arguments="Borealis Q3")]
     >>> print(order_notes(rows)[0].text)
-    Read by code from the revenue results: #1 (Olivar Q3) states 5,480,000, #2 (Sierra Q3) states 910,000; #1 (Olivar Q3) is larger than #2 (Sierra Q3).
+    Read by code from the revenue results: #1 (Acme Q3) states 5,480,000, #2 (Borealis Q3) states 910,000; #1 (Acme Q3) is larger than #2 (Borealis Q3).
 """
 
 from __future__ import annotations

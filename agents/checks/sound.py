@@ -15,7 +15,7 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 - a name the task lists beside others that no step's arguments or outputs mention (``agents.checks.coverage``:
   capitalised words, so a German noun may be taken for a name; the reviewer judges);
 - the order of what look-ups of one tool returned, where each states one date, record, figure or year that code
-  reads without ambiguity (``agents.checks.order``: "#1 (Olivar Q3) is larger than #2 (Sierra Q3)");
+  reads without ambiguity (``agents.checks.order``: "#1 (Acme Q3) is larger than #2 (Borealis Q3)");
 - the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
   reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed).
 
