@@ -6,7 +6,7 @@ write, and the resume from a new process would run step 4 again once its claim's
 of a step that had not started when the driver died. So a runner that lost its driver starts nothing:
 
 - the journal asks the Global Control Store (one RPC, ~4 ms) before granting a write's claim, and when the job is
-  dead (or the GCS has not answered for 20 s: a private local Ray dies with its driver) it revokes the task's lease and
+  dead (or the GCS has not answered for two minutes: a private local Ray dies with its driver) it revokes the task's lease and
   refuses the claim — the write never starts, and the Supervisor's next write fails with ``LeaseLostError``,
   which stops the task's runner without writing anything more;
 - the Supervisor polls the same fact (``DriverWatch``) and revokes every lease it holds when the driver is gone,
@@ -31,19 +31,22 @@ log = logging.getLogger("tetrarch.driver_watch")
 DRIVER_LOST = "the driver of this run is gone (resume the task from a new driver)"
 
 _CHECK_TIMEOUT_S = 2.0
-_PATIENCE_S = 20.0
-"""How long a GCS that does not answer is waited for before the driver counts as gone. A loaded two-core machine
-(a model server decoding, a test suite beside it) made two 2 s questions in a row miss their deadline: the
-Supervisor revoked every lease of a live driver, whose tasks then waited for results nobody would write. A GCS that
-is gone with its driver never answers; one that is slow answers within seconds."""
+_PATIENCE_S = 120.0
+_MIN_QUESTIONS = 5
+"""Silence counts only after this long *and* this many unanswered questions. A loaded two-core machine (a model
+server decoding, a test suite beside it) made two 2 s questions in a row miss their deadline, and then starved the
+asking thread for 20 s so that one question took that long: both times the Supervisor revoked every lease of a live
+driver, whose tasks then waited for results nobody would write. A GCS gone with its driver never answers, and Ray
+kills the dead driver's workers within seconds, long before the patience runs out; a claim still waiting for its
+answer never starts its write."""
 
 
 def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S, patience_s: float = _PATIENCE_S, *,
                  ask: Callable[[float], bool | None] | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> bool:
     """Whether the current job's driver is alive, as the GCS says. False when the GCS says the job is dead, or
-    has not answered for ``patience_s`` (questions of ``timeout_s`` each, asked again until then): a slow answer
-    on a busy machine must not stop every task. ``ask``, ``clock``, ``sleep`` (tests): one question (None when it
+    has not answered for ``patience_s`` and five questions of ``timeout_s`` each: a slow answer, or a thread the
+    busy machine did not run, must not stop every task. ``ask``, ``clock``, ``sleep`` (tests): one question (None when it
     went unanswered), the time, the pause between questions."""
     question = ask or _ask_gcs
     started, attempt = clock(), 0
@@ -52,7 +55,7 @@ def driver_alive(timeout_s: float = _CHECK_TIMEOUT_S, patience_s: float = _PATIE
         answer = question(timeout_s)
         if answer is not None:
             return answer
-        if clock() - started >= patience_s:
+        if clock() - started >= patience_s and attempt >= _MIN_QUESTIONS:
             log.warning("the GCS has not answered for %.0f s (%d questions): taking the driver as gone",
                         patience_s, attempt)
             return False

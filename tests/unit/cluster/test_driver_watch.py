@@ -83,4 +83,10 @@ def test_a_slow_gcs_is_asked_again_and_only_silence_past_the_patience_means_gone
     assert driver_alive(2.0, 20.0, ask=answers([None, False]), clock=clock, sleep=lambda s: None) is False  # the GCS says dead
     now[0] = 0.0
     assert driver_alive(2.0, 5.0, ask=answers([None] * 10), clock=clock, sleep=lambda s: None) is False  # silent past the patience
-    assert now[0] <= 8.0
+    assert now[0] == 10.0  # five questions: time alone (a starved thread) is not silence
+
+    def starved(timeout_s: float):  # type: ignore[no-untyped-def]
+        now[0] += 30.0  # the machine did not run the asking thread for 30 s
+        return None if now[0] < 100 else True
+    now[0] = 0.0
+    assert driver_alive(2.0, 20.0, ask=starved, clock=clock, sleep=lambda s: None) is True
