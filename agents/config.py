@@ -356,7 +356,7 @@ def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     (``QUIET_LOCAL_RAY``).
 
         >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
-        {'router': 'v7', 'planner': 'v9', 'reflector': 'v3', 'executor': 'v2'}
+        {'router': 'v7', 'planner': 'v10', 'reflector': 'v3', 'executor': 'v3'}
     """
     update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
     if "speculative_planning" not in config.model_fields_set:

@@ -12,6 +12,12 @@ TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))  # `import support` from every test directory
 
 from support.postgres import postgres_server, postgres_url  # noqa: E402,F401 - fixtures: a real PostgreSQL server
+from hypothesis import settings  # noqa: E402
+
+# No per-example deadline: speed is measured by benchmarks, never by timed tests, and on the shared two-core
+# machine an example of a pure function took 620 ms beside a model server (the default deadline is 200 ms).
+settings.register_profile("tetrarch", deadline=None)
+settings.load_profile("tetrarch")
 
 
 @pytest.fixture(scope="module")
