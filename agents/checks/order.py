@@ -25,7 +25,7 @@ unambiguous. Its preconditions:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -39,8 +39,6 @@ _MAX_FIELDS = 3
 _ISO = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?"
                   r"(?![\d-])")
 _SCALES = (1e3, 1e6, 1e9, 1e12)
-
-Reading = Callable[[Result], Any]
 
 
 def order_notes(results: Sequence[Result]) -> list[Fact]:
@@ -76,7 +74,7 @@ def _sentence(what: str, steps: Sequence[Result], values: Sequence[Any], shown: 
     if len({v for v, _ in ranked}) == 1:
         order = "they are all equal" if len(steps) > 2 else "they are equal"
     elif len(steps) == 2:
-        (high, first), (low, second) = ranked
+        (_, first), (_, second) = ranked
         order = f"{_label(first)} is {more} than {_label(second)}"
     else:
         order = f"from the {most}: " + ", ".join(_label(r) for _, r in ranked)
