@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 
 from agents.store.errors import SchemaVersionError
@@ -159,10 +160,29 @@ def open_connection(path: str, *, durable: bool) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit ``BEGIN IMMEDIATE``) with our pragmas."""
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
+    _enable_wal(conn)
     conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode = WAL``, waiting for other openers like any writer would.
+
+    Switching a new file to WAL needs an exclusive lock, and SQLite answers "database is locked" at once instead of
+    calling the busy handler while another connection holds it: threads or processes opening one new store together
+    then failed about one time in ten. Here that wait gets the same patience as ``busy_timeout``."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
