@@ -91,12 +91,10 @@ def _what(attr: str, e: Entity) -> str:
     return f"{attr} of {_the(e)}"
 
 
-def build() -> list[dict[str, Any]]:
-    rng = random.Random(SEED)
-    ents = list(load_entities().values())
-    tasks: list[dict[str, Any]] = []
+class _Tasks(list[dict[str, Any]]):
+    """The tasks built so far, in the order the seeded draws made them (the split depends on it)."""
 
-    def add(kind: str, text: str, plan: list[dict[str, Any]], *, number: float | None = None,
+    def add(self, kind: str, text: str, plan: list[dict[str, Any]], *, number: float | None = None,
             name: str | None = None, other: str | None = None, answer: str,
             figures: tuple[float, ...] = ()) -> None:
         task: dict[str, Any] = {"kind": kind, "task": text, "plan": plan, "answer": answer,
@@ -105,20 +103,35 @@ def build() -> list[dict[str, Any]]:
             task["answer_number"] = round(number, 6)
         if name is not None:
             task["answer_text"], task["wrong_text"] = name, other
-        tasks.append(task)
+        self.append(task)
 
-    lookups: list[tuple[str, str, Callable[[Entity], str]]] = [
-        ("population", "population", lambda e: f"How many people lived in {e.name} according to the reference documents?"),
-        ("height", "height", lambda e: f"How tall is {_the(e)}, in metres?"),
-        ("length", "length", lambda e: f"How long is {_the(e)}, in km?"),
-        ("area", "area", lambda e: f"What area does {_the(e)} cover, in square kilometres?"),
+
+def build() -> list[dict[str, Any]]:
+    rng = random.Random(SEED)
+    ents = list(load_entities().values())
+    tasks = _Tasks()
+    _lookups(tasks, ents, rng)
+    _comparisons(tasks, ents, rng)
+    _arithmetic(tasks, ents, rng)
+    _multihop(tasks, ents)
+    return _split(tasks)
+
+
+def _lookups(tasks: _Tasks, ents: list[Entity], rng: random.Random) -> None:
+    lookups: list[tuple[str, Callable[[Entity], str]]] = [
+        ("population", lambda e: f"How many people lived in {e.name} according to the reference documents?"),
+        ("height", lambda e: f"How tall is {_the(e)}, in metres?"),
+        ("length", lambda e: f"How long is {_the(e)}, in km?"),
+        ("area", lambda e: f"What area does {_the(e)} cover, in square kilometres?"),
     ]
-    for attr, _, phrase in lookups:
+    for attr, phrase in lookups:
         pool = [e for e in ents if attr in e.facts]
         for e in rng.sample(pool, min(4, len(pool))):
-            add("lookup", phrase(e), [_search(1, _what(attr, e))], number=e.facts[attr],
-                answer=f"{_fmt(e.facts[attr])} {_UNIT[attr]}")
+            tasks.add("lookup", phrase(e), [_search(1, _what(attr, e))], number=e.facts[attr],
+                      answer=f"{_fmt(e.facts[attr])} {_UNIT[attr]}")
 
+
+def _comparisons(tasks: _Tasks, ents: list[Entity], rng: random.Random) -> None:
     compare = {"population": ("Which has more inhabitants, {a} or {b}?", "Which city is more populous: {a} or {b}?"),
                "height": ("Which is taller, {a} or {b}?", "Which one rises higher, {a} or {b}?"),
                "length": ("Which river is longer, the {a} or the {b}?", "Is the {a} or the {b} the longer river?"),
@@ -129,10 +142,13 @@ def build() -> list[dict[str, Any]]:
             small = b if big is a else a
             plan = [_search(1, _what(attr, a)), _search(2, _what(attr, b)),
                     _calc(3, "max({$step_1_result}, {$step_2_result})", [1, 2], "the larger figure")]
-            add("comparison", phrases[j % 2].format(a=_the(a), b=_the(b)).replace("the the ", "the "), plan,
-                name=big.name, other=small.name, figures=(a.facts[attr], b.facts[attr]),
-                answer=f"{big.name} ({_fmt(big.facts[attr])} {_UNIT[attr]} against {_fmt(small.facts[attr])}).")
+            tasks.add("comparison", phrases[j % 2].format(a=_the(a), b=_the(b)).replace("the the ", "the "), plan,
+                      name=big.name, other=small.name, figures=(a.facts[attr], b.facts[attr]),
+                      answer=f"{big.name} ({_fmt(big.facts[attr])} {_UNIT[attr]} against "
+                             f"{_fmt(small.facts[attr])}).")
 
+
+def _arithmetic(tasks: _Tasks, ents: list[Entity], rng: random.Random) -> None:
     arithmetic = [
         ("population", "How many more people live in the larger of {a} and {b}?", "diff"),
         ("height", "By how many metres is the taller of {a} and {b} higher than the other?", "diff"),
@@ -141,10 +157,10 @@ def build() -> list[dict[str, Any]]:
         ("population", "What is the total population of {a} and {b}?", "sum"),
         ("height", "What percentage of the height of {b} is the height of {a}? Give one decimal.", "percent"),
     ]
+    s1, s2 = "{$step_1_result}", "{$step_2_result}"
     for attr, phrase, op in arithmetic:
         for a, b in _pairs(ents, attr, rng, 3):
             x, y = a.facts[attr], b.facts[attr]
-            s1, s2 = "{$step_1_result}", "{$step_2_result}"
             expression, value = {
                 "diff": (f"max({s1}, {s2}) - min({s1}, {s2})", abs(x - y)),
                 "sum": (f"{s1} + {s2}", x + y),
@@ -152,11 +168,13 @@ def build() -> list[dict[str, Any]]:
                 "percent": (f"{s1} / {s2} * 100", x / y * 100),
             }[op]
             plan = [_search(1, _what(attr, a)), _search(2, _what(attr, b)), _calc(3, expression, [1, 2], op)]
-            add("arithmetic", phrase.format(a=_the(a), b=_the(b)).replace("the the ", "the "), plan, number=value,
-                answer=f"{_fmt(value)}", figures=(x, y))
+            tasks.add("arithmetic", phrase.format(a=_the(a), b=_the(b)).replace("the the ", "the "), plan,
+                      number=value, answer=f"{_fmt(value)}", figures=(x, y))
 
-    countries = [e for e in ents if "capital" in e.facts and e.facts["capital"] in {x.name for x in ents}]
+
+def _multihop(tasks: _Tasks, ents: list[Entity]) -> None:
     by_name = {e.name: e for e in ents}
+    countries = [e for e in ents if "capital" in e.facts and e.facts["capital"] in by_name]
     for c in countries:
         cap = by_name[str(c.facts["capital"])]
         for attr, phrase in (("population", "How many people live in the capital of {c}?"),
@@ -164,10 +182,8 @@ def build() -> list[dict[str, Any]]:
             if attr not in cap.facts:
                 continue
             plan = [_search(1, f"capital of {_the(c)}"), _search(2, _what(attr, cap))]
-            add("multihop", phrase.format(c=_the(c)), plan, number=cap.facts[attr],
-                answer=f"{cap.name}: {_fmt(cap.facts[attr])} {_UNIT[attr]}")
-
-    return _split(tasks)
+            tasks.add("multihop", phrase.format(c=_the(c)), plan, number=cap.facts[attr],
+                      answer=f"{cap.name}: {_fmt(cap.facts[attr])} {_UNIT[attr]}")
 
 
 def _react_turns(plan: list[dict[str, Any]], figures: tuple[float, ...]) -> list[list[dict[str, Any]]]:
