@@ -5,7 +5,8 @@ from the call alone, for any tool and any language:
 
 - **A copy of the tool's documented example.** Precondition: a string argument of at least
   ``MIN_EXAMPLE_CHARS`` characters holding a digit occurs verbatim in the tool's own catalog entry (its
-  description or an argument's), and none of the numbers in it is written in the task. The call then computes
+  description or an argument's), and none of the numbers in it is written in the task (as a number of its own:
+  the "4" of "F-2046" is not). The call then computes
   the documentation's example ("(2.10 - 2.75) / 2.75 * 100"), not anything the task asked.
 - **An expression that cancels itself.** Precondition: a string argument parses as arithmetic once each step
   reference (``{$step_N_result}``, with its ``.field``) stands for a variable, and it subtracts, divides or takes
@@ -93,7 +94,9 @@ def _copied_example(value: str, tool_entry: str, task: str) -> bool:
     text = value.strip()
     if len(text) < MIN_EXAMPLE_CHARS or not any(c.isdigit() for c in text) or text not in tool_entry:
         return False
-    return not any(number in task for number in _NUMBER.findall(text))
+    # Whole numbers, not substrings: "4" is not written in a task that says "F-2046".
+    written = set(_NUMBER.findall(task))
+    return not any(number in written for number in _NUMBER.findall(text))
 
 
 def _cancelling(value: str) -> str | None:

@@ -41,6 +41,12 @@ def test_the_example_is_a_plain_call_when_the_task_writes_its_figures() -> None:
     assert blind_call(calc("(2.10 - 2.75) / 2.75 * 100"), ENTRY, "Wie viel ist das?") is not None
 
 
+def test_digits_inside_the_tasks_codes_are_not_the_examples_figures() -> None:
+    task = "Combien de fois solde (EUR) de F-0815 représente solde (EUR) de F-2046 ? Deux décimales."
+    assert blind_call(calc("max(3, 4) - 1"), ENTRY, task) is not None  # "4" and "1" only inside the codes
+    assert blind_call(calc("max(3, 4) - 1"), ENTRY, "Take max(3, 4) and subtract 1.") is None
+
+
 def test_short_values_and_text_that_is_not_arithmetic_are_left_alone() -> None:
     assert blind_call(calc("4) - 1"), ENTRY, "x") is None  # too short to be a copied example
     note = PlanStep(step_id=2, tool_name="note", tool_input={"text": "{$step_1_result} - {$step_1_result} said"})
