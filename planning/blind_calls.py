@@ -1,6 +1,6 @@
 """Planned calls whose result cannot depend on the task: asked about once, in the planner's repair round.
 
-A small planner sometimes writes a call that looks like work but ignores the task's data. Two kinds are found
+A small planner sometimes writes a call that looks like work but ignores the task's data. Three kinds are found
 from the call alone, for any tool and any language:
 
 - **A copy of the tool's documented example.** Precondition: a string argument of at least
@@ -13,6 +13,13 @@ from the call alone, for any tool and any language:
   the remainder of one reference by the very same reference (``x - x``, ``x / x``, ``x % x``): that part is 0 or 1
   whatever the data, so the two figures it was meant to combine are one. A plan that looked up only one of two
   entities writes this.
+
+- **Arithmetic on figures from nowhere.** Precondition: the step depends on no step, a string argument parses as
+  arithmetic with no step reference, and at least two of its numbers are not written in the task (in any of the
+  readings a grouping mark allows, "3,000" or "3.000"). Such figures are the model's invention or its memory:
+  "max(3000, 2500) - min(3000, 2500)" for "which team is larger?" before any team was looked up. Unit constants
+  ("24 * 60 * 60") fit the precondition too, which is why this is a question the planner may answer by keeping
+  the call.
 
 These are strong signs, not proofs (a task may really ask for the documentation's example), so the planner is
 asked once, with the reason, and its second answer stands: the caller checks only the first round. The repair
@@ -46,6 +53,8 @@ MIN_EXAMPLE_CHARS = 8
 
 _REF = re.compile(r"\{\$step_\d+_result\}(?:\.[A-Za-z_][\w-]*)*|\$step_\d+_result(?:\.[A-Za-z_][\w-]*)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_GROUPING = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+"""A thousands comma inside an expression ("3,000"), which the calculator reads as grouping."""
 _CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
@@ -71,6 +80,13 @@ def blind_call(step: PlanStep, tool_entry: str, task: str) -> BlindCall | None:
                 f"step {step.step_id} gives {step.tool_name} the example from {step.tool_name}'s own description, "
                 "not figures of this task. Write the call this task needs: take its figures from the task or from "
                 "the steps that look them up ($N).", copied=True)
+        invented = [] if step.depends_on else _unwritten_figures(value, task)
+        if len(invented) >= 2:
+            return BlindCall(
+                f"step {step.step_id} computes with {' and '.join(invented[:3])}, figures the task does not state "
+                "and no step looks up. If they are facts about the task's subjects, add the steps that look them "
+                "up with the tools and refer to their results; keep the call only if they are constants such as "
+                "units.", copied=False)
         cancelled = _cancelling(value)
         if cancelled is not None:
             return BlindCall(
@@ -97,6 +113,35 @@ def _copied_example(value: str, tool_entry: str, task: str) -> bool:
     # Whole numbers, not substrings: "4" is not written in a task that says "F-2046".
     written = set(_NUMBER.findall(task))
     return not any(number in written for number in _NUMBER.findall(text))
+
+
+def _unwritten_figures(value: str, task: str) -> list[str]:
+    """The numbers of ``value`` read as arithmetic that the task does not write (none when it is not arithmetic
+    or refers to a step)."""
+    if _REF.search(value):
+        return []
+    try:
+        tree = ast.parse(_GROUPING.sub("", value.strip()), mode="eval")
+    except (SyntaxError, ValueError):
+        return []
+    # round()'s digits say how to write the result, not what it is computed from.
+    digits = {id(node.args[1]) for node in ast.walk(tree) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Name) and node.func.id == "round" and len(node.args) == 2}
+    found = sorted((node.col_offset, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                   and type(node.value) in (int, float) and id(node) not in digits)
+    written = {reading for token in _NUMBER.findall(task) for reading in _readings(token)}
+    return list(dict.fromkeys(str(v) for _, v in found if float(v) not in written))
+
+
+def _readings(token: str) -> set[float]:
+    """What a number written in a task may stand for: "3,000" is 3000 or 3.0, "1.971.689" is 1971689."""
+    readings = set()
+    for text in (token, token.replace(",", ""), token.replace(".", "").replace(",", "."), token.replace(",", ".")):
+        try:
+            readings.add(float(text))
+        except ValueError:
+            continue
+    return readings
 
 
 def _cancelling(value: str) -> str | None:

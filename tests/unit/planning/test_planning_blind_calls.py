@@ -52,3 +52,34 @@ def test_short_values_and_text_that_is_not_arithmetic_are_left_alone() -> None:
     note = PlanStep(step_id=2, tool_name="note", tool_input={"text": "{$step_1_result} - {$step_1_result} said"})
     assert blind_call(note, "- note(text: str): Save a note.", "x") is None
     assert blind_call(PlanStep(step_id=3, description="think"), ENTRY, "x") is None
+
+
+figures = st.lists(st.integers(10, 10**7), min_size=2, max_size=4, unique=True)
+
+
+@relaxed
+@given(figures, st.sampled_from(["+", "-", "*", "/"]), st.booleans())
+def test_arithmetic_on_figures_the_task_writes_is_never_asked_about(values: list[int], op: str,
+                                                                   grouped: bool) -> None:
+    written = " and ".join(f"{v:,}" if grouped else str(v) for v in values)
+    expression = f"round({f' {op} '.join(map(str, values))}, 2)"
+    assert blind_call(calc_free(expression), ENTRY, f"Combine {written}.") is None
+
+
+@relaxed
+@given(figures)
+def test_arithmetic_on_two_figures_from_nowhere_is_asked_about_unless_a_step_feeds_it(values: list[int]) -> None:
+    expression = " - ".join(map(str, values))
+    found = blind_call(calc_free(expression), ENTRY, "Which team is larger, platform or payments?")
+    assert found is not None and not found.copied and f"{values[0]} and {values[1]}" in found.reason
+    assert blind_call(calc(expression), ENTRY, "Which team is larger, platform or payments?") is None
+
+
+def test_a_rounding_precision_and_one_constant_are_not_figures_from_nowhere() -> None:
+    assert blind_call(calc_free("round(1,971,689 / 2.5 * 100, 1)"), ENTRY, "1.971.689 und 2,5") is None
+    assert blind_call(calc_free("sum of 3 and 4"), ENTRY, "x") is None  # not arithmetic: left alone
+
+
+def calc_free(expression: str) -> PlanStep:
+    """A calculator step that depends on no step."""
+    return PlanStep(step_id=1, tool_name="calculator", tool_input={"expression": expression})
