@@ -2,7 +2,9 @@
 
 The LLM is called only for ``tool_name: null`` steps, for one argument-repair round after a
 ``ToolArgumentError`` (reading the figures a calculation needs out of passages, ``figure_fit``, or else
-rewriting the call), and when the reflector asked to retry a tool step with a modification.
+rewriting the call), and when the reflector asked to retry a tool step with a modification. A rewrite that puts
+a different value in place of the plan's (another name the tool knows) fails the step instead
+(``agents.roles.repair_scope``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from agents.roles.figure_fit import (
 )
 from agents.roles.json_call import call_json, reply_record
 from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
+from agents.roles.repair_scope import changed_subject
 from agents.roles.render import render_inputs
 from agents.store.redact import REDACTED
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
@@ -154,7 +157,12 @@ class Executor:
                     # its step looked up is the number the plan meant (figure_fit: code first, then one model call).
                     args = resolve(compile_value(step.tool_input), fitted)
                     continue
-                args = await self._repair_arguments(req, args, str(exc), acc)
+                repaired = await self._repair_arguments(req, args, str(exc), acc)
+                if (swap := changed_subject(args, repaired, req.step.description)) is not None:
+                    raise _StepFailure("argument", (
+                        f"{exc} (the argument repair put {swap[1]!r} where the plan had {swap[0]!r}: a different "
+                        "value, not another spelling of it, so that call was not made)")) from exc
+                args = repaired
             except ToolError as exc:
                 raise _StepFailure(_kind_of(exc), str(exc)) from exc
         raise AssertionError("unreachable")

@@ -1,0 +1,76 @@
+"""Whether an argument repair fixed how a call asks or changed what it asks about.
+
+A tool that rejects an unknown value often lists the values it knows ("unknown package 'L'Oréal'; known: attrs,
+black, ..."), and a small model asked to repair the call picks one of them: the step then runs, for a different
+thing, and its output reads like an answer. A repair is there to fix the form of a call — an argument's name, a
+type, a format, another spelling of the same value, a value taken out of a pasted document — so a new text value
+keeps something of the rejected arguments: a word, or most of its letters ("paiement" → "payment").
+
+A repair that keeps neither is refused and the step fails with the tool's own error, which the planner sees: a
+failure the user can read instead of an output about something else. The cost when the rule is wrong (a value
+translated into a word with no letters in common, "Allemagne" → "Germany") is one replan, never a wrong answer.
+
+    >>> changed_subject({"package": "L'Oréal Decathlon"}, {"package": "attrs"})
+    ("L'Oréal Decathlon", 'attrs')
+    >>> changed_subject({"town": "Oslo"}, {"city": "Oslo"}) is None
+    True
+    >>> changed_subject({}, {"city": "Oslo"}, purpose="the weather in Oslo") is None
+    True
+    >>> changed_subject({"service": "paiement", "week": "11"}, {"service": "payment", "week": 11}) is None
+    True
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import unicodedata
+from typing import Any
+
+__all__ = ["changed_subject"]
+
+MIN_SIMILARITY = 0.5
+"""Letters in common (difflib's ratio) that make a new value another spelling of an old one."""
+
+_WORD = re.compile(r"\w{2,}")
+
+
+def changed_subject(before: dict[str, Any], after: dict[str, Any], purpose: str = "") -> tuple[str, str] | None:
+    """(the rejected value, the value that replaced it) when a new text value in ``after`` shares no word and too
+    few letters with the rejected arguments ``before`` and the step's ``purpose``; None when the repair kept to the
+    call's subject (a value the rejected call left out may come from the purpose)."""
+    old_text = _plain(json.dumps(before, ensure_ascii=False, default=str) + " " + purpose)
+    old_words = set(_WORD.findall(old_text))
+    old_values = [v for v in _strings(before) if v.strip()]
+    for value in _strings(after):
+        new = _plain(value)
+        if not new.strip() or new in old_text or old_words & set(_WORD.findall(new)):
+            continue
+        if any(difflib.SequenceMatcher(None, _plain(old), new).ratio() >= MIN_SIMILARITY for old in old_values):
+            continue
+        return (old_values[0] if len(old_values) == 1 else _closest(old_values, new)), value
+    return None
+
+
+def _closest(values: list[str], new: str) -> str:
+    """The rejected value the new one most likely replaced (the arguments' only text, or the likeliest)."""
+    if not values:
+        return ""
+    return max(values, key=lambda old: difflib.SequenceMatcher(None, _plain(old), _plain(new)).ratio())
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _plain(text: str) -> str:
+    """Case and accents folded: "Oréal" and "oreal" are one word."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in folded if not unicodedata.combining(c))
