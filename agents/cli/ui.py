@@ -4,6 +4,8 @@
     tetrarch ui --store /path/tasks.db --port 0   # any free port (printed)
     tetrarch ui --host 0.0.0.0 --token "$TOKEN"   # reachable from elsewhere: a token is required
 
+Ctrl-C or SIGTERM stops it.
+
 Answering an escalation from the page calls ``Orchestrator.respond`` like ``tetrarch respond``: the
 Orchestrator (``--llm``, ``--base-url``, ``--address`` as for ``tetrarch run``) is started on the first answer,
 not before. ``--read-only`` serves the page without it.
@@ -14,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,13 +105,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tetrarch ui: {exc}", file=sys.stderr)
         return 2
     suffix = "/?token=<your token>" if args.token else "/"
+    stop = threading.Event()
+    previous = _stop_on_signals(stop)
     print(f"tetrarch ui: serving {server.url}{suffix} (Ctrl-C stops)", flush=True)
     try:
-        server.wait()
-    except KeyboardInterrupt:
-        pass
+        server.wait(stop)
     finally:
         server.stop()
         if responder is not None:
             responder.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     return 0
+
+
+def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:
+    """Ctrl-C and SIGTERM (a service manager, ``docker stop``) set ``stop``; returns the handlers they replace.
+
+    A handler that only sets an event, instead of Python's KeyboardInterrupt, lets the server shut down in order
+    wherever the signal lands; and a server started in the background by a shell, which inherits SIGINT ignored,
+    still stops on it. Only the main thread may install handlers: elsewhere the caller's own stay."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, lambda *_: stop.set())
+    return previous

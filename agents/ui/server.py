@@ -62,11 +62,14 @@ class UIServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
-    def wait(self) -> None:
-        """Block until the server stops (Ctrl-C in the CLI)."""
+    def wait(self, until: threading.Event | None = None) -> None:
+        """Block until the server stops, or until ``until`` is set (the CLI sets it from its signal handler)."""
         assert self._thread is not None
-        while self._thread.is_alive():
-            self._thread.join(0.5)
+        until = until or threading.Event()
+        # Waiting on the event, never inside Thread.join: Python 3.11 marks a thread stopped when a
+        # KeyboardInterrupt lands in its join(), so the later join in stop() would not wait for uvicorn.
+        while self._thread.is_alive() and not until.wait(0.5):
+            pass
 
     def stop(self) -> None:
         self._closing.set()

@@ -43,12 +43,20 @@ def test_a_public_host_without_a_token_refuses_to_start(tmp_path, capsys, monkey
     assert "needs a bearer token" in capsys.readouterr().err
 
 
-def test_it_serves_the_store_until_interrupted(tmp_path):
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # what a non-interactive shell gives a job started with `&`
+
+
+@pytest.mark.parametrize(("signum", "preexec"), [(signal.SIGINT, None), (signal.SIGTERM, None),
+                                                 (signal.SIGINT, _ignore_sigint)],
+                         ids=["ctrl-c", "sigterm", "ctrl-c-to-a-background-job"])
+def test_it_serves_the_store_until_interrupted(tmp_path, signum, preexec):
     db = tmp_path / "t.db"
     with Store(db) as store:
         store.create_task("t1", "add 2 and 2", {})
     proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "ui", "--store", str(db), "--port", "0"],
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True,
+                            preexec_fn=preexec)
     try:
         line = proc.stdout.readline()
         assert line.startswith("tetrarch ui: serving http://127.0.0.1:"), line
@@ -56,5 +64,10 @@ def test_it_serves_the_store_until_interrupted(tmp_path):
         rows = json.loads(urllib.request.urlopen(url + "/api/tasks", timeout=10).read())
         assert [(r["task_id"], r["status"]) for r in rows] == [("t1", "submitted")]
     finally:
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(20) == 0
+        proc.send_signal(signum)
+        try:
+            code = proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert code == 0
