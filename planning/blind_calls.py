@@ -16,7 +16,8 @@ from the call alone, for any tool and any language:
 
 - **Arithmetic on figures from nowhere.** Precondition: the step depends on no step, a string argument parses as
   arithmetic with no step reference, and at least two of its numbers are not written in the task (in any of the
-  readings a grouping mark allows, "3,000" or "3.000"). Such figures are the model's invention or its memory:
+  readings a grouping mark allows, "3,000" or "3.000"; the planner role reads the task with the checks' number
+  reader, so the digits of a code such as "F-2046" are no figure). Such figures are the model's invention or its memory:
   "max(3000, 2500) - min(3000, 2500)" for "which team is larger?" before any team was looked up. Unit constants
   ("24 * 60 * 60") fit the precondition too, which is why this is a question the planner may answer by keeping
   the call.
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +57,8 @@ _REF = re.compile(r"\{\$step_\d+_result\}(?:\.[A-Za-z_][\w-]*)*|\$step_\d+_resul
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _GROUPING = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 """A thousands comma inside an expression ("3,000"), which the calculator reads as grouping."""
+_LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=\d)")
+"""The zeros a code's digits start with ("F-0815"), which Python's grammar refuses in a number."""
 _CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
@@ -69,8 +73,12 @@ class BlindCall:
         return self.reason
 
 
-def blind_call(step: PlanStep, tool_entry: str, task: str) -> BlindCall | None:
-    """Why ``step``'s call cannot depend on the task (``tool_entry``: its tool's lines of the catalog), else None."""
+def blind_call(step: PlanStep, tool_entry: str, task: str, *,
+               task_figures: Collection[float] | None = None) -> BlindCall | None:
+    """Why ``step``'s call cannot depend on the task (``tool_entry``: its tool's lines of the catalog), else None.
+
+    ``task_figures``: every reading of the figures the task states, from a reader that knows what is no figure
+    (the digits of a code such as "F-2046", a date's day); without it, any whole number the task writes counts."""
     if step.tool_name is None:
         return None
     for value in _strings(step.tool_input):
@@ -80,7 +88,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str) -> BlindCall | None:
                 f"step {step.step_id} gives {step.tool_name} the example from {step.tool_name}'s own description, "
                 "not figures of this task. Write the call this task needs: take its figures from the task or from "
                 "the steps that look them up ($N).", copied=True)
-        invented = [] if step.depends_on else _unwritten_figures(value, task)
+        invented = [] if step.depends_on else _unwritten_figures(value, task, task_figures)
         if len(invented) >= 2:
             return BlindCall(
                 f"step {step.step_id} computes with {' and '.join(invented[:3])}, figures the task does not state "
@@ -115,13 +123,13 @@ def _copied_example(value: str, tool_entry: str, task: str) -> bool:
     return not any(number in written for number in _NUMBER.findall(text))
 
 
-def _unwritten_figures(value: str, task: str) -> list[str]:
+def _unwritten_figures(value: str, task: str, task_figures: Collection[float] | None) -> list[str]:
     """The numbers of ``value`` read as arithmetic that the task does not write (none when it is not arithmetic
     or refers to a step)."""
     if _REF.search(value):
         return []
     try:
-        tree = ast.parse(_GROUPING.sub("", value.strip()), mode="eval")
+        tree = ast.parse(_LEADING_ZEROS.sub("", _GROUPING.sub("", value.strip())), mode="eval")
     except (SyntaxError, ValueError):
         return []
     # round()'s digits say how to write the result, not what it is computed from.
@@ -129,7 +137,8 @@ def _unwritten_figures(value: str, task: str) -> list[str]:
               and isinstance(node.func, ast.Name) and node.func.id == "round" and len(node.args) == 2}
     found = sorted((node.col_offset, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
                    and type(node.value) in (int, float) and id(node) not in digits)
-    written = {reading for token in _NUMBER.findall(task) for reading in _readings(token)}
+    written = set(task_figures) if task_figures is not None else {
+        reading for token in _NUMBER.findall(task) for reading in _readings(token)}
     return list(dict.fromkeys(str(v) for _, v in found if float(v) not in written))
 
 

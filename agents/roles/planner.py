@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
+from agents.checks.numbers import numbers_in
 from agents.config import PlannerOptions
 from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend
 from agents.roles.json_call import abandoned_spend, close_stream, repair_messages, reply_record
@@ -335,13 +336,14 @@ class _BlindCheck:
     def __init__(self, task: str, entries: Mapping[str, str]) -> None:
         self._task = task
         self._entries = entries
+        self._figures = frozenset(numbers_in(task))
         self.copied_from: set[str] = set()
         """Tools whose documented example the reply copied: the repair round's catalog leaves their examples out."""
 
     def refuse(self, step: PlanStep) -> None:
         if step.tool_name is None:
             return
-        found = blind_call(step, self._entries.get(step.tool_name, ""), self._task)
+        found = blind_call(step, self._entries.get(step.tool_name, ""), self._task, task_figures=self._figures)
         if found is not None:
             if found.copied:
                 self.copied_from.add(step.tool_name)

@@ -70,3 +70,17 @@ def test_a_task_that_writes_the_examples_figures_is_not_asked_about() -> None:
 def test_an_ordinary_plan_is_not_asked_about() -> None:
     status, seen = run([RIGHT])
     assert status == "accepted" and len(seen) == 1
+
+
+def test_the_digits_of_the_tasks_ids_used_as_figures_are_asked_about() -> None:
+    # The task writes 7 and 9 only inside the ids A-7 and B-9: the checks' number reader says they are no figure.
+    codes = wire.plan(wire.step(1, "calculator", {"expression": "round(9 / 7, 2)"}))
+    status, seen = run([codes, RIGHT])
+    assert status == "accepted" and len(seen) == 2
+    assert "step 1 computes with 9 and 7, figures the task does not state and no step looks up" in seen[1]
+
+
+def test_arithmetic_on_the_figures_the_task_states_is_not_asked_about() -> None:
+    stated = wire.plan(wire.step(1, "calculator", {"expression": "round(1971689 / 2.5, 2)"}))
+    status, seen = run([stated], task="Berlin hat 1.971.689 Einwohner. Wie viel ist ein Zweieinhalbtel, 2,5?")
+    assert status == "accepted" and len(seen) == 1
