@@ -27,7 +27,7 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["Ref", "Template", "compile_value", "decompile", "references", "renumber", "resolve"]
+__all__ = ["Ref", "Template", "compile_value", "decompile", "references", "renumber", "resolve", "strings_in"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH
@@ -149,6 +149,21 @@ def references(value: Any) -> frozenset[int]:
     found: set[int] = set()
     _collect(compile_value(value), found)
     return frozenset(found)
+
+
+def strings_in(value: Any) -> list[str]:
+    """Every text in a raw argument value, nested lists and objects walked, in order.
+
+    >>> strings_in({"a": "x", "b": [1, {"c": "y"}]})
+    ['x', 'y']
+    """
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings_in(v)]
+    return []
 
 
 def decompile(value: Any) -> Any:

@@ -44,8 +44,8 @@ import ast
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
+from dag.refs import strings_in
 from planning.models import PlanStep
 
 __all__ = ["MIN_EXAMPLE_CHARS", "BlindCall", "blind_call"]
@@ -81,7 +81,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *,
     (the digits of a code such as "F-2046", a date's day); without it, any whole number the task writes counts."""
     if step.tool_name is None:
         return None
-    for value in _strings(step.tool_input):
+    for value in strings_in(step.tool_input):
         if _copied_example(value, tool_entry, task):
             return BlindCall(
                 # The value is not quoted: the repair round hides the example, and a quote would show it again.
@@ -102,16 +102,6 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *,
                 "the same whatever the data. Each side needs its own figure: if the plan has not looked up the "
                 "second one, add the step that does and refer to it.", copied=False)
     return None
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _copied_example(value: str, tool_entry: str, task: str) -> bool:

@@ -28,6 +28,8 @@ import re
 import unicodedata
 from typing import Any
 
+from dag.refs import strings_in
+
 __all__ = ["changed_subject"]
 
 MIN_SIMILARITY = 0.5
@@ -36,14 +38,15 @@ MIN_SIMILARITY = 0.5
 _WORD = re.compile(r"\w{2,}")
 
 
-def changed_subject(before: dict[str, Any], after: dict[str, Any], purpose: str = "") -> tuple[str, str] | None:
+def changed_subject(before: dict[str, Any], after: dict[str, Any],
+                    purpose: str = "") -> tuple[str, str] | None:
     """(the rejected value, the value that replaced it) when a new text value in ``after`` shares no word and too
     few letters with the rejected arguments ``before`` and the step's ``purpose``; None when the repair kept to the
     call's subject (a value the rejected call left out may come from the purpose)."""
     old_text = _plain(json.dumps(before, ensure_ascii=False, default=str) + " " + purpose)
     old_words = set(_WORD.findall(old_text))
-    old_values = [v for v in _strings(before) if v.strip()]
-    for value in _strings(after):
+    old_values = [v for v in strings_in(before) if v.strip()]
+    for value in strings_in(after):
         new = _plain(value)
         if not new.strip() or new in old_text or old_words & set(_WORD.findall(new)):
             continue
@@ -58,16 +61,6 @@ def _closest(values: list[str], new: str) -> str:
     if not values:
         return ""
     return max(values, key=lambda old: difflib.SequenceMatcher(None, _plain(old), _plain(new)).ratio())
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _plain(text: str) -> str:

@@ -26,6 +26,7 @@ from agents.store import (
     TaskExistsError,
 )
 from agents.store.fencing import Claimed, Held, LeaseLost, Recorded
+from support.together import on_threads
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -265,19 +266,7 @@ def test_a_stale_runner_writing_in_a_loop_is_fenced_out_at_the_takeover(where):
 
 
 def test_stores_opened_at_once_on_a_new_database_migrate_it_once(where):
-    stores, errors = [], []
-
-    def open_one() -> None:
-        try:
-            stores.append(Store(where))
-        except Exception as exc:  # noqa: BLE001 - collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=open_one) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    stores, errors = on_threads(lambda: Store(where))
     assert errors == [] and {s.schema_version for s in stores} == {SCHEMA_VERSION}
     for s in stores:
         s.close()

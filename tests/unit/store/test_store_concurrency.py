@@ -13,6 +13,7 @@ import pytest
 
 from agents.events import TaskSubmittedPayload, make_event
 from agents.store import Store
+from support.together import on_threads
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -130,17 +131,7 @@ def test_threads_opening_one_new_file_together_all_open_it(tmp_path):
     # failed here, so 60 rounds all passing by chance would be a 0.2% event.
     for round_ in range(60):
         path = tmp_path / f"new{round_}.db"
-        errors: list[BaseException] = []
-
-        def open_one(path: Path = path, errors: list[BaseException] = errors) -> None:
-            try:
-                Store(path).close()
-            except Exception as exc:  # noqa: BLE001 - collected and asserted below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=open_one) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
+        stores, errors = on_threads(lambda path=path: Store(path))
+        for store in stores:
+            store.close()
         assert errors == [], f"round {round_}: {errors}"
