@@ -14,7 +14,7 @@ translated into a word with no letters in common, "Allemagne" → "Germany") is 
     ("L'Oréal Decathlon", 'attrs')
     >>> changed_subject({"town": "Oslo"}, {"city": "Oslo"}) is None
     True
-    >>> changed_subject({}, {"city": "Oslo"}, purpose="the weather in Oslo") is None
+    >>> changed_subject({"city": 2.87}, {"city": "Oslo"}) is None  # a number where a name goes: a type fix
     True
     >>> changed_subject({"service": "paiement", "week": "11"}, {"service": "payment", "week": 11}) is None
     True
@@ -42,24 +42,28 @@ def changed_subject(before: dict[str, Any], after: dict[str, Any],
                     purpose: str = "") -> tuple[str, str] | None:
     """(the rejected value, the value that replaced it) when a new text value in ``after`` shares no word and too
     few letters with the rejected arguments ``before`` and the step's ``purpose``; None when the repair kept to the
-    call's subject (a value the rejected call left out may come from the purpose)."""
+    call's subject. A call that named nothing in text (a number or null where the tool wants a name, an argument
+    left out) has no subject to change: whatever text the repair puts there is left to the tool."""
+    old_values = [v for v in strings_in(before) if v.strip()]
+    if not old_values:
+        return None
     old_text = _plain(json.dumps(before, ensure_ascii=False, default=str) + " " + purpose)
     old_words = set(_WORD.findall(old_text))
-    old_values = [v for v in strings_in(before) if v.strip()]
-    for value in strings_in(after):
-        new = _plain(value)
-        if not new.strip() or new in old_text or old_words & set(_WORD.findall(new)):
-            continue
-        if any(difflib.SequenceMatcher(None, _plain(old), new).ratio() >= MIN_SIMILARITY for old in old_values):
-            continue
-        return (old_values[0] if len(old_values) == 1 else _closest(old_values, new)), value
+    for key, repaired in after.items():
+        if key in before and not isinstance(before[key], (str, list, dict)):
+            continue  # a number or null where text goes: the repair fixed a type
+        for value in strings_in(repaired):
+            new = _plain(value)
+            if not new.strip() or new in old_text or old_words & set(_WORD.findall(new)):
+                continue
+            if any(difflib.SequenceMatcher(None, _plain(old), new).ratio() >= MIN_SIMILARITY for old in old_values):
+                continue
+            return _closest(old_values, new), value
     return None
 
 
 def _closest(values: list[str], new: str) -> str:
     """The rejected value the new one most likely replaced (the arguments' only text, or the likeliest)."""
-    if not values:
-        return ""
     return max(values, key=lambda old: difflib.SequenceMatcher(None, _plain(old), _plain(new)).ratio())
 
 

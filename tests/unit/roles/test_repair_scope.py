@@ -81,3 +81,9 @@ def test_a_repair_that_swaps_the_subject_fails_the_step_with_the_tools_error():
 def test_a_repair_that_fixes_the_spelling_runs():
     outcome = _run("HTTPX ", "httpx")
     assert outcome.ok and CALLS == ["HTTPX ", "httpx"]
+
+
+def test_a_call_that_named_nothing_in_text_has_no_subject_to_change() -> None:
+    assert changed_subject({"city": 2.87}, {"city": "Paris"}) is None  # a number where the tool wants a name
+    assert changed_subject({}, {"city": "Paris"}) is None  # the argument was left out
+    assert changed_subject({"city": None, "unit": "km"}, {"city": "Paris", "unit": "km"}) is None
