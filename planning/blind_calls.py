@@ -6,21 +6,20 @@ from the call alone, for any tool and any language:
 - **A copy of the tool's documented example.** Precondition: a string argument of at least
   ``MIN_EXAMPLE_CHARS`` characters holding a digit occurs verbatim in the tool's own catalog entry (its
   description or an argument's), and none of the numbers in it is written in the task (as a number of its own:
-  the "4" of "F-2046" is not). The call then computes
-  the documentation's example ("(2.10 - 2.75) / 2.75 * 100"), not anything the task asked.
+  the "4" of "F-2046" is not). The call then computes the documentation's example ("(2.10 - 2.75) / 2.75 * 100"),
+  not anything the task asked.
 - **An expression that cancels itself.** Precondition: a string argument parses as arithmetic once each step
   reference (``{$step_N_result}``, with its ``.field``) stands for a variable, and it subtracts, divides or takes
   the remainder of one reference by the very same reference (``x - x``, ``x / x``, ``x % x``): that part is 0 or 1
   whatever the data, so the two figures it was meant to combine are one. A plan that looked up only one of two
   entities writes this.
-
 - **Arithmetic on figures from nowhere.** Precondition: the step depends on no step, a string argument parses as
   arithmetic with no step reference, and at least two of its numbers are not written in the task (in any of the
   readings a grouping mark allows, "3,000" or "3.000"; the planner role reads the task with the checks' number
-  reader, so the digits of a code such as "F-2046" are no figure). Such figures are the model's invention or its memory:
-  "max(3000, 2500) - min(3000, 2500)" for "which team is larger?" before any team was looked up. Unit constants
-  ("24 * 60 * 60") fit the precondition too, which is why this is a question the planner may answer by keeping
-  the call.
+  reader, so the digits of a code such as "F-2046" are no figure). Such figures are the model's invention or its
+  memory: "max(3000, 2500) - min(3000, 2500)" for "which team is larger?" before any team was looked up. Unit
+  constants ("24 * 60 * 60") fit the precondition too, which is why this is a question the planner may answer by
+  keeping the call.
 
 These are strong signs, not proofs (a task may really ask for the documentation's example), so the planner is
 asked once, with the reason, and its second answer stands: the caller checks only the first round. The repair
