@@ -6,7 +6,7 @@ from the call alone, for any tool and any language:
 - **A copy of the tool's documented example.** Precondition: a string argument of at least
   ``MIN_EXAMPLE_CHARS`` characters holding a digit occurs verbatim in the tool's own catalog entry (its
   description or an argument's), and none of the numbers in it is written in the task (as a number of its own:
-  the "4" of "F-2046" is not). The call then computes the documentation's example ("(2.10 - 2.75) / 2.75 * 100"),
+  the "4" of "K-7349" is not). The call then computes the documentation's example ("(2.10 - 2.75) / 2.75 * 100"),
   not anything the task asked.
 - **An expression that cancels itself.** Precondition: a string argument parses as arithmetic once each step
   reference (``{$step_N_result}``, with its ``.field``) stands for a variable, and it subtracts, divides or takes
@@ -16,8 +16,8 @@ from the call alone, for any tool and any language:
 - **Arithmetic on figures from nowhere.** Precondition: the step depends on no step, a string argument parses as
   arithmetic with no step reference, and at least two of its numbers are not written in the task (in any of the
   readings a grouping mark allows, "3,000" or "3.000"; the planner role reads the task with the checks' number
-  reader, so the digits of a code such as "F-2046" are no figure). Such figures are the model's invention or its
-  memory: "max(3000, 2500) - min(3000, 2500)" for "which team is larger?" before any team was looked up. Unit
+  reader, so the digits of a code such as "K-7349" are no figure). Such figures are the model's invention or its
+  memory: "max(1200, 900) - min(1200, 900)" for "which team is larger?" before any team was looked up. Unit
   constants ("24 * 60 * 60") fit the precondition too, which is why this is a question the planner may answer by
   keeping the call.
 
@@ -57,7 +57,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _GROUPING = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 """A thousands comma inside an expression ("3,000"), which the calculator reads as grouping."""
 _LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=\d)")
-"""The zeros a code's digits start with ("F-0815"), which Python's grammar refuses in a number."""
+"""The zeros a code's digits start with ("K-0815"), which Python's grammar refuses in a number."""
 _CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
@@ -77,7 +77,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *,
     """Why ``step``'s call cannot depend on the task (``tool_entry``: its tool's lines of the catalog), else None.
 
     ``task_figures``: every reading of the figures the task states, from a reader that knows what is no figure
-    (the digits of a code such as "F-2046", a date's day); without it, any whole number the task writes counts."""
+    (the digits of a code such as "K-7349", a date's day); without it, any whole number the task writes counts."""
     if step.tool_name is None:
         return None
     for value in strings_in(step.tool_input):
@@ -107,7 +107,7 @@ def _copied_example(value: str, tool_entry: str, task: str) -> bool:
     text = value.strip()
     if len(text) < MIN_EXAMPLE_CHARS or not any(c.isdigit() for c in text) or text not in tool_entry:
         return False
-    # Whole numbers, not substrings: "4" is not written in a task that says "F-2046".
+    # Whole numbers, not substrings: "4" is not written in a task that says "K-7349".
     written = set(_NUMBER.findall(task))
     return not any(number in written for number in _NUMBER.findall(text))
 

@@ -1,7 +1,7 @@
 """Whether an argument repair fixed how a call asks or changed what it asks about.
 
-A tool that rejects an unknown value often lists the values it knows ("unknown package 'L'Oréal'; known: attrs,
-black, ..."), and a small model asked to repair the call picks one of them: the step then runs, for a different
+A tool that rejects an unknown value often lists the values it knows ("unknown company 'Globex Ltd'; known: Acme,
+Initech, ..."), and a small model asked to repair the call picks one of them: the step then runs, for a different
 thing, and its output reads like an answer. A repair is there to fix the form of a call — an argument's name, a
 type, a format, another spelling of the same value, a value taken out of a pasted document — so a new text value
 keeps something of the rejected arguments: a word, or most of its letters ("paiement" → "payment").
@@ -10,8 +10,8 @@ A repair that keeps neither is refused and the step fails with the tool's own er
 failure the user can read instead of an output about something else. The cost when the rule is wrong (a value
 translated into a word with no letters in common, "Allemagne" → "Germany") is one replan, never a wrong answer.
 
-    >>> changed_subject({"package": "L'Oréal Decathlon"}, {"package": "attrs"})
-    ("L'Oréal Decathlon", 'attrs')
+    >>> changed_subject({"company": "Globex Ltd"}, {"company": "Initech"})
+    ('Globex Ltd', 'Initech')
     >>> changed_subject({"town": "Oslo"}, {"city": "Oslo"}) is None
     True
     >>> changed_subject({"city": 2.87}, {"city": "Oslo"}) is None  # a number where a name goes: a type fix
@@ -68,6 +68,6 @@ def _closest(values: list[str], new: str) -> str:
 
 
 def _plain(text: str) -> str:
-    """Case and accents folded: "Oréal" and "oreal" are one word."""
+    """Case and accents folded: "Zürich" and "zurich" are one word."""
     folded = unicodedata.normalize("NFKD", text.casefold())
     return "".join(c for c in folded if not unicodedata.combining(c))
