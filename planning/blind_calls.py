@@ -14,9 +14,9 @@ from the call alone, for any tool and any language:
   whatever the data, so the two figures it was meant to combine are one. A plan that looked up only one of two
   entities writes this.
 - **Arithmetic on figures from nowhere.** Precondition: the step depends on no step, a string argument parses as
-  arithmetic with no step reference, and at least two of its numbers are not written in the task (in any of the
-  readings a grouping mark allows, "3,000" or "3.000"; the planner role reads the task with the checks' number
-  reader, so the digits of a code such as "K-7349" are no figure). Such figures are the model's invention or its
+  arithmetic with no step reference, and at least two of its numbers are not figures the task states (as the
+  checks' one number reader reads the task, in every reading a grouping mark allows, "3,000" or "3.000"; the
+  digits of a code such as "K-7349" are no figure). Such figures are the model's invention or its
   memory: "max(1200, 900) - min(1200, 900)" for "which team is larger?" before any team was looked up. Unit
   constants ("24 * 60 * 60") fit the precondition too, which is why this is a question the planner may answer by
   keeping the call.
@@ -29,11 +29,11 @@ round after a copied example shows the catalog without that tool's examples
     >>> from planning.models import PlanStep
     >>> entry = '- calculator(expression: str) -> number: Evaluate, e.g. "(2.10 - 2.75) / 2.75 * 100".'
     >>> copied = PlanStep(step_id=1, tool_name="calculator", tool_input={"expression": "(2.10 - 2.75) / 2.75 * 100"})
-    >>> blind_call(copied, entry, "Which shop sold more last week, and by what percentage?").copied
+    >>> blind_call(copied, entry, "Which shop sold more last week, and by what percentage?", task_figures=()).copied
     True
     >>> ratio = PlanStep(step_id=3, tool_name="calculator", depends_on=[1],
     ...                  tool_input={"expression": "{$step_1_result}.balance / {$step_1_result}.balance"})
-    >>> print(blind_call(ratio, entry, "How many times the balance of A is that of B?"))
+    >>> print(blind_call(ratio, entry, "How many times the balance of A is that of B?", task_figures=()))
     step 3 computes {$step_1_result}.balance / {$step_1_result}.balance: one value on both sides of '/', so the result is the same whatever the data. Each side needs its own figure: if the plan has not looked up the second one, add the step that does and refer to it.
 """
 
@@ -72,12 +72,11 @@ class BlindCall:
         return self.reason
 
 
-def blind_call(step: PlanStep, tool_entry: str, task: str, *,
-               task_figures: Collection[float] | None = None) -> BlindCall | None:
+def blind_call(step: PlanStep, tool_entry: str, task: str, *, task_figures: Collection[float]) -> BlindCall | None:
     """Why ``step``'s call cannot depend on the task (``tool_entry``: its tool's lines of the catalog), else None.
 
-    ``task_figures``: every reading of the figures the task states, from a reader that knows what is no figure
-    (the digits of a code such as "K-7349", a date's day); without it, any whole number the task writes counts."""
+    ``task_figures``: every reading of the figures the task states, from the one number reader, which knows what
+    is no figure (the digits of a code such as "K-7349", a date's day): ``agents.checks.numbers.numbers_in``."""
     if step.tool_name is None:
         return None
     for value in strings_in(step.tool_input):
@@ -87,7 +86,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *,
                 f"step {step.step_id} gives {step.tool_name} the example from {step.tool_name}'s own description, "
                 "not figures of this task. Write the call this task needs: take its figures from the task or from "
                 "the steps that look them up ($N).", copied=True)
-        invented = [] if step.depends_on else _unwritten_figures(value, task, task_figures)
+        invented = [] if step.depends_on else _unwritten_figures(value, task_figures)
         if len(invented) >= 2:
             return BlindCall(
                 f"step {step.step_id} computes with {' and '.join(invented[:3])}, figures the task does not state "
@@ -112,7 +111,7 @@ def _copied_example(value: str, tool_entry: str, task: str) -> bool:
     return not any(number in written for number in _NUMBER.findall(text))
 
 
-def _unwritten_figures(value: str, task: str, task_figures: Collection[float] | None) -> list[str]:
+def _unwritten_figures(value: str, task_figures: Collection[float]) -> list[str]:
     """The numbers of ``value`` read as arithmetic that the task does not write (none when it is not arithmetic
     or refers to a step)."""
     if _REF.search(value):
@@ -126,20 +125,8 @@ def _unwritten_figures(value: str, task: str, task_figures: Collection[float] | 
               and isinstance(node.func, ast.Name) and node.func.id == "round" and len(node.args) == 2}
     found = sorted((node.col_offset, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
                    and type(node.value) in (int, float) and id(node) not in digits)
-    written = set(task_figures) if task_figures is not None else {
-        reading for token in _NUMBER.findall(task) for reading in _readings(token)}
+    written = set(task_figures)
     return list(dict.fromkeys(str(v) for _, v in found if float(v) not in written))
-
-
-def _readings(token: str) -> set[float]:
-    """What a number written in a task may stand for: "3,000" is 3000 or 3.0, "1.971.689" is 1971689."""
-    readings = set()
-    for text in (token, token.replace(",", ""), token.replace(".", "").replace(",", "."), token.replace(",", ".")):
-        try:
-            readings.add(float(text))
-        except ValueError:
-            continue
-    return readings
 
 
 def _cancelling(value: str) -> str | None:
