@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from dag.refs import strings_in
 from planning.models import PlanStep
 
-__all__ = ["MIN_EXAMPLE_CHARS", "BlindCall", "blind_call"]
+__all__ = ["MIN_EXAMPLE_CHARS", "BlindCall", "blind_call", "unwritten_figures"]
 
 MIN_EXAMPLE_CHARS = 8
 """Shorter arguments ("api", "Q2", "2025-03") are ordinary values that a description may well mention."""
@@ -86,7 +86,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *, task_figures: Coll
                 f"step {step.step_id} gives {step.tool_name} the example from {step.tool_name}'s own description, "
                 "not figures of this task. Write the call this task needs: take its figures from the task or from "
                 "the steps that look them up ($N).", copied=True)
-        invented = [] if step.depends_on else _unwritten_figures(value, task_figures)
+        invented = [] if step.depends_on else unwritten_figures(value, task_figures)
         if len(invented) >= 2:
             return BlindCall(
                 f"step {step.step_id} computes with {' and '.join(invented[:3])}, figures the task does not state "
@@ -111,9 +111,15 @@ def _copied_example(value: str, tool_entry: str, task: str) -> bool:
     return not any(number in written for number in _NUMBER.findall(text))
 
 
-def _unwritten_figures(value: str, task_figures: Collection[float]) -> list[str]:
-    """The numbers of ``value`` read as arithmetic that the task does not write (none when it is not arithmetic
-    or refers to a step)."""
+def unwritten_figures(value: str, task_figures: Collection[float]) -> list[str]:
+    """The numbers of ``value`` read as arithmetic that are not among ``task_figures`` (none when it is not
+    arithmetic or refers to a step), in the order written; ``round()``'s digits are not counted.
+
+    >>> unwritten_figures("max(3,000, 2500) - min(3000, 2500)", [3000.0])
+    ['2500']
+    >>> unwritten_figures("{$step_1_result} / 2", [])
+    []
+    """
     if _REF.search(value):
         return []
     try:

@@ -17,7 +17,11 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 - the order of what look-ups of one tool returned, where each states one date, record, figure or year that code
   reads without ambiguity (``agents.checks.order``: "#1 (Acme Q3) is larger than #2 (Borealis Q3)");
 - the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
-  reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed).
+  reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed);
+- arithmetic on figures from nowhere: a step that uses no step and computes with two or more numbers that neither
+  the task nor any other step's output states (``planning.blind_calls``; a small planner asked about it once still
+  wrote "3000 / 24000" for two cities' populations, and its reviewer, shown nothing, accepted 0.125). Unit
+  constants fit the precondition too ("24 * 60"), so it is a note the reviewer may reject, never a veto.
 
     >>> results = [Result(1, "lookup", "population of Paris", "2.1 million"), Result(2, "lookup", "Rome", None,
     ...            failed=True)]
@@ -35,9 +39,12 @@ from collections.abc import Sequence
 from agents.checks.coverage import missing_names
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
+from agents.checks.numbers import numbers_in
 from agents.checks.order import order_notes
+from dag.refs import strings_in
+from planning.blind_calls import unwritten_figures
 
-__all__ = ["answer_faults", "failed_note", "final_note", "name_notes", "result_notes"]
+__all__ = ["answer_faults", "failed_note", "final_note", "name_notes", "result_notes", "unstated_figures_note"]
 
 _SHORT_OUTPUT = 60
 """A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
@@ -49,7 +56,8 @@ def result_notes(task: str, results: Sequence[Result], *, names: bool = True) ->
     """The default set's facts about the results: notes only. ``names``: also the names no step mentions (the
     numeric set says those itself, as contradictions)."""
     facts = name_notes(task, results) if names else []
-    return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *final_note(results)]
+    return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *final_note(results),
+            *unstated_figures_note(task, results)]
 
 
 def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
@@ -100,3 +108,46 @@ def final_note(results: Sequence[Result]) -> list[Fact]:
     sources = ", ".join(map(str, final.depends_on[:-1])) + f" and {final.depends_on[-1]}"
     return [Fact(Severity.NOTE, f"Step {final.step_id} ({final.tool_name}) computed {text_of(final.output)} from "
                                 f"steps {sources}, and no step uses it: it is the plan's final result.")]
+
+
+def unstated_figures_note(task: str, results: Sequence[Result]) -> list[Fact]:
+    """Steps that use no step and compute with two or more figures that neither the task nor any other step's
+    output states, as an observation (see the module's docstring: constants fit it too).
+
+        >>> note = unstated_figures_note("Which team is larger, A or B?", [
+        ...     Result(1, "calculator", "", 3000, inputs={"expression": "max(3000, 2500)"}),
+        ...     Result(2, "calculator", "", 2500, inputs={"expression": "min(3000, 2500)"})])
+        >>> note[0].text[:66]
+        'Steps 1 and 2 compute with 3000 and 2500, figures that neither the'
+    """
+    task_figures = set(numbers_in(task))
+    # Two passes: such steps' own outputs ("max(3000, 2500)" -> 3000) state the invented figures again, so only
+    # the other steps' outputs count as where a figure can come from.
+    suspects = {r.step_id: values for r in results if (values := _literal_arithmetic(r, task_figures))}
+    if not suspects:
+        return []
+    stated = task_figures | {v for r in results if not r.failed and r.step_id not in suspects
+                             for v in numbers_in(r.output)}
+    invented: dict[int, list[str]] = {}
+    for step_id, values in suspects.items():
+        figures = [f for value in values for f in unwritten_figures(value, stated)]
+        if len(set(figures)) >= 2:
+            invented[step_id] = figures
+    if not invented:
+        return []
+    steps = list(invented)
+    figures = list(dict.fromkeys(f for found in invented.values() for f in found))[:4]
+    which = f"Step {steps[0]} computes" if len(steps) == 1 else (
+        f"Steps {', '.join(map(str, steps[:-1]))} and {steps[-1]} compute")
+    return [Fact(Severity.NOTE, (
+        f"{which} with {', '.join(figures[:-1])} and {figures[-1]}, figures that neither the task nor any step's "
+        "result states: unless they are constants (units), no tool looked them up, and an answer cannot rest on "
+        "them."))]
+
+
+def _literal_arithmetic(result: Result, task_figures: set[float]) -> list[str]:
+    """The text arguments of a tool step that uses no step and computes with two or more figures the task does
+    not state."""
+    if result.tool_name is None or result.depends_on:
+        return []
+    return [value for value in strings_in(result.inputs) if len(set(unwritten_figures(value, task_figures))) >= 2]

@@ -37,6 +37,8 @@ def test_what_is_not_a_figure(text, expected):
     ("2.10 million", 2_100_000.0), ("5 billion", 5e9), ("about 650 thousand", 650_000.0),
     ("$2.45M", 2_450_000.0), ("€3bn", 3e9), ("2.45M units", 2.45), ("4,806 m high", 4806.0), ("2 Billion", 2.0),
     ("−35 %", -35.0), ("p95 fell by 35 ms", 35.0), ("2.1e6", 2.1e6),
+    # four decimals after a leading group are a decimal, not a grouped number cut short ("0.123" and a stray 4)
+    ("a rate of 0.1234", 0.1234), ("12.3456 ms", 12.3456), ("1,2345", 1.2345),
 ])
 def test_grouping_decimals_and_scales(text, expected):
     assert _values(text) == [expected]
