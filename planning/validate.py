@@ -84,8 +84,7 @@ def validate_plan(plan: Plan, tools: ToolSchemas, *, max_steps: int, completed: 
         problems.extend(_step_problems(step, tools, known))
         for dep in step.depends_on:
             if dep != step.step_id and dep not in known:
-                problems.append(PlanProblem(ProblemCode.UNKNOWN_DEPENDENCY, f"step {step.step_id} depends on step "
-                                            f"{dep}, which does not exist.", step.step_id))
+                problems.append(_unknown_dependency(step.step_id, dep))
     cycle = _find_cycle((s.step_id, s.depends_on) for s in plan.steps)
     if cycle:
         problems.append(_cycle(cycle))
@@ -145,6 +144,15 @@ def _find_cycle(deps: Iterable[tuple[int, Iterable[int]]]) -> list[int] | None:
     except nx.NetworkXNoCycle:
         return None
     return [u for u, _ in edges]
+
+
+def _unknown_dependency(sid: int, dep: int) -> PlanProblem:
+    # "which does not exist" alone: the 1.5B planner, whose calculator step referred to two look-ups it had not
+    # written, wrote the same plan again. Saying what the missing step would be gives it something to add.
+    return PlanProblem(ProblemCode.UNKNOWN_DEPENDENCY, (
+        f"step {sid} depends on step {dep}, which the plan does not have: add step {dep}, the step that produces "
+        f"the value step {sid} uses (a look-up with one of the tools), or remove {dep} from step {sid}'s "
+        "depends_on."), sid)
 
 
 def _undeclared(sid: int, ref: int, existing: Collection[int]) -> str:

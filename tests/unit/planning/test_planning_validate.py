@@ -31,7 +31,9 @@ def problems(steps, max_steps=10, completed=()):
     ([step(1), step(1)], {}, ProblemCode.DUPLICATE_STEP_ID,
      "step_id 1 is used by more than one step; give every step a unique step_id."),
     ([step(1, deps=[1])], {}, ProblemCode.SELF_DEPENDENCY, "step 1 depends on itself; remove 1 from its depends_on."),
-    ([step(3, deps=[9])], {}, ProblemCode.UNKNOWN_DEPENDENCY, "step 3 depends on step 9, which does not exist."),
+    ([step(3, deps=[9])], {}, ProblemCode.UNKNOWN_DEPENDENCY,
+     "step 3 depends on step 9, which the plan does not have: add step 9, the step that produces the value step 3 "
+     "uses (a look-up with one of the tools), or remove 9 from step 3's depends_on."),
     ([step(1, deps=[2]), step(2, deps=[1])], {}, ProblemCode.CYCLE,
      "steps 1 -> 2 -> 1 depend on each other in a cycle; a step may only depend on steps that can finish before "
      "it starts."),
