@@ -130,24 +130,26 @@ def measure(tasks: Sequence[GenTask], configs: Sequence[str], tools: Sequence[To
             progress: Callable[[str], None] = print) -> tuple[list[RightRecord], list[WrongRecord], list[str]]:
     """Every task's right answer and wrong variants under each configuration: (rights, wrongs, the
     configurations this build has)."""
-    store = Path(tempfile.mkdtemp(prefix="tetrarch-generality-")) / "bench.db"
     rights: list[RightRecord] = []
     wrongs: list[WrongRecord] = []
     available = []
-    for name in configs:
-        config = config_for(name, store)
-        if config is None:
-            progress(f"  configuration {name!r} is not in this build: skipped")
-            continue
-        available.append(name)
-        for i, task in enumerate(tasks):
-            out = run_scripted(Script(task.question, task.plan, task.answer), tools, config)
-            rights.append(right_record(task, name, out))
-            for cls, answer in task.wrong:
-                wrong_out = run_scripted(Script(task.question, task.plan, answer), tools, config)
-                wrongs.append(wrong_record(task, name, cls, answer, wrong_out, rights[-1].clean))
-            if (i + 1) % 50 == 0:
-                progress(f"  {name}: {i + 1}/{len(tasks)} tasks")
+    # The runs' store is scratch: a directory per call, removed with what it holds (each run left one behind).
+    with tempfile.TemporaryDirectory(prefix="tetrarch-generality-") as scratch:
+        store = Path(scratch) / "bench.db"
+        for name in configs:
+            config = config_for(name, store)
+            if config is None:
+                progress(f"  configuration {name!r} is not in this build: skipped")
+                continue
+            available.append(name)
+            for i, task in enumerate(tasks):
+                out = run_scripted(Script(task.question, task.plan, task.answer), tools, config)
+                rights.append(right_record(task, name, out))
+                for cls, answer in task.wrong:
+                    wrong_out = run_scripted(Script(task.question, task.plan, answer), tools, config)
+                    wrongs.append(wrong_record(task, name, cls, answer, wrong_out, rights[-1].clean))
+                if (i + 1) % 50 == 0:
+                    progress(f"  {name}: {i + 1}/{len(tasks)} tasks")
     return rights, wrongs, available
 
 
