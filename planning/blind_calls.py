@@ -57,7 +57,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _GROUPING = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 """A thousands comma inside an expression ("3,000"), which the calculator reads as grouping."""
 _LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=\d)")
-"""The zeros a code's digits start with ("K-0815"), which Python's grammar refuses in a number."""
+"""The zeros a code's digits start with ("K-0042"), which Python's grammar refuses in a number."""
 _CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
@@ -115,8 +115,8 @@ def unwritten_figures(value: str, task_figures: Collection[float]) -> list[str]:
     """The numbers of ``value`` read as arithmetic that are not among ``task_figures`` (none when it is not
     arithmetic or refers to a step), in the order written; ``round()``'s digits are not counted.
 
-    >>> unwritten_figures("max(3,000, 2500) - min(3000, 2500)", [3000.0])
-    ['2500']
+    >>> unwritten_figures("max(1,200, 900) - min(1200, 900)", [1200.0])
+    ['900']
     >>> unwritten_figures("{$step_1_result} / 2", [])
     []
     """

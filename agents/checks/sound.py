@@ -20,7 +20,7 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
   reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed);
 - arithmetic on figures from nowhere: a step that uses no step and computes with two or more numbers that neither
   the task nor any other step's output states (``planning.blind_calls``; a small planner asked about it once still
-  wrote "3000 / 24000" for two cities' populations, and its reviewer, shown nothing, accepted 0.125). Unit
+  divided two populations it had written from memory, and its reviewer, shown nothing, accepted the ratio). Unit
   constants fit the precondition too ("24 * 60"), so it is a note the reviewer may reject, never a veto.
 
     >>> results = [Result(1, "lookup", "population of Paris", "2.1 million"), Result(2, "lookup", "Rome", None,
@@ -115,13 +115,13 @@ def unstated_figures_note(task: str, results: Sequence[Result]) -> list[Fact]:
     output states, as an observation (see the module's docstring: constants fit it too).
 
         >>> note = unstated_figures_note("Which team is larger, A or B?", [
-        ...     Result(1, "calculator", "", 3000, inputs={"expression": "max(3000, 2500)"}),
-        ...     Result(2, "calculator", "", 2500, inputs={"expression": "min(3000, 2500)"})])
-        >>> note[0].text[:66]
-        'Steps 1 and 2 compute with 3000 and 2500, figures that neither the'
+        ...     Result(1, "calculator", "", 1200, inputs={"expression": "max(1200, 900)"}),
+        ...     Result(2, "calculator", "", 900, inputs={"expression": "min(1200, 900)"})])
+        >>> note[0].text[:65]
+        'Steps 1 and 2 compute with 1200 and 900, figures that neither the'
     """
     task_figures = set(numbers_in(task))
-    # Two passes: such steps' own outputs ("max(3000, 2500)" -> 3000) state the invented figures again, so only
+    # Two passes: such steps' own outputs ("max(1200, 900)" -> 1200) state the invented figures again, so only
     # the other steps' outputs count as where a figure can come from.
     suspects = {r.step_id: values for r in results if (values := _literal_arithmetic(r, task_figures))}
     if not suspects:

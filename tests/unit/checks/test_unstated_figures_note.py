@@ -14,24 +14,24 @@ def _calc(step_id: int, expression: str, output: object, depends_on: tuple[int, 
 
 
 def test_a_plan_that_computes_before_looking_anything_up_is_noted():
-    results = [_calc(1, "3000 / 24000", 0.125)]
+    results = [_calc(1, "1800 / 4500", 0.4)]
     notes = unstated_figures_note("How many times the population of A is that of B? Two decimals.", results)
     assert [n.severity for n in notes] == [Severity.NOTE]
-    assert notes[0].text.startswith("Step 1 computes with 3000 and 24000, figures that neither the task nor")
+    assert notes[0].text.startswith("Step 1 computes with 1800 and 4500, figures that neither the task nor")
     assert notes[0] in result_facts("How many times the population of A is that of B?", results)
     assert notes[0] in result_facts("How many times the population of A is that of B?", results, ("numeric",))
 
 
 def test_the_steps_outputs_do_not_vouch_for_each_other():
-    # "max(3000, 2500)" returns 3000: that output is the invented figure again, not a source of it.
-    results = [_calc(1, "max(3000, 2500)", 3000), _calc(2, "min(3000, 2500)", 2500)]
+    # "max(1200, 900)" returns 1200: that output is the invented figure again, not a source of it.
+    results = [_calc(1, "max(1200, 900)", 1200), _calc(2, "min(1200, 900)", 900)]
     notes = unstated_figures_note("Which team is larger, A or B?", results)
-    assert len(notes) == 1 and notes[0].text.startswith("Steps 1 and 2 compute with 3000 and 2500")
+    assert len(notes) == 1 and notes[0].text.startswith("Steps 1 and 2 compute with 1200 and 900")
 
 
 def test_the_digits_of_a_code_in_the_task_are_no_figure():
-    results = [_calc(1, "round(2046 / 815, 2)", 2.51)]
-    assert unstated_figures_note("How many times the balance of F-0815 is that of F-2046?", results)
+    results = [_calc(1, "round(7316 / 4210, 2)", 1.74)]
+    assert unstated_figures_note("How many times the balance of K-4210 is that of K-7316?", results)
 
 
 def test_silent_where_the_figures_have_a_source():
