@@ -47,10 +47,14 @@ from dataclasses import dataclass
 from dag.refs import strings_in
 from planning.models import PlanStep
 
-__all__ = ["MIN_EXAMPLE_CHARS", "BlindCall", "blind_call", "unwritten_figures"]
+__all__ = ["MIN_EXAMPLE_CHARS", "MIN_INVENTED_FIGURES", "BlindCall", "blind_call", "unwritten_figures"]
 
 MIN_EXAMPLE_CHARS = 8
 """Shorter arguments ("api", "Q2", "2025-03") are ordinary values that a description may well mention."""
+
+MIN_INVENTED_FIGURES = 2
+"""Figures from nowhere a call must compute with before it is asked about (and noted to the reviewer,
+``agents.checks.sound``): one may be a unit constant or a percentage's 100."""
 
 _REF = re.compile(r"\{\$step_\d+_result\}(?:\.[A-Za-z_][\w-]*)*|\$step_\d+_result(?:\.[A-Za-z_][\w-]*)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -87,7 +91,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *, task_figures: Coll
                 "not figures of this task. Write the call this task needs: take its figures from the task or from "
                 "the steps that look them up ($N).", copied=True)
         invented = [] if step.depends_on else unwritten_figures(value, task_figures)
-        if len(invented) >= 2:
+        if len(invented) >= MIN_INVENTED_FIGURES:
             return BlindCall(
                 f"step {step.step_id} computes with {' and '.join(invented[:3])}, figures the task does not state "
                 "and no step looks up. If they are facts about the task's subjects, add the steps that look them "

@@ -42,7 +42,7 @@ from agents.checks.injection import injection_notes
 from agents.checks.numbers import numbers_in
 from agents.checks.order import order_notes
 from dag.refs import strings_in
-from planning.blind_calls import unwritten_figures
+from planning.blind_calls import MIN_INVENTED_FIGURES, unwritten_figures
 
 __all__ = ["answer_faults", "failed_note", "final_note", "name_notes", "result_notes", "unstated_figures_note"]
 
@@ -131,7 +131,7 @@ def unstated_figures_note(task: str, results: Sequence[Result]) -> list[Fact]:
     invented: dict[int, list[str]] = {}
     for step_id, values in suspects.items():
         figures = [f for value in values for f in unwritten_figures(value, stated)]
-        if len(set(figures)) >= 2:
+        if len(set(figures)) >= MIN_INVENTED_FIGURES:
             invented[step_id] = figures
     if not invented:
         return []
@@ -150,4 +150,6 @@ def _literal_arithmetic(result: Result, task_figures: set[float]) -> list[str]:
     not state."""
     if result.tool_name is None or result.depends_on:
         return []
-    return [value for value in strings_in(result.inputs) if len(set(unwritten_figures(value, task_figures))) >= 2]
+    # unwritten_figures lists each figure once
+    return [value for value in strings_in(result.inputs)
+            if len(unwritten_figures(value, task_figures)) >= MIN_INVENTED_FIGURES]
