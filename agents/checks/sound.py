@@ -1,12 +1,18 @@
 """The default built-in set, "sound": a veto only where it is sound for any task, everything else a note.
 
 A veto (``Severity.CONTRADICTION``) turns a reviewer's accept into a second review or a replan, so it must hold for
-every user's task, tools and language: when it fires, the answer is wrong. The one such rule here:
+every user's task, tools and language: when it fires, the answer is wrong. The two such rules here:
 
 - **An unfilled step reference in the answer.** Precondition: the answer contains ``$step_N_result`` (the plan's
   reference syntax, ``dag.refs``) and neither the task nor any step's output contains such text. The answer then
   shows the user a placeholder for a value it never filled in, whatever the task was (a tool that returns such text
   itself, a template engine say, may be quoted).
+- **A false equation in the answer** (``agents.checks.equations``). Precondition: the answer writes "A op B = C"
+  with numbers on both sides, standing alone (nothing arithmetic before A or after C), the same unit on each
+  (or a non-percent unit on C alone), and no reading of the three numbers, within the rounding their written
+  digits allow and with C's sign dropped, makes it true; and neither the task nor any step's output writes the
+  same equation (a quoted source). Arithmetic is the same in every task and language: the answer states
+  something false.
 
 The notes are facts the reviewer may weigh and reject, worded as observations, never as "use this number":
 
@@ -18,6 +24,8 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
   reads without ambiguity (``agents.checks.order``: "#1 (Acme Q3) is larger than #2 (Borealis Q3)");
 - the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
   reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed);
+- a false equation in a step's output (a reasoning step that did arithmetic in words): the step is wrong, but an
+  answer need not rest on it;
 - arithmetic on figures from nowhere: a step that uses no step and computes with two or more numbers that neither
   the task nor any other step's output states (``planning.blind_calls``; a small planner asked about it once still
   divided two populations it had written from memory, and its reviewer, shown nothing, accepted the ratio). Unit
@@ -37,6 +45,7 @@ import re
 from collections.abc import Sequence
 
 from agents.checks.coverage import missing_names
+from agents.checks.equations import false_equations
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
 from agents.checks.numbers import numbers_in
@@ -44,7 +53,8 @@ from agents.checks.order import order_notes
 from dag.refs import strings_in
 from planning.blind_calls import MIN_INVENTED_FIGURES, unwritten_figures
 
-__all__ = ["answer_faults", "failed_note", "final_note", "name_notes", "result_notes", "unstated_figures_note"]
+__all__ = ["answer_faults", "equation_notes", "failed_note", "final_note", "name_notes", "result_notes",
+           "unstated_figures_note"]
 
 _SHORT_OUTPUT = 60
 """A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
@@ -57,20 +67,33 @@ def result_notes(task: str, results: Sequence[Result], *, names: bool = True) ->
     numeric set says those itself, as contradictions)."""
     facts = name_notes(task, results) if names else []
     return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *final_note(results),
-            *unstated_figures_note(task, results)]
+            *unstated_figures_note(task, results), *equation_notes(results)]
 
 
 def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
     """The default set's vetoes of a proposed answer (each sound for any task; see the module's docstring)."""
     if not answer:
         return ()
+    sources = [task, *(text_of(r.output) for r in results if not r.failed and r.output is not None)]
+    faults = [Fact(Severity.CONTRADICTION, (
+        f"The answer writes {e.describe()}: correct the arithmetic, or compute it with a tool."))
+        for e in false_equations(answer) if not any(e.text in source for source in sources)]
     found = _REFERENCE.search(answer)
-    if found is None or _REFERENCE.search(task) or any(
-            _REFERENCE.search(text_of(r.output)) for r in results if not r.failed and r.output is not None):
-        return ()
-    return (Fact(Severity.CONTRADICTION, (
-        f"The answer contains {found.group(0)}, a reference to a step result that was never filled in: write the "
-        "value itself.")),)
+    if found is not None and not any(_REFERENCE.search(source) for source in sources):
+        faults.append(Fact(Severity.CONTRADICTION, (
+            f"The answer contains {found.group(0)}, a reference to a step result that was never filled in: write "
+            "the value itself.")))
+    return tuple(faults)
+
+
+def equation_notes(results: Sequence[Result]) -> list[Fact]:
+    """Steps whose output writes a false equation (``agents.checks.equations``), as an observation.
+
+        >>> equation_notes([Result(3, None, "the difference", "8740.2 - 21560.45 = 13999.95")])[0].text
+        'Step 3 writes 8740.2 - 21560.45 = 13999.95, but 8740.2 - 21560.45 is -12820.25.'
+    """
+    return [Fact(Severity.NOTE, f"Step {r.step_id} writes {e.describe()}.") for r in results
+            if not r.failed and isinstance(r.output, str) for e in false_equations(r.output)[:1]]
 
 
 def failed_note(results: Sequence[Result]) -> list[Fact]:

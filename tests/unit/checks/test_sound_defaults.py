@@ -156,8 +156,8 @@ def test_the_default_set_never_vetoes_a_right_answer_of_a_known_false_veto_class
 @settings(max_examples=200, deadline=None)
 @given(task=st.text(max_size=80), outputs=st.lists(st.one_of(st.text(max_size=120), st.integers(), st.floats(
        allow_nan=False), st.dictionaries(st.text(max_size=8), st.text(max_size=20), max_size=3)), max_size=4),
-       answer=st.text(min_size=1, max_size=120).filter(lambda a: "$step_" not in a))
-def test_the_default_set_vetoes_no_answer_that_holds_no_unfilled_reference(task, outputs, answer):
+       answer=st.text(min_size=1, max_size=120).filter(lambda a: "$step_" not in a and "=" not in a))
+def test_the_default_set_vetoes_no_answer_that_holds_no_unfilled_reference_and_no_equation(task, outputs, answer):
     case = Case(task, tuple(("tool", {"q": str(i)}, out) for i, out in enumerate(outputs)), answer)
     _assert_silent(case)
     plan, views = _plan_and_views(case)
@@ -166,7 +166,7 @@ def test_the_default_set_vetoes_no_answer_that_holds_no_unfilled_reference(task,
     assert all(f.severity is Severity.NOTE for f in result_facts(task, evidence_of(views, plan)))
 
 
-def test_the_one_sound_veto_holds_only_its_precondition():
+def test_the_unfilled_reference_veto_holds_only_its_precondition():
     results = [Result(1, "lookup", "x", "42")]
     fired = answer_facts("The total is $step_3_result.", results, "What is the total?")
     assert [f.severity for f in fired] == [Severity.CONTRADICTION] and "$step_3_result" in fired[0].text

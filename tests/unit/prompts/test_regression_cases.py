@@ -313,7 +313,7 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
     assert s["failure_reasons"] == {"invalid_plan": 1}
 
     # The canned accept goes through the same code checks as production (the demo's sets): refused where they
-    # contradict it. The default set alone refuses none of them: its only veto is an unfilled step reference.
+    # contradict it. The default set alone refuses none of them: it vetoes only an unfilled step reference or a false equation.
     canned = Reflection.model_validate_json(_reflection("accept"))
     checks = demo_config().builtin_checks
     refused = {c.id for c in shipped["reflector"]
