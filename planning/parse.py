@@ -103,18 +103,29 @@ def _schema_of(model_cls: type[pydantic.BaseModel]) -> dict[str, Any]:
     return drop_titles(inline_refs(model_cls.model_json_schema()))
 
 
-def plan_schema(tool_names: Iterable[str]) -> dict[str, Any]:
+NEED_CHARS = 80
+"""The longest item of a plan's "needs" list ("population of Rome: lookup" is 26)."""
+MAX_NEEDS = 8
+"""The most items a plan's "needs" list may have: beyond, a small model is looping, not planning."""
+
+
+def plan_schema(tool_names: Iterable[str], *, needs_first: bool = False) -> dict[str, Any]:
     """The plan schema with ``tool_name`` limited to the registered tools (or null for a reasoning step).
 
     Grammar-constrained servers then cannot emit a tool that does not exist: the prompt regression set
     measured qwen2.5-coder-1.5b copying the prompt example's tool name in 13 of 15 invalid plans (8/23 valid);
     with the names enumerated, 22/23 were valid. Validation still checks everything (servers without
-    constrained decoding ignore the schema)."""
-    return _fresh(_plan_schema(tuple(sorted(set(tool_names)))))
+    constrained decoding ignore the schema). ``needs_first``: the object opens with a required ``"needs"`` list
+    of short strings (``PromptTemplate.needs_first``); parsing ignores it.
+
+        >>> list(plan_schema(["lookup"], needs_first=True)["properties"])
+        ['needs', 'steps']
+    """
+    return _fresh(_plan_schema(tuple(sorted(set(tool_names))), needs_first))
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_schema(names: tuple[str, ...]) -> dict[str, Any]:
+def _plan_schema(names: tuple[str, ...], needs_first: bool) -> dict[str, Any]:
     schema = json_schema_for(Plan)
     # A plan has at least one step (validation says so too): with two examples in planner/v7's prompt, the 1.5B
     # model answered comparisons with {"steps": []} until the grammar ruled it out.
@@ -123,6 +134,13 @@ def _plan_schema(names: tuple[str, ...]) -> dict[str, Any]:
         step = schema["properties"]["steps"]["items"]
         step["properties"]["tool_name"] = {"anyOf": [{"enum": list(names), "type": "string"}, {"type": "null"}],
                                            "default": None}
+    if needs_first:
+        # Key order is decoding order under a grammar: the list comes before the first step. Short items and a
+        # cap keep a looping model from spending its whole budget on the list.
+        needs = {"type": "array", "items": {"type": "string", "maxLength": NEED_CHARS}, "minItems": 1,
+                 "maxItems": MAX_NEEDS}
+        schema["properties"] = {"needs": needs, **schema["properties"]}
+        schema["required"] = ["needs", *schema.get("required", [])]
     return schema
 
 

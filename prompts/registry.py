@@ -10,6 +10,7 @@ File format (see prompts/README.md)::
     # reply: terse                     (optional: "json", the default, or "terse" — the form it asks for)
     # opening: opening/v1              (optional: a shared text the system message starts with, see below)
     # clarify: checked                 (optional, router: a question back is confirmed by clarify_check)
+    # needs: first                     (optional, JSON planner: the reply lists the facts to look up first)
     === system
     ... {{tools}} ...
     === user
@@ -97,6 +98,13 @@ class PromptTemplate:
     clarify_checked: bool = False
     """``# clarify: checked`` (router templates): a question back stands only when the ``clarify_check`` prompt
     names words of the task that point at something never named (``Router``, ``planning.grounded_question``)."""
+    needs_first: bool = False
+    """``# needs: first`` (JSON planner templates): the plan object opens with a ``"needs"`` list, in English,
+    of the facts to look up and the tool for each, before its ``"steps"`` (``planning.parse.plan_schema``).
+    Naming the facts first moved the embedded 1.5B model from computing with figures from memory to looking
+    them up on tasks in other languages than the tool descriptions', but it then computed less with tools and
+    answered worse end to end (docs/generality.md), so no default template says it. The list is not part of the
+    plan: the wire plan is ``{"steps": [...]}``, and parsing ignores other keys."""
 
     @property
     def template_id(self) -> str:
@@ -205,12 +213,8 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     opening = header.get("opening") or None
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
-    clarify = header.get("clarify", "")
-    if clarify not in ("", "checked"):
-        raise PromptFormatError(f"{name}/{version}: '# clarify: {clarify}' must be checked (or left out)")
-    classify = header.get("classify", "")
-    if classify not in ("", "kind"):
-        raise PromptFormatError(f"{name}/{version}: '# classify: {classify}' must be kind (or left out)")
+    clarify, classify, needs = (_flag(header, key, word, f"{name}/{version}")
+                                for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first")))
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -221,7 +225,15 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                           context_variables=context, sections=tuple(body.items()),
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
                           reply_form="terse" if reply == "terse" else "json", opening=opening,
-                          clarify_checked=clarify == "checked", classify_word=classify == "kind")
+                          clarify_checked=clarify, classify_word=classify, needs_first=needs)
+
+
+def _flag(header: dict[str, str], key: str, word: str, template_id: str) -> bool:
+    """A header line that is either left out or says its one word (``# clarify: checked``)."""
+    value = header.get(key, "")
+    if value not in ("", word):
+        raise PromptFormatError(f"{template_id}: '# {key}: {value}' must be {word} (or left out)")
+    return value == word
 
 
 def join_opening(template: PromptTemplate, opening: PromptTemplate) -> PromptTemplate:

@@ -31,7 +31,7 @@ from planning.rejected import RejectedCall, rejected_problem, rejected_repeat
 from planning.stream import StreamingPlanParser
 from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
 from prompts import count_tokens, load_prompt, prepare_prompts
-from prompts.registry import ReplyForm
+from prompts.registry import PromptTemplate, ReplyForm
 
 __all__ = ["Planner"]
 
@@ -77,12 +77,15 @@ class Planner:
         self._reads = _read_tools(tools_catalog)
 
     def _form(self) -> ReplyForm:
-        return load_prompt("planner", self._options.prompts.version("planner")).reply_form
+        return self._template().reply_form
+
+    def _template(self) -> PromptTemplate:
+        return load_prompt("planner", self._options.prompts.version("planner"))
 
     def _messages(self, task: str, replan: ReplanContext | None, history: str = "",
                   without_examples: Collection[str] = ()) -> list[dict[str, Any]]:
         """The planner's prompt; ``without_examples``: tools whose examples the catalog leaves out."""
-        template = load_prompt("planner", self._options.prompts.version("planner"))
+        template = self._template()
         catalog = catalog_without_examples(self._catalog, without_examples) if without_examples else self._catalog
         context = "" if replan is None else replan_context(replan, terse=template.reply_form == "terse")
         # A session's earlier turns: their own trimmable context item (planner/v4 on); an older pinned
@@ -100,8 +103,8 @@ class Planner:
         metadata = {"task_id": task_id, "round": str(round_no)}
         if form == "json":
             return LLMRequest(role="planner", messages=convo, response_format="json",
-                              json_schema=plan_schema(schemas), stream=self._options.stream_plan,
-                              metadata=metadata)
+                              json_schema=plan_schema(schemas, needs_first=self._template().needs_first),
+                              stream=self._options.stream_plan, metadata=metadata)
         if schemas is not self._schemas:  # a plan begun before use_tools: its own grammar, not cached
             grammar = terse_plan_grammar(schemas)
         else:

@@ -35,6 +35,9 @@ def render(steps, style: str, indent) -> str:
         return json.dumps(steps, indent=indent)
     if style == "fenced":
         return f"Here is the plan {{as asked}}:\n```json\n{body}\n```\nLet me know [if] anything else."
+    if style == "needs":  # planner templates with "# needs: first": a list of strings opens the object
+        needs = ['the "steps": [1]: search', "a ] } b", "steps", "x {"]
+        return json.dumps({"needs": needs, "steps": steps}, indent=indent, ensure_ascii=False)
     if style == "trailing":
         sep = ",\n" if indent else ", "
         return '{"steps": [' + sep.join(json.dumps(s, indent=indent, ensure_ascii=False) for s in steps) + ",]}"
@@ -51,7 +54,7 @@ def chunks(text: str, cuts: list[int]):
 
 
 @settings(max_examples=300, deadline=None)
-@given(plans(), st.sampled_from(["plain", "fenced", "bare", "trailing"]), st.sampled_from([None, 1, 2]),
+@given(plans(), st.sampled_from(["plain", "fenced", "bare", "trailing", "needs"]), st.sampled_from([None, 1, 2]),
        st.lists(st.integers(0, 10_000), max_size=30))
 def test_streamed_steps_equal_whole_parse_at_any_chunking(steps, style, indent, cuts):
     text = render(steps, style, indent)

@@ -71,6 +71,15 @@ def test_worked_examples_parse_with_the_reply_parsers(name: str, parse) -> None:
         assert [s.depends_on for s in parsed.steps] == [[], [], [1, 2]]
 
 
+def test_a_planner_example_that_opens_with_its_needs_parses_as_its_plan() -> None:
+    template = load_prompt("planner", "v11")
+    system = dict(template.sections)["system"]
+    example = system[system.index("Example"):]
+    example = example[example.index("{"):]
+    assert template.needs_first and example.startswith('{"needs": [')
+    assert [s.tool_name for s in parse_plan(example).steps] == ["search", "search", None, "search", "calculator"]
+
+
 def test_missing_and_unknown_variables_are_named() -> None:
     template = load_prompt("repair")
     with pytest.raises(PromptVariableError, match="missing error"):
@@ -110,6 +119,7 @@ def test_latest_and_pinned_versions_and_fingerprints(tmp_path: Path) -> None:
     ("# name: x\n# version: 1\n=== system\n{{a}}\n=== user\nu", "declared variables"),
     ("# name: x\n# version: 1\n=== system\ns\n=== system\ns\n=== user\nu", "repeated section"),
     ("# name: x\n# version: 1\nstray text\n=== system\ns\n=== user\nu", "text before"),
+    ("# name: x\n# version: 1\n# needs: yes\n=== system\ns\n=== user\nu", "'# needs: yes' must be first"),
 ])
 def test_malformed_templates_are_rejected_with_the_fix(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "x").mkdir()
