@@ -21,7 +21,7 @@ from agents.checks.numeric.misreads import mixed_scales, typed_from_other_clause
 from agents.checks.numeric.ratio_check import ratio_fault, ratio_text
 from agents.checks.numeric.totals import partial_total, uncomputed_total
 from agents.checks.numeric.wording import MAGNITUDE, SIGNED, WHICH
-from agents.checks.sound import failed_note, unstated_figures_note
+from agents.checks.sound import equation_notes, failed_note, unstated_figures_note
 
 __all__ = ["check_results"]
 
@@ -51,6 +51,7 @@ def check_results(task: str, results: Sequence[Result]) -> tuple[Fact, ...]:
                                          "before it: state that figure (rounded as the task asks)."))
     facts += failed_note(results)
     facts += unstated_figures_note(task, results)
+    facts += equation_notes(results)
     return tuple(facts)
 
 
