@@ -1,4 +1,4 @@
-"""Written arithmetic that is false: "8740.2 - 21560.45 = 13999.95" in an answer or a step's output.
+"""Written arithmetic that is false: "1520.4 - 3310.75 = 2790.35" in an answer or a step's output.
 
 A model that does arithmetic in its head writes the equation and gets it wrong; code can tell, for any task and any
 language, because an equation between written numbers is true or false whatever it is about. A reading fires only
@@ -7,7 +7,7 @@ when no value the written numbers may stand for makes it true:
 - each number is read by the checks' one reader (``agents.checks.numbers``): every reading it keeps ("1.971" as 1.971
   or 1971), and the rounding its last written digit allows ("2.1 million" may be 2,149,999), so an equation written
   with rounded operands ("2.1 million / 0.35 million = 6.01") is true when some exact operands make it so;
-- a result with its sign dropped counts as right ("182340 - 451210 = 268870": a difference written as a magnitude);
+- a result with its sign dropped counts as right ("120400 - 315600 = 195200": a difference written as a magnitude);
 - the three numbers carry the same unit and the same glued letters ("48,0 ms - 41,5 ms = -6,5 ms", "2.81M - 2.63M =
   0.18M"; a unit on the result alone, "= 6 years", names what was computed, unless it is a percent), else the
   equation is skipped: "20% * 150 = 30", "0.3 / 3.1 = 9.68%" or "$2.81M - $2.63M = $180,000" mix readings code
@@ -15,9 +15,9 @@ when no value the written numbers may stand for makes it true:
 - the equation stands alone: "A op B = C" with nothing arithmetic before A or after C ("2 + 3 * 4 = 14" is not
   read as "3 * 4 = 14"), one of + - * / × ÷ between A and B, and "=" (never "≈") before C.
 
-    >>> [e.describe() for e in false_equations("So 8740.2 - 21560.45 = 13999.95 EUR.")]
-    ['8740.2 - 21560.45 = 13999.95 EUR, but 8740.2 - 21560.45 is -12820.25']
-    >>> false_equations("451210 - 182340 = 268870; 2.1 million / 0.35 million = 6.01; 301209 / 254870 = 1.18")
+    >>> [e.describe() for e in false_equations("So 1520.4 - 3310.75 = 2790.35 EUR.")]
+    ['1520.4 - 3310.75 = 2790.35 EUR, but 1520.4 - 3310.75 is -1790.35']
+    >>> false_equations("315600 - 120400 = 195200; 2.1 million / 0.35 million = 6.01; 412 / 375 = 1.10")
     []
 """
 
@@ -68,7 +68,7 @@ def _false(text: str, a: Number, b: Number, c: Number) -> Equation | None:
     if operator is not None:
         op, unit_a = operator.group("op"), operator.group("unit") or ""
     elif not text[a.end:b.start].strip() and b_text[:1] in "-−":
-        # "451210 -182340": the reader took the minus for the second number's sign
+        # "315600 -120400": the reader took the minus for the second number's sign
         op, unit_a, b, b_text = "-", "", _negated(b), b_text[1:]
     else:
         return None

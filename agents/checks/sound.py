@@ -89,8 +89,8 @@ def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = 
 def equation_notes(results: Sequence[Result]) -> list[Fact]:
     """Steps whose output writes a false equation (``agents.checks.equations``), as an observation.
 
-        >>> equation_notes([Result(3, None, "the difference", "8740.2 - 21560.45 = 13999.95")])[0].text
-        'Step 3 writes 8740.2 - 21560.45 = 13999.95, but 8740.2 - 21560.45 is -12820.25.'
+        >>> equation_notes([Result(3, None, "the difference", "1520.4 - 3310.75 = 2790.35")])[0].text
+        'Step 3 writes 1520.4 - 3310.75 = 2790.35, but 1520.4 - 3310.75 is -1790.35.'
     """
     return [Fact(Severity.NOTE, f"Step {r.step_id} writes {e.describe()}.") for r in results
             if not r.failed and isinstance(r.output, str) for e in false_equations(r.output)[:1]]
