@@ -23,7 +23,9 @@ when no value the written numbers may stand for makes it true:
 
 from __future__ import annotations
 
+import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import product
 
@@ -39,7 +41,9 @@ _UNIT_AFTER = re.compile(rf"^\s*(?P<unit>{_UNIT})?")
 _ARITHMETIC_BEFORE = re.compile(r"(?:[\d+\-−*/×÷^(=<>]\s*[$£€¥₹]?\s*|[.,][$£€¥₹]?)$")
 """Before the first number: more arithmetic ("2 + 3 * 4 = 14"), or a mark glued to it ("x.5 + 1 = 2")."""
 _ARITHMETIC_AFTER = re.compile(rf"^\s*{_UNIT}?\s*[\d+\-−*/×÷^(]")
-_OPS = {"-": "-", "−": "-", "+": "+", "*": "*", "×": "*", "/": "/", "÷": "/"}
+_OPS: dict[str, Callable[[float, float], float]] = {
+    "-": operator.sub, "−": operator.sub, "+": operator.add, "*": operator.mul, "×": operator.mul,
+    "/": operator.truediv, "÷": operator.truediv}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,40 +91,24 @@ def _false(text: str, a: Number, b: Number, c: Number) -> Equation | None:
         return None  # mixed units or scales ("20% * 150 = 30", "$2.81M - $2.63M = $180,000"): not settled here
     if any(_holds(_OPS[op], x, y, z) for x, y, z in product(a.readings, b.readings, c.readings)):
         return None
-    value = _apply(_OPS[op], a.value, b.value)
-    if value is None:
-        return None
+    # _holds is true for a divisor that may be zero, so b.value is none here
     expression = f"{text[a.start:a.end]} {op} {b_text}"
-    return Equation(text[a.start:c.end + after_c.end()].strip(), expression, value)
+    return Equation(text[a.start:c.end + after_c.end()].strip(), expression, _OPS[op](a.value, b.value))
 
 
 def _negated(n: Number) -> Number:
     return Number(-n.value, n.tolerance, n.kind, n.measured, tuple((-v, t) for v, t in n.others), n.start, n.end)
 
 
-def _holds(op: str, a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> bool:
+def _holds(op: Callable[[float, float], float], a: tuple[float, float], b: tuple[float, float],
+           c: tuple[float, float]) -> bool:
     """Some exact values within each number's rounding make ``a op b`` equal ``c`` or ``-c``."""
-    corners = [_apply(op, x, y) for x in (a[0] - a[1], a[0] + a[1]) for y in (b[0] - b[1], b[0] + b[1])]
-    if any(v is None for v in corners) or (op == "/" and (b[0] - b[1]) * (b[0] + b[1]) <= 0):
+    if op is operator.truediv and (b[0] - b[1]) * (b[0] + b[1]) <= 0:
         return True  # a division by what may be zero: nothing to conclude
-    low, high = min(corners), max(corners)  # type: ignore[type-var]
-    slack = 1e-9 * max(abs(low), abs(high), 1.0)  # type: ignore[arg-type]
-    for value in (c[0], -c[0]):
-        if value + c[1] >= low - slack and value - c[1] <= high + slack:  # type: ignore[operator]
-            return True
-    return False
-
-
-def _apply(op: str, x: float, y: float) -> float | None:
-    match op:
-        case "+":
-            return x + y
-        case "-":
-            return x - y
-        case "*":
-            return x * y
-        case _:
-            return None if y == 0 else x / y
+    corners = [op(x, y) for x in (a[0] - a[1], a[0] + a[1]) for y in (b[0] - b[1], b[0] + b[1])]
+    low, high = min(corners), max(corners)
+    slack = 1e-9 * max(abs(low), abs(high), 1.0)
+    return any(value + c[1] >= low - slack and value - c[1] <= high + slack for value in (c[0], -c[0]))
 
 
 def _short(value: float) -> str:
