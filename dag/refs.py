@@ -27,7 +27,8 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["Ref", "Template", "compile_value", "decompile", "references", "renumber", "resolve", "strings_in"]
+__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "references", "renumber",
+           "resolve", "strings_in"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH
@@ -36,6 +37,16 @@ _CORE = r"step_(\d+)_result" + _PATH
 _INLINE = re.compile(rf"\{{\${_CORE}\}}|\$\{{{_CORE}\}}|\${_CORE}(?![A-Za-z0-9_])")
 _WHOLE = re.compile(rf"\s*(?:{_INLINE.pattern})\s*")
 _LIST_LIMIT = 20
+
+_PATH_TEXT = r"([.][A-Za-z0-9_]+)*"
+REF_REGEX = (rf"([{{][$]step_[0-9]+_result{_PATH_TEXT}[}}]{_PATH_TEXT}|[$][{{]step_[0-9]+_result{_PATH_TEXT}[}}]"
+             rf"|[$]step_[0-9]+_result{_PATH_TEXT})")
+"""One reference in every spelling ``compile_value`` reads, written in the regex subset that JSON-Schema-to-grammar
+converters take (groups, classes, ``*``; no lookarounds; ``$``, ``.`` and braces inside classes, because
+llama.cpp's converter copies ``\\$`` and ``\\.`` into the grammar as escapes its parser refuses): a superset of
+what ``_INLINE`` matches, for patterns that constrain decoding (``planning.tool_inputs``, the calculator)."""
+WHOLE_REF_PATTERN = rf"^ *{REF_REGEX} *$"
+"""A whole-value reference as a JSON Schema ``pattern``."""
 _FIELD_AFTER = re.compile(r"(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?![A-Za-z0-9_(])")
 
 

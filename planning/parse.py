@@ -9,7 +9,8 @@ wire model, and every failure is one ``LLMOutputError`` whose message is written
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 import pydantic
@@ -20,6 +21,7 @@ from planning.models import ClassifiedWord, Plan, PointingWords, Reflection, Rou
 from planning.stream import StreamingPlanParser
 from planning.terse_reflection import find_verdict_line, parse_terse_reflection
 from planning.terse_route import find_route_line, parse_terse_route
+from planning.tool_inputs import step_forms
 
 __all__ = [
     "describe_validation_error",
@@ -109,8 +111,11 @@ MAX_NEEDS = 8
 """The most items a plan's "needs" list may have: beyond, a small model is looping, not planning."""
 
 
-def plan_schema(tool_names: Iterable[str], *, needs_first: bool = False) -> dict[str, Any]:
-    """The plan schema with ``tool_name`` limited to the registered tools (or null for a reasoning step).
+def plan_schema(tools: Mapping[str, Mapping[str, Any]] | Iterable[str], *,
+                needs_first: bool = False) -> dict[str, Any]:
+    """The plan schema for these tools: given their parameter schemas (name → JSON Schema), each step is a reasoning
+    step or one tool's call with that tool's own arguments (``planning.tool_inputs``); given names only,
+    ``tool_name`` is limited to them (or null for a reasoning step).
 
     Grammar-constrained servers then cannot emit a tool that does not exist: the prompt regression set
     measured qwen2.5-coder-1.5b copying the prompt example's tool name in 13 of 15 invalid plans (8/23 valid);
@@ -120,20 +125,38 @@ def plan_schema(tool_names: Iterable[str], *, needs_first: bool = False) -> dict
 
         >>> list(plan_schema(["lookup"], needs_first=True)["properties"])
         ['needs', 'steps']
+        >>> schema = plan_schema({"lookup": {"properties": {"city": {"type": "string"}}}})
+        >>> len(schema["properties"]["steps"]["items"]["anyOf"])  # a reasoning step; lookup with, without a description
+        3
     """
-    return _fresh(_plan_schema(tuple(sorted(set(tool_names))), needs_first))
+    if isinstance(tools, Mapping):
+        key = json.dumps(tools, sort_keys=True, default=str)
+        return _fresh(_plan_schema_with_inputs(key, needs_first))
+    return _fresh(_plan_schema(tuple(sorted(set(tools))), needs_first))
 
 
 @functools.lru_cache(maxsize=64)
 def _plan_schema(names: tuple[str, ...], needs_first: bool) -> dict[str, Any]:
     schema = json_schema_for(Plan)
-    # A plan has at least one step (validation says so too): with two examples in planner/v7's prompt, the 1.5B
-    # model answered comparisons with {"steps": []} until the grammar ruled it out.
-    schema["properties"]["steps"]["minItems"] = 1
     if names:
         step = schema["properties"]["steps"]["items"]
         step["properties"]["tool_name"] = {"anyOf": [{"enum": list(names), "type": "string"}, {"type": "null"}],
                                            "default": None}
+    return _bounded(schema, needs_first)
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_schema_with_inputs(tools_json: str, needs_first: bool) -> dict[str, Any]:
+    # Keyed by the schemas' JSON: a planner asks once per plan, and the forms for a few dozen tools take ~1 ms.
+    schema = json_schema_for(Plan)
+    schema["properties"]["steps"]["items"] = {"anyOf": step_forms(json.loads(tools_json))}
+    return _bounded(schema, needs_first)
+
+
+def _bounded(schema: dict[str, Any], needs_first: bool) -> dict[str, Any]:
+    # A plan has at least one step (validation says so too): with two examples in planner/v7's prompt, the 1.5B
+    # model answered comparisons with {"steps": []} until the grammar ruled it out.
+    schema["properties"]["steps"]["minItems"] = 1
     if needs_first:
         # Key order is decoding order under a grammar: the list comes before the first step. Short items and a
         # cap keep a looping model from spending its whole budget on the list.

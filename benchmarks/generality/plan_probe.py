@@ -88,12 +88,13 @@ async def probe(tasks: Sequence[GenTask], llm: LLM, planner_version: str) -> lis
 
 
 def summary(rows: Sequence[ProbeRow]) -> dict[str, dict[str, float]]:
-    """Per planner version: tasks, plans with the right look-ups, with the right look-ups and computation,
+    """Per planner version: tasks, valid plans, plans with the right look-ups, with the right look-ups and computation,
     reasoning steps, and the planner's total wall time."""
     out: dict[str, dict[str, float]] = {}
     for version in dict.fromkeys(r.planner for r in rows):
         mine = [r for r in rows if r.planner == version]
-        out[version] = {"tasks": len(mine), "lookups": sum(r.lookups for r in mine),
+        out[version] = {"tasks": len(mine), "plans": sum(bool(r.steps) for r in mine),
+                        "lookups": sum(r.lookups for r in mine),
                         "computes": sum(r.computes for r in mine), "reasoning_steps": sum(r.reasoning for r in mine),
                         "wall_s": round(sum(r.wall_s for r in mine), 1)}
     return out

@@ -19,12 +19,15 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
+
+import pydantic
 
 from agents.tools.decorator import tool
 from agents.tools.errors import ToolArgumentError
+from dag.refs import REF_REGEX
 
-__all__ = ["MAX_EXPRESSION_CHARS", "calculator", "evaluate_expression"]
+__all__ = ["EXPRESSION_PATTERN", "MAX_EXPRESSION_CHARS", "calculator", "evaluate_expression"]
 
 MAX_EXPRESSION_CHARS = 1_000
 _MAX_DEPTH = 40
@@ -69,6 +72,25 @@ _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _MAGNITUDES = {"thousand": "1e3", "million": "1e6", "billion": "1e9", "trillion": "1e12"}
 _MAGNITUDE = re.compile(r"(\d(?:[\d.]*\d)?(?:e[+-]?\d+)?)\s*(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%(?=\s*(?:$|[)+\-*/,]))")
+
+
+
+
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
+
+
+EXPRESSION_PATTERN = "^(" + "|".join([
+    r"[0-9.,+*/%()^ ×÷−_eE-]",  # digits, operators, grouping, exponents, the constant e
+    *sorted(name for name in [*_FUNCTIONS, *_CONSTANTS] if name != "e"),
+    *(_any_case(word) + "[sS]?" for word in _MAGNITUDES),
+    REF_REGEX,
+]) + ")*$"
+"""Every token the calculator reads, and plan references to other steps' outputs, as a JSON Schema ``pattern``:
+a grammar-constrained planner then cannot put a name the calculator does not know ("Q2 - Q1", "sum(x)") into
+an expression. It is a token-level superset of what ``evaluate_expression`` accepts in decimal notation, so it
+never forbids an expression the calculator would evaluate; the calculator does not enforce it (its own errors
+say more than a pattern mismatch)."""
 
 
 def _normalise(expression: str) -> str:
@@ -158,7 +180,8 @@ def _eval(node: ast.AST, depth: int) -> int | float:
 
 
 @tool(permission="read", timeout_s=5)
-def calculator(expression: str) -> int | float:
+def calculator(expression: Annotated[str, pydantic.Field(json_schema_extra={"pattern": EXPRESSION_PATTERN})]
+               ) -> int | float:
     """Evaluate an arithmetic expression exactly, e.g. "max(3, 4) - 1" or "round(10 / 4, 2)".
 
     Args:

@@ -37,4 +37,4 @@ def test_the_probe_asks_the_real_planner_and_sums_per_version() -> None:
     rows = asyncio.run(probe(tasks, FunctionLLM(reply), "v11"))
     assert [(r.lookups, r.computes, r.reasoning) for r in rows] == [(True, True, 0)]
     totals = summary(rows)["v11"]
-    assert (totals["tasks"], totals["lookups"], totals["computes"]) == (1, 1, 1)
+    assert (totals["tasks"], totals["plans"], totals["lookups"], totals["computes"]) == (1, 1, 1, 1)

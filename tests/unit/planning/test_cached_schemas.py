@@ -11,8 +11,9 @@ from planning.parse import drop_titles, inline_refs, json_schema_for, plan_schem
 from planning.validate import _find_cycle
 
 
-@pytest.mark.parametrize("make", [lambda: json_schema_for(Plan), lambda: plan_schema(["b", "a"]), router_schema,
-                                  reflection_schema])
+@pytest.mark.parametrize("make", [lambda: json_schema_for(Plan), lambda: plan_schema(["b", "a"]),
+                                  lambda: plan_schema({"b": {"properties": {"x": {"type": "integer"}}}}),
+                                  router_schema, reflection_schema])
 def test_each_call_gets_its_own_schema(make):
     first = make()
     expected = make()
@@ -24,8 +25,11 @@ def test_each_call_gets_its_own_schema(make):
 
 def test_the_cached_schema_equals_a_fresh_generation():
     assert json_schema_for(Plan) == drop_titles(inline_refs(Plan.model_json_schema()))
-    names = plan_schema({"b": {}, "a": {}})["properties"]["steps"]["items"]["properties"]["tool_name"]
+    names = plan_schema(["b", "a"])["properties"]["steps"]["items"]["properties"]["tool_name"]
     assert names["anyOf"][0]["enum"] == ["a", "b"]
+    forms = plan_schema({"b": {}, "a": {}})["properties"]["steps"]["items"]["anyOf"]
+    assert [form["properties"]["tool_name"] for form in forms] == [
+        {"type": "null"}, {"const": "a"}, {"const": "a"}, {"const": "b"}, {"const": "b"}]
 
 
 @pytest.mark.parametrize(("deps", "cycle"), [

@@ -93,7 +93,7 @@ def test_garbage_raises_only_llm_output_error(text):
 def test_plan_schema_enumerates_the_registered_tools():
     from planning.parse import plan_schema
 
-    schema = plan_schema({"lookup": {}, "calculator": {}})
+    schema = plan_schema(["lookup", "calculator"])
     tool_name = schema["properties"]["steps"]["items"]["properties"]["tool_name"]
     assert tool_name["anyOf"] == [{"enum": ["calculator", "lookup"], "type": "string"}, {"type": "null"}]
     assert plan_schema([])["properties"]["steps"]["items"]["properties"]["tool_name"]["anyOf"][0] == {"type": "string"}

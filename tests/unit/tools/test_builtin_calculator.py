@@ -95,3 +95,45 @@ def test_the_tool_rounds_floats_and_validates_its_argument() -> None:
     assert calculator.spec.parameters["required"] == ["expression"]
     with pytest.raises(ToolArgumentError, match="missing required argument 'expression'"):
         calculator.validate_arguments({})
+
+
+_TOKENS = st.sampled_from(["1", "2.5", "1e3", "2,165,000", "15%", "pi", "e", "tau", "3 million", "2 Thousand",
+                           "{$step_1_result}", "$step_2_result.value"])
+_OPERATORS = st.sampled_from([" + ", " - ", " * ", " / ", " // ", " % ", " ** ", "×", "÷", " − "])
+_FUNCTION_NAMES = st.sampled_from(["sqrt", "log", "log10", "log2", "exp", "sin", "cos", "tan", "abs", "round",
+                                   "min", "max", "floor", "ceil"])
+_EXPRESSIONS = st.recursive(_TOKENS, lambda inner: st.one_of(
+    st.tuples(inner, _OPERATORS, inner).map("".join),
+    inner.map(lambda x: f"({x})"),
+    inner.map(lambda x: f"-{x}"),
+    st.tuples(_FUNCTION_NAMES, st.lists(inner, min_size=1, max_size=3)).map(lambda f: f"{f[0]}({', '.join(f[1])})"),
+), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_EXPRESSIONS)
+def test_the_declared_pattern_admits_every_expression_the_calculator_evaluates(expression):
+    """The pattern constrains a planner's decoding: if it refused an expression the calculator takes, a
+    grammar-constrained model could not write a right plan."""
+    import re
+
+    from agents.tools.builtins.calculator import EXPRESSION_PATTERN
+
+    assert re.fullmatch(EXPRESSION_PATTERN[1:-1], expression)
+    evaluable = expression.replace("{$step_1_result}", "4").replace("$step_2_result.value", "9")
+    try:
+        evaluate_expression(evaluable)
+    except ToolArgumentError:
+        pass  # a domain error (log of a negative): the pattern is about tokens, not values
+
+
+@pytest.mark.parametrize("expression", ["Q2 - Q1", "sum({$step_1_result})", "count(*) - 1", "revenue * 2",
+                                        "{$step_1_result}.open_orders * 250 FROM t"])
+def test_the_declared_pattern_refuses_names_the_calculator_does_not_know(expression):
+    import re
+
+    from agents.tools.builtins.calculator import EXPRESSION_PATTERN
+
+    assert not re.fullmatch(EXPRESSION_PATTERN[1:-1], expression)
+    with pytest.raises(ToolArgumentError):
+        evaluate_expression(expression.replace("{$step_1_result}", "4"))

@@ -1,0 +1,141 @@
+"""Each tool's own arguments in the JSON plan's schema: one step form per tool, so a grammar-constrained server
+decodes ``tool_input`` against that tool's parameters (names, required ones, types, enums, patterns).
+
+This is the native function-calling guarantee for a plan: a model cannot write an argument the tool does not
+take, leave out a required one, or put a word where the tool declares a number or a pattern. It is sound for any
+task: the schema says only what the tool's own parameter schema says, widened where the plan may put a
+``$step_N_result`` reference instead of a value. Validation still checks every plan (servers without constrained
+decoding ignore the schema).
+
+A parameter schema outside the subset grammar converters handle (``$ref``, ``allOf``, ``not``, conditionals,
+patterns without anchors) keeps a plain object for that tool: its plans are validated as before.
+
+    >>> forms = step_forms({"lookup": {"type": "object", "properties": {"city": {"type": "string"}},
+    ...                                "required": ["city"]}})
+    >>> [form["properties"]["tool_name"] for form in forms]
+    [{'type': 'null'}, {'const': 'lookup'}, {'const': 'lookup'}]
+    >>> forms[1]["properties"]["tool_input"]["required"]
+    ['city']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dag.refs import WHOLE_REF_PATTERN
+
+__all__ = ["grammar_safe", "step_forms", "tool_input_schema"]
+
+_WHOLE_REF = {"type": "string", "pattern": WHOLE_REF_PATTERN}
+_STEP_ID = {"type": "integer", "minimum": 1}
+_DEPENDS_ON = {"type": "array", "items": {"type": "integer"}}
+_DESCRIPTION = {"type": "string"}
+
+# Keys a JSON-Schema-to-grammar converter reads or can safely ignore; anything else (``$ref``, ``allOf``, ``not``,
+# ``if``, ``dependentSchemas``...) it may mistranslate, so such a tool keeps the unconstrained object.
+_SAFE_KEYS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "oneOf",
+    "pattern", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "description", "default", "examples", "title", "format", "nullable", "uniqueItems",
+})
+_SCHEMA_MAPS = ("properties",)
+_SCHEMA_LISTS = ("anyOf", "oneOf")
+# The formats llama.cpp's converter knows; any other would be decoded as a plain string while the tool expects it.
+_FORMATS = frozenset({"date", "time", "date-time", "uuid"})
+
+
+def step_forms(tool_schemas: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The step's alternatives: a reasoning step, then each tool with and without a description.
+
+    Every key of a form is required except ``depends_on`` (and a reasoning step's empty ``tool_input``): grammar
+    converters emit required keys first, so this keeps the order the prompts show (``description`` before the
+    tool, ``depends_on`` last)."""
+    forms = [_reasoning_form()]
+    for name in sorted(tool_schemas):
+        tool_input = tool_input_schema(tool_schemas[name])
+        forms.append(_tool_form(name, tool_input, described=True))
+        forms.append(_tool_form(name, tool_input, described=False))
+    return forms
+
+
+def tool_input_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """``tool_input``'s schema for a tool with these parameters: the parameters with each constrained value also
+    accepting a whole ``$step_N_result`` reference; a plain object when the schema is outside the safe subset.
+
+        >>> n = tool_input_schema({"type": "object", "properties": {"n": {"type": "integer"}}})["properties"]["n"]
+        >>> [branch["type"] for branch in n["anyOf"]]
+        ['integer', 'string']
+    """
+    props = parameters.get("properties")
+    if not isinstance(props, Mapping) or not grammar_safe(parameters):
+        return {"type": "object"}
+    required = [name for name in parameters.get("required", []) or [] if name in props]
+    return {"type": "object", "properties": {name: _widened(prop) for name, prop in props.items()},
+            "required": required, "additionalProperties": parameters.get("additionalProperties") is True}
+
+
+def grammar_safe(schema: Any) -> bool:
+    """Whether every node of ``schema`` uses only keys a grammar converter translates faithfully."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, Mapping) or not set(schema) <= _SAFE_KEYS:
+        return False
+    pattern = schema.get("pattern")
+    if pattern is not None and not (isinstance(pattern, str) and pattern.startswith("^") and pattern.endswith("$")):
+        return False
+    if "format" in schema and schema["format"] not in _FORMATS:
+        return False
+    children: list[Any] = []
+    for key in _SCHEMA_MAPS:
+        children.extend((schema.get(key) or {}).values())
+    for key in _SCHEMA_LISTS:
+        children.extend(schema.get(key) or [])
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), Mapping):
+            children.append(schema[key])
+    return all(grammar_safe(child) for child in children)
+
+
+def _widened(prop: Mapping[str, Any]) -> dict[str, Any]:
+    """``prop`` or a whole reference, wherever ``prop`` constrains the value; free text already takes references
+    inline ("size of {$step_1_result}"), so it stays as it is."""
+    node = _inside_widened(prop)
+    return node if _free_text(node) else {"anyOf": [node, dict(_WHOLE_REF)]}
+
+
+def _inside_widened(prop: Mapping[str, Any]) -> dict[str, Any]:
+    """``prop`` with its nested values widened (a list may hold references); the branches of a union are one
+    value position, widened once around the union."""
+    node = {key: value for key, value in prop.items() if key not in ("description", "examples", "title")}
+    if isinstance(node.get("properties"), Mapping):
+        node["properties"] = {name: _widened(child) for name, child in node["properties"].items()}
+    if isinstance(node.get("items"), Mapping):
+        node["items"] = _widened(node["items"])
+    for key in _SCHEMA_LISTS:
+        if key in node:
+            node[key] = [_inside_widened(branch) if isinstance(branch, Mapping) else branch for branch in node[key]]
+    return node
+
+
+def _free_text(node: Mapping[str, Any]) -> bool:
+    constraints = ("enum", "const", "pattern", "format", "anyOf", "oneOf")
+    return node.get("type") == "string" and not any(key in node for key in constraints)
+
+
+def _tool_form(name: str, tool_input: dict[str, Any], *, described: bool) -> dict[str, Any]:
+    props: dict[str, Any] = {"step_id": dict(_STEP_ID)}
+    if described:
+        props["description"] = dict(_DESCRIPTION)
+    props |= {"tool_name": {"const": name}, "tool_input": tool_input, "depends_on": dict(_DEPENDS_ON)}
+    return {"type": "object", "properties": props, "required": [key for key in props if key != "depends_on"],
+            "additionalProperties": False}
+
+
+def _reasoning_form() -> dict[str, Any]:
+    props = {"step_id": dict(_STEP_ID), "description": {"type": "string", "minLength": 1},
+             "tool_name": {"type": "null"},
+             "tool_input": {"type": "object", "properties": {}, "additionalProperties": False},
+             "depends_on": dict(_DEPENDS_ON)}
+    return {"type": "object", "properties": props, "required": ["step_id", "description", "tool_name"],
+            "additionalProperties": False}
