@@ -41,6 +41,8 @@ _SAFE_KEYS = frozenset({
 })
 _SCHEMA_MAPS = ("properties",)
 _SCHEMA_LISTS = ("anyOf", "oneOf")
+_ESCAPES = frozenset("[](){}|*+?")
+_CLASS_ESCAPES = frozenset("[]")
 # The formats llama.cpp's converter knows; any other would be decoded as a plain string while the tool expects it.
 _FORMATS = frozenset({"date", "time", "date-time", "uuid"})
 
@@ -82,7 +84,7 @@ def grammar_safe(schema: Any) -> bool:
     if not isinstance(schema, Mapping) or not set(schema) <= _SAFE_KEYS:
         return False
     pattern = schema.get("pattern")
-    if pattern is not None and not (isinstance(pattern, str) and pattern.startswith("^") and pattern.endswith("$")):
+    if pattern is not None and not _convertible(pattern):
         return False
     if "format" in schema and schema["format"] not in _FORMATS:
         return False
@@ -95,6 +97,29 @@ def grammar_safe(schema: Any) -> bool:
         if isinstance(schema.get(key), Mapping):
             children.append(schema[key])
     return all(grammar_safe(child) for child in children)
+
+
+def _convertible(pattern: Any) -> bool:
+    """An anchored pattern whose escapes llama.cpp's converter keeps valid. It copies any other escape (``\\d``,
+    ``\\.``, ``\\$``, and inside a class anything but ``\\[`` and ``\\]``) into the grammar as is, and the grammar's
+    parser refuses it, failing the whole request."""
+    if not (isinstance(pattern, str) and pattern.startswith("^") and pattern.endswith("$")):
+        return False
+    in_class, i = False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            escaped = pattern[i + 1:i + 2]
+            if escaped not in (_CLASS_ESCAPES if in_class else _ESCAPES):
+                return False
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+        elif char == "]" and in_class:
+            in_class = False
+        i += 1
+    return True
 
 
 def _widened(prop: Mapping[str, Any]) -> dict[str, Any]:

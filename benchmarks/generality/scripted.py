@@ -31,7 +31,8 @@ from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.tools import MemoryJournal, Tool, ToolRegistry
 
-__all__ = ["CONFIGS", "RunOutcome", "Script", "config_for", "outcome_of", "run_scripted", "scripted_llm"]
+__all__ = ["CONFIGS", "RunOutcome", "Script", "config_for", "outcome_of", "run_scripted", "runtime_for",
+           "scripted_llm"]
 
 CONFIGS = ("default", "numeric")
 """The configurations measured: ``RuntimeConfig()`` and the opt-in numeric set."""
@@ -91,7 +92,8 @@ def scripted_llm(script: Script, calls: list[str]) -> FunctionLLM:
     return FunctionLLM(reply)
 
 
-def _runtime(llm: LLM, tools: Sequence[Tool], config: RuntimeConfig) -> LocalRuntime:
+def runtime_for(llm: LLM, tools: Sequence[Tool], config: RuntimeConfig) -> LocalRuntime:
+    """The in-process engine's roles over ``tools``, every role asking ``llm``."""
     registry = ToolRegistry(list(tools))
     journal = MemoryJournal()
     return LocalRuntime(
@@ -120,7 +122,7 @@ async def _run(script: Script, tools: Sequence[Tool], config: RuntimeConfig) -> 
     llm = scripted_llm(script, calls)
     state = TaskState(task_id="t-generality", task=script.task, submitted_at=time.time())
     sink = MemorySink("t-generality")
-    runner = TaskRunner(state, config=config, runtime=_runtime(llm, tools, config), sink=sink)
+    runner = TaskRunner(state, config=config, runtime=runtime_for(llm, tools, config), sink=sink)
     result = await runner.run()
     return outcome_of(result, script.plan, sink.events)
 

@@ -10,8 +10,10 @@ import ctypes
 import json
 import math
 from collections.abc import Iterator
+from typing import Annotated
 
 import pytest
+from pydantic import Field
 from support.local_models import require_model
 
 from agents.llm.local import SMOKE_MODEL
@@ -77,12 +79,22 @@ class GrammarMatcher:
         yield self._model.token_eos()  # allowed only where the grammar is complete
 
 
+@tool
+def ticket(ticket_id: Annotated[str, Field(pattern=r"^T-\d+$")]) -> str:
+    """A support ticket by id (a pattern the converter cannot keep: this tool's arguments stay unconstrained).
+
+    Args:
+        ticket_id: The ticket's id, e.g. "T-42".
+    """
+    return f"{ticket_id}: open"
+
+
 @pytest.fixture(scope="module")
 def plan_grammar(tmp_path_factory) -> tuple[GrammarMatcher, str]:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     matcher = GrammarMatcher(str(require_model(SMOKE_MODEL)))
-    registry = ToolRegistry([*builtin_tools(tmp_path_factory.mktemp("workspace")), revenue, p95_latency])
+    registry = ToolRegistry([*builtin_tools(tmp_path_factory.mktemp("workspace")), revenue, p95_latency, ticket])
     return matcher, json_schema_to_gbnf(json.dumps(plan_schema(registry.schemas())))
 
 
@@ -100,6 +112,7 @@ def _plan(*steps: dict) -> str:
            "tool_input": {"service": "{$step_1_result}", "week": 11}, "depends_on": [1]}),
     _plan({"step_id": 1, "tool_name": "p95_latency", "tool_input": {"service": "api", "week": "$step_2_result"}},
           {"step_id": 2, "tool_name": "calculator", "tool_input": {"expression": "round(2.5 million × 3 − 1e3, 2)"}}),
+    _plan({"step_id": 1, "tool_name": "ticket", "tool_input": {"ticket_id": "T-42", "anything": 1}}),
 ])
 def test_right_plans_are_written_freely(plan_grammar, reply):
     matcher, grammar = plan_grammar

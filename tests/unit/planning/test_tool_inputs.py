@@ -72,6 +72,15 @@ def test_a_schema_outside_the_converters_subset_keeps_a_plain_object():
     assert not grammar_safe({"type": "string", "format": "email"})  # decoded as any string otherwise
 
 
+@pytest.mark.parametrize(("pattern", "safe"), [
+    (r"^[A-Z]-[0-9]+$", True), (r"^\(x\)$", True), (r"^[\[]$", True), (r"^[.$]$", True),
+    # llama.cpp's converter copies these escapes into the grammar, whose parser then refuses the whole request
+    (r"^\d+$", False), (r"^a\.b$", False), (r"^[\(]$", False), ("^a\\", False),
+])
+def test_only_patterns_the_converter_keeps_valid_are_constrained(pattern, safe):
+    assert grammar_safe({"type": "string", "pattern": pattern}) is safe
+
+
 def test_names_alone_keep_the_enumerated_form():
     schema = plan_schema(["search", "calculator"])
     assert schema["properties"]["steps"]["items"]["properties"]["tool_name"]["anyOf"][0]["enum"] == [
