@@ -130,7 +130,9 @@ def plan_schema(tools: Mapping[str, Mapping[str, Any]] | Iterable[str], *,
         3
     """
     if isinstance(tools, Mapping):
-        key = json.dumps(tools, sort_keys=True, default=str)
+        # Not sorted: the keys' order is the order the grammar makes the model write the arguments in, the
+        # tool's own order, as the catalog shows it.
+        key = json.dumps(tools, default=str)
         return _fresh(_plan_schema_with_inputs(key, needs_first))
     return _fresh(_plan_schema(tuple(sorted(set(tools))), needs_first))
 
