@@ -147,3 +147,11 @@ def test_the_registry_schemas_of_the_builtin_tools_are_all_constrained(tmp_path)
     schemas = ToolRegistry(builtin_tools(tmp_path)).schemas()
     unconstrained = [name for name, schema in schemas.items() if tool_input_schema(schema) == {"type": "object"}]
     assert unconstrained == []
+
+
+def test_arguments_keep_the_tools_own_order():
+    """Key order is decoding order: the model writes the arguments in the order the catalog shows them."""
+    tool = {"type": "object", "properties": {"product": {"type": "string"}, "month": {"type": "string"}},
+            "required": ["product", "month"]}
+    forms = plan_schema({"churn": tool})["properties"]["steps"]["items"]["anyOf"]
+    assert list(forms[1]["properties"]["tool_input"]["properties"]) == ["product", "month"]
