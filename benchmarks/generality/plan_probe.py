@@ -29,7 +29,7 @@ from agents.roles.planner import Planner
 from benchmarks.generality.model import GenTask
 from benchmarks.generality.suite import SPLITS, select, suite_tools
 
-__all__ = ["ProbeRow", "probe", "score_plan", "summary"]
+__all__ = ["ProbeRow", "probe", "report", "score_plan", "summary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +115,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return [row for version in args.planner for row in await probe(tasks, llm, version)]
 
     rows = asyncio.run(every_version())
-    result = {"split": args.split, "task_ids": [t.id for t in tasks], "summary": summary(rows),
+    return report(args.split, tasks, summary(rows), rows, args.out)
+
+
+def report(split: str, tasks: Sequence[GenTask], totals: dict[str, dict[str, float]], rows: Sequence[Any],
+           out: Path | None) -> int:
+    """A probe's end: every row (dataclasses) and the summary to ``out`` as JSON, the summary to stdout."""
+    result = {"split": split, "task_ids": [t.id for t in tasks], "summary": totals,
               "rows": [asdict(r) for r in rows]}
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    print(json.dumps(result["summary"], indent=1))
+    if out:
+        out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps(totals, indent=1))
     return 0
 
 

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from agents.config import RuntimeConfig, for_embedded_model
@@ -32,6 +31,7 @@ from agents.engine.task_runner import TaskRunner
 from agents.engine.task_state import TaskState
 from agents.llm.base import LLM, LLMReply, LLMRequest
 from benchmarks.generality.model import GenTask
+from benchmarks.generality.plan_probe import report
 from benchmarks.generality.scoring import verdict
 from benchmarks.generality.scripted import Script, runtime_for, scripted_llm
 from benchmarks.generality.suite import SPLITS, select, suite_tools
@@ -130,12 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="tetrarch-review-probe-") as tmp:
         rows = asyncio.run(every_version(Path(tmp) / "review.db"))
-    result = {"split": args.split, "task_ids": [t.id for t in tasks], "summary": summary(rows),
-              "rows": [asdict(r) for r in rows]}
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    print(json.dumps(result["summary"], indent=1))
-    return 0
+    return report(args.split, tasks, summary(rows), rows, args.out)
 
 
 if __name__ == "__main__":
