@@ -87,7 +87,7 @@ EXPRESSION_PATTERN = "^(" + "|".join([
     REF_REGEX,
 ]) + ")*$"
 """Every token the calculator reads, and plan references to other steps' outputs, as a JSON Schema ``pattern``:
-a grammar-constrained planner then cannot put a name the calculator does not know ("Q2 - Q1", "sum(x)") into
+a grammar-constrained planner then cannot put a name the calculator does not know ("price - cost", "sum(x)") into
 an expression. It is a token-level superset of what ``evaluate_expression`` accepts in decimal notation, so it
 never forbids an expression the calculator would evaluate; the calculator does not enforce it (its own errors
 say more than a pattern mismatch)."""
