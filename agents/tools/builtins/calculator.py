@@ -74,8 +74,6 @@ _MAGNITUDE = re.compile(r"(\d(?:[\d.]*\d)?(?:e[+-]?\d+)?)\s*(thousand|million|bi
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%(?=\s*(?:$|[)+\-*/,]))")
 
 
-
-
 def _any_case(word: str) -> str:
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
 
