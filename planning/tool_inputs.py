@@ -20,17 +20,16 @@ patterns without anchors) keeps a plain object for that tool: its plans are vali
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from dag.refs import WHOLE_REF_PATTERN
+from planning.models import PlanStep
 
 __all__ = ["grammar_safe", "step_forms", "tool_input_schema"]
 
 _WHOLE_REF = {"type": "string", "pattern": WHOLE_REF_PATTERN}
-_STEP_ID = {"type": "integer", "minimum": 1}
-_DEPENDS_ON = {"type": "array", "items": {"type": "integer"}}
-_DESCRIPTION = {"type": "string"}
 
 # Keys a JSON-Schema-to-grammar converter reads or can safely ignore; anything else (``$ref``, ``allOf``, ``not``,
 # ``if``, ``dependentSchemas``...) it may mistranslate, so such a tool keeps the unconstrained object.
@@ -39,7 +38,6 @@ _SAFE_KEYS = frozenset({
     "pattern", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum",
     "exclusiveMaximum", "description", "default", "examples", "title", "format", "nullable", "uniqueItems",
 })
-_SCHEMA_MAPS = ("properties",)
 _SCHEMA_LISTS = ("anyOf", "oneOf")
 _ESCAPES = frozenset("[](){}|*+?")
 _CLASS_ESCAPES = frozenset("[]")
@@ -88,9 +86,7 @@ def grammar_safe(schema: Any) -> bool:
         return False
     if "format" in schema and schema["format"] not in _FORMATS:
         return False
-    children: list[Any] = []
-    for key in _SCHEMA_MAPS:
-        children.extend((schema.get(key) or {}).values())
+    children: list[Any] = list((schema.get("properties") or {}).values())
     for key in _SCHEMA_LISTS:
         children.extend(schema.get(key) or [])
     for key in ("items", "additionalProperties"):
@@ -148,19 +144,28 @@ def _free_text(node: Mapping[str, Any]) -> bool:
     return node.get("type") == "string" and not any(key in node for key in constraints)
 
 
+@functools.cache
+def _step_fields() -> dict[str, dict[str, Any]]:
+    """The wire step's own field schemas (``PlanStep``), so the forms constrain what the wire model says."""
+    return {name: {key: value for key, value in prop.items() if key not in ("title", "default")}
+            for name, prop in PlanStep.model_json_schema()["properties"].items()}
+
+
 def _tool_form(name: str, tool_input: dict[str, Any], *, described: bool) -> dict[str, Any]:
-    props: dict[str, Any] = {"step_id": dict(_STEP_ID)}
+    fields = _step_fields()
+    props: dict[str, Any] = {"step_id": dict(fields["step_id"])}
     if described:
-        props["description"] = dict(_DESCRIPTION)
-    props |= {"tool_name": {"const": name}, "tool_input": tool_input, "depends_on": dict(_DEPENDS_ON)}
+        props["description"] = dict(fields["description"])
+    props |= {"tool_name": {"const": name}, "tool_input": tool_input, "depends_on": dict(fields["depends_on"])}
     return {"type": "object", "properties": props, "required": [key for key in props if key != "depends_on"],
             "additionalProperties": False}
 
 
 def _reasoning_form() -> dict[str, Any]:
-    props = {"step_id": dict(_STEP_ID), "description": {"type": "string", "minLength": 1},
+    fields = _step_fields()
+    props = {"step_id": dict(fields["step_id"]), "description": {**fields["description"], "minLength": 1},
              "tool_name": {"type": "null"},
              "tool_input": {"type": "object", "properties": {}, "additionalProperties": False},
-             "depends_on": dict(_DEPENDS_ON)}
+             "depends_on": dict(fields["depends_on"])}
     return {"type": "object", "properties": props, "required": ["step_id", "description", "tool_name"],
             "additionalProperties": False}

@@ -91,7 +91,7 @@ def _false(text: str, a: Number, b: Number, c: Number) -> Equation | None:
         return None  # mixed units or scales ("20% * 150 = 30", "$2.81M - $2.63M = $180,000"): not settled here
     if any(_holds(_OPS[op], x, y, z) for x, y, z in product(a.readings, b.readings, c.readings)):
         return None
-    # _holds is true for a divisor that may be zero, so b.value is none here
+    # _holds is true for a divisor that may be zero, so b.value is not zero here
     expression = f"{text[a.start:a.end]} {op} {b_text}"
     return Equation(text[a.start:c.end + after_c.end()].strip(), expression, _OPS[op](a.value, b.value))
 
