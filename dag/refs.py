@@ -27,7 +27,7 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "references", "renumber",
+__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text", "references", "renumber",
            "resolve", "strings_in"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
@@ -322,6 +322,27 @@ def _to_text(value: Any) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)  # 1.5 -> "1.5", 2.0 -> "2.0", 3 -> "3"
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+
+
+def fill_text(text: str, outputs: Mapping[int, Any]) -> str:
+    """``text`` with each reference to an output in ``outputs`` replaced by that output as text (as ``resolve``
+    fills a plan's arguments); a reference that cannot be filled (no such output, no such field) stays written
+    out, so whoever reads the text sees that a value is missing.
+
+    >>> fill_text("Rome is larger by {$step_3_result}; see $step_4_result.", {3: 1200})
+    'Rome is larger by 1200; see {$step_4_result}.'
+    """
+    compiled = _compile_str(text)
+    parts = compiled.parts if isinstance(compiled, Template) else (compiled,)
+    filled = []
+    for part in parts:
+        if isinstance(part, Ref):
+            try:
+                part = _to_text(_lookup(part, outputs))
+            except RefResolutionError:
+                part = part.braced()
+        filled.append(part)
+    return "".join(filled)
 
 
 def resolve(compiled: Any, outputs: Mapping[int, Any]) -> Any:

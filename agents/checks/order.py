@@ -24,6 +24,7 @@ unambiguous. Its preconditions:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -32,7 +33,7 @@ from typing import Any
 from agents.checks.facts import Fact, Result, Severity
 from agents.checks.numbers import Number, is_id_field, read_numbers
 
-__all__ = ["order_notes"]
+__all__ = ["order_notes", "size_notes"]
 
 _MAX_STEPS = 6
 _MAX_FIELDS = 3
@@ -52,7 +53,8 @@ def order_notes(results: Sequence[Result]) -> list[Fact]:
         distinct = len({repr(sorted(r.inputs.items())) if isinstance(r.inputs, dict) else r.arguments
                         for r in steps}) == len(steps)
         if 2 <= len(steps) <= _MAX_STEPS and distinct:
-            text = _dates(tool, steps) or _fields(tool, steps) or _figures(tool, steps) or _years(tool, steps)
+            text = _dates(tool, steps) or _fields(tool, steps) or _lengths(tool, steps) or _figures(tool, steps) \
+                or _years(tool, steps)
             if text:
                 notes.append(Fact(Severity.NOTE, text))
     return notes
@@ -68,8 +70,8 @@ def _label(r: Result) -> str:
 
 
 def _sentence(what: str, steps: Sequence[Result], values: Sequence[Any], shown: Sequence[str],
-              more: str, most: str) -> str:
-    stated = ", ".join(f"{_label(r)} states {s}" for r, s in zip(steps, shown))
+              more: str, most: str, verb: str = "states") -> str:
+    stated = ", ".join(f"{_label(r)} {verb} {s}" for r, s in zip(steps, shown))
     ranked = sorted(zip(values, steps), key=lambda p: p[0], reverse=True)
     if len({v for v, _ in ranked}) == 1:
         order = "they are all equal" if len(steps) > 2 else "they are equal"
@@ -125,6 +127,46 @@ def _fields(tool: str, steps: Sequence[Result]) -> str | None:
                            [_shown(row[key]) for row in rows], "larger", "largest")
                  for key in shared[:_MAX_FIELDS]]
     return " ".join(sentences)
+
+
+def _items(output: Any) -> list[Any] | None:
+    """The list an output is: a list, or JSON text of one (tools often return rows as text)."""
+    if isinstance(output, str) and output.lstrip().startswith("["):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return None
+    return output if isinstance(output, list) else None
+
+
+def _lengths(tool: str, steps: Sequence[Result]) -> str | None:
+    lists = [_items(r.output) for r in steps]
+    if any(items is None for items in lists):
+        return None
+    sizes = [len(items) for items in lists if items is not None]
+    return _sentence(f"{tool} results", steps, sizes, [_count(n) for n in sizes], "longer", "longest", verb="lists")
+
+
+def _count(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
+
+
+def size_notes(results: Sequence[Result]) -> list[Fact]:
+    """How many items a step's list holds (a list, or JSON text of one), counted by code: small models count
+    the names or rows of a list they read wrong. Said for each completed step with a list of two or more items,
+    unless two or more steps called its tool on their own (the order note compares those).
+
+        >>> print(size_notes([Result(1, "team", "", '["Ana", "Luis", "Eva"]', arguments="pagos")])[0].text)
+        Counted by code: #1 (pagos) lists 3 items.
+    """
+    compared = {r.step_id for r in results if r.tool_name and not r.depends_on and
+                sum(1 for o in results if o.tool_name == r.tool_name and not o.failed and not o.depends_on) >= 2}
+    counted = [(r, len(items)) for r in results if not r.failed and r.step_id not in compared
+               and (items := _items(r.output)) is not None and len(items) >= 2]
+    if not counted:
+        return []
+    return [Fact(Severity.NOTE, "Counted by code: " + ", ".join(f"{_label(r)} lists {_count(n)}" for r, n in counted)
+                 + ".")]
 
 
 def _figures(tool: str, steps: Sequence[Result]) -> str | None:

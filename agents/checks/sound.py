@@ -21,7 +21,9 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 - a name the task lists beside others that no step's arguments or outputs mention (``agents.checks.coverage``:
   capitalised words, so a German noun may be taken for a name; the reviewer judges);
 - the order of what look-ups of one tool returned, where each states one date, record, figure or year that code
-  reads without ambiguity (``agents.checks.order``: "#1 (Acme Q3) is larger than #2 (Borealis Q3)");
+  reads without ambiguity (``agents.checks.order``: "#1 (Acme Q3) is larger than #2 (Borealis Q3)"), or the
+  number of items each returned when each is a list;
+- how many items a step's list holds, counted by code (``agents.checks.order.size_notes``);
 - the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
   reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed);
 - a false equation in a step's output (a reasoning step that did arithmetic in words): the step is wrong, but an
@@ -49,7 +51,7 @@ from agents.checks.equations import false_equations
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
 from agents.checks.numbers import numbers_in
-from agents.checks.order import order_notes
+from agents.checks.order import order_notes, size_notes
 from dag.refs import strings_in
 from planning.blind_calls import MIN_INVENTED_FIGURES, unwritten_figures
 
@@ -66,8 +68,8 @@ def result_notes(task: str, results: Sequence[Result], *, names: bool = True) ->
     """The default set's facts about the results: notes only. ``names``: also the names no step mentions (the
     numeric set says those itself, as contradictions)."""
     facts = name_notes(task, results) if names else []
-    return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *final_note(results),
-            *unstated_figures_note(task, results), *equation_notes(results)]
+    return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *size_notes(results),
+            *final_note(results), *unstated_figures_note(task, results), *equation_notes(results)]
 
 
 def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:

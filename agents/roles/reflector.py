@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.checks.facts import Fact, Severity, render_facts
+import re
+
+from agents.checks.facts import Fact, Severity, render_facts, text_of
 from agents.checks.review import evidence_of, result_facts
 from agents.config import PromptOptions
 from agents.llm.base import LLM
@@ -15,6 +17,7 @@ from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
 from agents.roles.render import render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
+from dag.refs import fill_text
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
@@ -22,7 +25,9 @@ from planning.terse import render_terse
 from prompts import PromptTemplate, load_prompt, prepare_prompts
 from prompts.compact import render_results_compact
 
-__all__ = ["Reflector"]
+__all__ = ["Reflector", "filled_answer"]
+
+_REFERENCE = re.compile(r"\$\{?step_\d+_result")
 
 
 class Reflector:
@@ -65,7 +70,7 @@ class Reflector:
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=schema, metadata={"task_id": task_id},
                                form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
-        return RoleResult(call.value, call.spend)
+        return RoleResult(filled_answer(call.value, results, task), call.spend)
 
     def _variables(self, template: PromptTemplate, task: str, plan: Plan, results: Sequence[StepView],
                    refused_note: str = "", refused_fault: bool = True) -> dict[str, str]:
@@ -93,3 +98,25 @@ class Reflector:
         if "results" in wants:
             out["results"] = render_results_compact(results) if compact else render_results(results)
         return out
+
+
+def filled_answer(reflection: Reflection, results: Sequence[StepView], task: str = "") -> Reflection:
+    """The reflection with the step references its answer makes (``{$step_N_result}``, the plan's syntax) filled
+    with those steps' outputs, so a figure reaches the user exactly as the tool returned it instead of copied
+    digit by digit. The reviewer chose which step it cites; code only writes the value in. A reference to a
+    step that did not complete stays written, and ``agents.checks.sound`` refuses the answer. Nothing is filled
+    when the task or a step's output itself writes such a reference (the answer may be quoting it).
+
+        >>> from planning.models import Scores
+        >>> review = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=True,
+        ...                     action="accept", answer="Rome has {$step_3_result} more people.")
+        >>> filled_answer(review, [StepView(3, "difference", "calculator", "completed", 1200)]).answer
+        'Rome has 1200 more people.'
+    """
+    answer = reflection.answer
+    if not answer or _REFERENCE.search(answer) is None:
+        return reflection
+    done = {r.step_id: r.output for r in results if r.status == "completed"}
+    if any(_REFERENCE.search(text) for text in (task, *map(text_of, done.values()))):
+        return reflection
+    return reflection.model_copy(update={"answer": fill_text(answer, done)})
