@@ -102,3 +102,15 @@ def test_validate_step_allows_pending_dependencies_and_is_consistent():
     with pytest.raises(PlanValidationError) as err:
         validate_step(step(6), {i: step(i) for i in range(1, 6)}, TOOLS, max_steps=5)
     assert err.value.problems[0].code == ProblemCode.TOO_MANY_STEPS
+
+
+def test_a_parsed_step_never_waits_for_itself_and_a_use_of_its_own_result_is_still_refused():
+    from planning.parse import parse_plan
+
+    plan = parse_plan('{"steps": [{"step_id": 1, "tool_name": "search", "tool_input": {"query": "x"}, '
+                      '"depends_on": [1]}, {"step_id": 2, "tool_name": "calc", "tool_input": {"expression": '
+                      '"$step_2_result * 3"}, "depends_on": [2, 1]}]}')
+    assert [s.depends_on for s in plan.steps] == [[], [1]]
+    with pytest.raises(PlanValidationError) as caught:
+        validate_plan(plan, TOOLS, max_steps=10)
+    assert [p.code for p in caught.value.problems] == [ProblemCode.UNDECLARED_REFERENCE]
