@@ -6,7 +6,8 @@ every user's task, tools and language: when it fires, the answer is wrong. The t
 - **An unfilled step reference in the answer.** Precondition: the answer contains ``$step_N_result`` (the plan's
   reference syntax, ``dag.refs``) and neither the task nor any step's output contains such text. The answer then
   shows the user a placeholder for a value it never filled in, whatever the task was (a tool that returns such text
-  itself, a template engine say, may be quoted).
+  itself, a template engine say, may be quoted). References to steps that completed never get here: the reviewer
+  role fills them with those steps' outputs (``agents.roles.reflector.filled_answer``).
 - **A false equation in the answer** (``agents.checks.equations``). Precondition: the answer writes "A op B = C"
   with numbers on both sides, standing alone (nothing arithmetic before A or after C), the same unit on each
   (or a non-percent unit on C alone), and no reading of the three numbers, within the rounding their written
