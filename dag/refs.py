@@ -27,8 +27,8 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text", "references", "renumber",
-           "resolve", "strings_in"]
+__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text", "references",
+           "renumber", "resolve", "strings_in"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH

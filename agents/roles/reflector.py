@@ -5,9 +5,8 @@ It only proposes: ``planning.policy.decide`` has the last word.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import re
+from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Severity, render_facts, text_of
 from agents.checks.review import evidence_of, result_facts
