@@ -166,8 +166,8 @@ def normalise_step(data: Any) -> Any:
     """What a step's JSON means where models write it loosely: ``"tool_name": "null"`` or ``"none"`` for a
     reasoning step means None; a step's own id in its ``depends_on`` orders nothing (a step cannot wait for
     itself), so it is left out. That is sound for any plan: the step's other dependencies and its arguments are
-    kept, and an argument that uses the step's own result is still refused by validation. The 1.5B planner, told
-    "step 1 depends on itself; remove 1 from its depends_on", wrote the same plan again.
+    kept, and an argument that uses the step's own result is still refused by validation, with a message that
+    says so (``planning.validate``), where "depends on itself" would point the model at the wrong field.
 
         >>> normalise_step({"step_id": 2, "tool_name": "none", "depends_on": [1, 2]})
         {'step_id': 2, 'tool_name': None, 'depends_on': [1]}

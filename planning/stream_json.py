@@ -232,7 +232,8 @@ def _implied(step: PlanStep, given: dict[str, object]) -> PlanStep:
     validated)."""
     update: dict[str, object] = {}
     if "depends_on" not in given:
-        update["depends_on"] = sorted(references(step.tool_input))
+        # never the step itself: "uses its own result" is the problem to tell the model, not "waits for itself"
+        update["depends_on"] = sorted(references(step.tool_input) - {step.step_id})
     if not step.description and step.tool_name is not None and "description" not in given:
         update["description"] = describe_call(step.tool_name, step.tool_input)
     return step.model_copy(update=update) if update else step

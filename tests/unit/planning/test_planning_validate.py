@@ -114,3 +114,16 @@ def test_a_parsed_step_never_waits_for_itself_and_a_use_of_its_own_result_is_sti
     with pytest.raises(PlanValidationError) as caught:
         validate_plan(plan, TOOLS, max_steps=10)
     assert [p.code for p in caught.value.problems] == [ProblemCode.UNDECLARED_REFERENCE]
+
+
+def test_a_short_json_step_using_its_own_result_is_told_so_not_that_it_waits_for_itself():
+    from planning.parse import parse_plan
+
+    plan = parse_plan('{"steps": [{"step_id": 1, "tool_name": "calc", "tool_input": {"expression": '
+                      '"{$step_1_result} + {$step_1_result}"}}]}')
+    assert plan.steps[0].depends_on == []
+    with pytest.raises(PlanValidationError) as caught:
+        validate_plan(plan, TOOLS, max_steps=10)
+    assert [p.message for p in caught.value.problems] == [
+        "step 1 uses its own result ($step_1_result), which does not exist before it runs; write the value itself "
+        "(a figure from the task or an earlier turn), or refer to the step that computes it."]
