@@ -76,7 +76,7 @@ def connect(config: RuntimeConfig, address: str | None, tools: Sequence[Tool], l
         return
     kwargs = _init_kwargs(config, address, ship, tools, llm)
     try:
-        ray.init(address=address or "local", **kwargs)
+        _init_ray(address, kwargs)
     except ConnectionError as exc:
         raise ClusterUnavailableError(
             f"could not reach a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` or pass "
@@ -96,6 +96,26 @@ def connect(config: RuntimeConfig, address: str | None, tools: Sequence[Tool], l
             "RuntimeConfig(ship_code=False)") from exc
     global _started_ray
     _started_ray = True
+
+
+_LOCAL_START_ATTEMPTS = 2
+_LATE_START = "timed out during startup"
+
+
+def _init_ray(address: str | None, kwargs: dict[str, Any]) -> None:
+    """``ray.init``, with a private local Ray started once more when its node missed its start-up window: the
+    raylet gives its helper processes a fixed ~15 s to report their ports, and on a busy two-core machine (the
+    embedded model loading beside it) a cold first import of the helper can take longer. The second start finds
+    the imports in the page cache."""
+    for attempt in range(1, _LOCAL_START_ATTEMPTS + 1):
+        try:
+            ray.init(address=address or "local", **kwargs)
+            return
+        except Exception as exc:  # Ray raises a bare Exception for a node that did not start in time
+            if address is not None or attempt == _LOCAL_START_ATTEMPTS or _LATE_START not in str(exc):
+                raise
+            log.warning("the local Ray node did not start in time (%s); starting it once more", exc)
+            ray.shutdown()
 
 
 class RaySupervisor:
