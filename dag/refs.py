@@ -333,6 +333,9 @@ def fill_text(text: str, outputs: Mapping[int, Any]) -> str:
     'Rome is larger by 1200; see {$step_4_result}.'
     """
     compiled = _compile_str(text)
+    if isinstance(compiled, Ref):  # a whole-value reference: the text around it is kept as written
+        core = text.strip()
+        compiled = Template((text[:text.index(core)], compiled, text[text.index(core) + len(core):]))
     parts = compiled.parts if isinstance(compiled, Template) else (compiled,)
     filled = []
     for part in parts:

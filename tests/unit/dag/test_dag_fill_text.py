@@ -16,7 +16,7 @@ def test_every_spelling_of_a_reference_is_filled():
 
 
 def test_a_whole_reference_becomes_the_output_as_text():
-    assert fill_text(" $step_2_result ", {2: -180000}) == "-180000"
+    assert fill_text(" $step_2_result\n", {2: -180000}) == " -180000\n"
     assert fill_text("$step_1_result", {1: [1, 2]}) == "[1,2]"
 
 
