@@ -334,8 +334,8 @@ def fill_text(text: str, outputs: Mapping[int, Any]) -> str:
     """
     compiled = _compile_str(text)
     if isinstance(compiled, Ref):  # a whole-value reference: the text around it is kept as written
-        core = text.strip()
-        compiled = Template((text[:text.index(core)], compiled, text[text.index(core) + len(core):]))
+        start = len(text) - len(text.lstrip())
+        compiled = Template((text[:start], compiled, text[len(text.rstrip()):]))
     parts = compiled.parts if isinstance(compiled, Template) else (compiled,)
     filled = []
     for part in parts:
