@@ -163,20 +163,8 @@ def describe_validation_error(exc: pydantic.ValidationError, prefix: str = "") -
 
 
 def normalise_step(data: Any) -> Any:
-    """What a step's JSON means where models write it loosely: ``"tool_name": "null"`` or ``"none"`` for a
-    reasoning step means None; a step's own id in its ``depends_on`` orders nothing (a step cannot wait for
-    itself), so it is left out. That is sound for any plan: the step's other dependencies and its arguments are
-    kept, and an argument that uses the step's own result is still refused by validation, with a message that
-    says so (``planning.validate``), where "depends on itself" would point the model at the wrong field.
-
-        >>> normalise_step({"step_id": 2, "tool_name": "none", "depends_on": [1, 2]})
-        {'step_id': 2, 'tool_name': None, 'depends_on': [1]}
-    """
-    if not isinstance(data, dict):
-        return data
-    if isinstance(data.get("tool_name"), str) and data["tool_name"].strip().lower() in _NULL_WORDS:
-        data = {**data, "tool_name": None}
-    deps, sid = data.get("depends_on"), data.get("step_id")
-    if isinstance(deps, list) and isinstance(sid, int) and not isinstance(sid, bool) and sid in deps:
-        data = {**data, "depends_on": [d for d in deps if d != sid]}
+    """Models write ``"tool_name": "null"`` or ``"none"`` for a reasoning step; that means None."""
+    if isinstance(data, dict) and isinstance(data.get("tool_name"), str) and \
+            data["tool_name"].strip().lower() in _NULL_WORDS:
+        return {**data, "tool_name": None}
     return data

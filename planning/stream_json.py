@@ -229,11 +229,14 @@ def _implied(step: PlanStep, given: dict[str, object]) -> PlanStep:
     """What a short JSON step leaves out, as the terse form implies it: ``depends_on`` is the steps its
     arguments refer to, a tool step's description is its call. A small model decodes a few tokens a second, and
     these two fields were about half of each step it wrote; an explicit ``depends_on`` is kept as written (and
-    validated)."""
+    validated), less the step's own id."""
     update: dict[str, object] = {}
+    # A step never waits for itself, written or implied (as in the terse form): its own id orders nothing, and a
+    # use of its own result stays in its arguments, where validation says so ("uses its own result").
     if "depends_on" not in given:
-        # never the step itself: "uses its own result" is the problem to tell the model, not "waits for itself"
         update["depends_on"] = sorted(references(step.tool_input) - {step.step_id})
+    elif step.step_id in step.depends_on:
+        update["depends_on"] = [d for d in step.depends_on if d != step.step_id]
     if not step.description and step.tool_name is not None and "description" not in given:
         update["description"] = describe_call(step.tool_name, step.tool_input)
     return step.model_copy(update=update) if update else step

@@ -305,7 +305,7 @@ def _step(line: _Line, step_id: int, name: str, positional: list[Any], named: di
     if tool_name is None:
         deps |= set(references(description))
     try:
-        # A step never waits for itself (as in the JSON form, ``planning.lenient.normalise_step``); a use of its
+        # A step never waits for itself (as in the JSON form, ``planning.stream_json``); a use of its
         # own result stays in its arguments, where validation refuses it.
         return PlanStep(step_id=step_id, description=description, tool_name=tool_name, tool_input=named,
                         depends_on=sorted(deps - {step_id}))
