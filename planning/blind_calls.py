@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from dag.refs import strings_in
 from planning.models import PlanStep
 
-__all__ = ["MIN_EXAMPLE_CHARS", "MIN_INVENTED_FIGURES", "BlindCall", "blind_call", "unwritten_figures"]
+__all__ = ["MIN_EXAMPLE_CHARS", "MIN_INVENTED_FIGURES", "BlindCall", "blind_call", "cancelling_operator",
+           "unwritten_figures"]
 
 MIN_EXAMPLE_CHARS = 8
 """Shorter arguments ("api", "Q2", "2025-03") are ordinary values that a description may well mention."""
@@ -97,7 +98,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *, task_figures: Coll
                 "and no step looks up. If they are facts about the task's subjects, add the steps that look them "
                 "up with the tools and refer to their results; keep the call only if they are constants such as "
                 "units.", copied=False)
-        cancelled = _cancelling(value)
+        cancelled = cancelling_operator(value)
         if cancelled is not None:
             return BlindCall(
                 f"step {step.step_id} computes {value}: one value on both sides of '{cancelled}', so the result is "
@@ -139,9 +140,13 @@ def unwritten_figures(value: str, task_figures: Collection[float]) -> list[str]:
     return list(dict.fromkeys(str(v) for _, v in found if float(v) not in written))
 
 
-def _cancelling(value: str) -> str | None:
+def cancelling_operator(value: str) -> str | None:
     """The operator of a ``ref <op> ref`` part of ``value`` read as arithmetic (same reference both sides), else
-    None. Anything that does not parse as an expression is not arithmetic and is left alone."""
+    None. Anything that does not parse as an expression is not arithmetic and is left alone.
+
+    >>> cancelling_operator("{$step_1_result}.balance / {$step_1_result}.balance"), cancelling_operator("{$step_1_result} - {$step_2_result}")
+    ('/', None)
+    """
     names: dict[str, str] = {}
 
     def variable(match: re.Match[str]) -> str:

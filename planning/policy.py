@@ -109,6 +109,11 @@ class ReflectionContext:
     about once more before the same plan is replanned (the 1.5B reviewer scored "about 127.3%" over a computed
     127.28 completeness 1)."""
 
+    omits_final: str = ""
+    """Why a contradiction-free accept is asked about once more, or "": its answer writes figures but not the one
+    the plan's final result holds (``agents.checks.sound.omitted_final``). A hint, not a veto: the second verdict
+    counts whatever it says."""
+
     @property
     def checked(self) -> bool:
         """Code found the proposed answer consistent with results that hold: no contradiction, and it states the
@@ -127,6 +132,8 @@ def decide(ctx: ReflectionContext) -> Decision:
                 return _replan(ctx, "Checked by code, the answer cannot be accepted: " + " ".join(ctx.contradictions))
             shortfall = _shortfall(ctx)
             if shortfall is None:
+                if ctx.omits_final and ctx.answer_only and not ctx.reviewed_again:
+                    return ReviewAgain(ctx.omits_final, answer_fault=False)
                 return Accept(r.answer)
             if ctx.states_computed and ctx.answer_only and not ctx.reviewed_again:
                 # A replan would rerun a plan whose figure checks out; the bar still holds for the second verdict.

@@ -25,12 +25,14 @@ thousand billions in German) are read as written.
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Number", "NumberKind", "is_id_field", "numbers_in", "read_numbers", "stated_numbers"]
+__all__ = ["Number", "NumberKind", "is_id_field", "numbers_in", "read_numbers", "rounded_to", "stated_numbers",
+           "states", "supported", "written"]
 
 NumberKind = Literal["figure", "year"]
 
@@ -150,6 +152,38 @@ def stated_numbers(value: Any) -> tuple[float, ...]:
     """
     # 12 significant digits: "66.1 million" is 66100000, not the 66099999.99999999 of 66.1 * 1e6
     return tuple(dict.fromkeys(float(f"{n.value:.12g}") for n in read_numbers(value)))
+
+
+def written(value: Any) -> list[tuple[tuple[float, float], ...]]:
+    """Per number written in ``value``, its readings as (number, half a unit of its last significant digit):
+    "650,000" → ((650000, 5000),); "2.1 million" → ((2100000, 50000), (2.1, 0.05)) — a scaled number may be the
+    2.1 of a result given "in millions", so both readings count (``agents.checks.numbers``)."""
+    return [n.readings for n in read_numbers(value)]
+
+
+def states(answer: str, figure: float) -> bool:
+    """Whether ``answer`` writes ``figure``, rounded as it writes it ("7.44 million", "1,220", "0.01")."""
+    return any(supported(v, r, [figure]) or rounded_to(v, figure) for options in written(answer)
+               for v, r in options)
+
+
+def rounded_to(value: float, exact: float) -> bool:
+    """``value`` is ``exact`` within 1%, or rounded to the decimals it is written with ("0.01" for 0.0053)."""
+    if math.isclose(value, exact, rel_tol=0.01, abs_tol=1e-9):
+        return True
+    written = repr(float(value))
+    decimals = len(written.split(".")[1]) if "." in written and "e" not in written else 0
+    return decimals <= 3 and abs(value - exact) <= 0.5 * 10 ** -decimals + 1e-12
+
+
+def supported(value: float, rounding: float, candidates: Iterable[float]) -> bool:
+    """``value`` equals a candidate up to rounding: within 1%, or within the precision the answer wrote it with
+    ("about 650,000" for 649,873; "2.1 million" for 2,102,650), in either sign."""
+    for c in candidates:
+        for v in (value, -value):
+            if math.isclose(v, c, rel_tol=0.01, abs_tol=0.01) or abs(v - c) <= rounding:
+                return True
+    return False
 
 
 def _plain(value: float) -> Number:

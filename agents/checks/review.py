@@ -100,8 +100,10 @@ def review_context(reflection: Reflection, task: str, views: Sequence[StepLike],
                    reviewed_again: bool = False) -> ReflectionContext:
     """The policy's input for one review, with what the sets find: what is wrong with an accepted answer (an
     accept it contradicts is not one), whether the results themselves hold (then what is wrong is the answer's
-    own, and the reviewer is asked again before anything is replanned), and, with the numeric set only, whether
-    a contradiction-free accept states the figure the plan computed (a low score is then asked about once more)."""
+    own, and the reviewer is asked again before anything is replanned), whether a contradiction-free accept leaves
+    out the figure the plan's final result holds (``sound.omitted_final``: it is asked about once more), and, with
+    the numeric set only, whether it states the figure the plan computed (a low score is then asked about once
+    more)."""
     results = evidence_of(views, plan)
     accepted = reflection.action == "accept"
     of_results = [f for f in result_facts(task, results, checks) if f.severity is Severity.CONTRADICTION]
@@ -109,8 +111,9 @@ def review_context(reflection: Reflection, task: str, views: Sequence[StepLike],
     if accepted and reflection.answer:
         contradictions = tuple(f.text for f in (*of_results, *answer_facts(reflection.answer, results, task, checks)))
     computed = "numeric" in checks and numeric.states_computed(reflection.answer, results)
+    omitted = accepted and not contradictions and bool(checks) and sound.omitted_final(reflection.answer, results)
     return ReflectionContext(
         reflection=reflection, step_retries=dict(step_retries or {}), replans=replans, limits=limits or PolicyLimits(),
         step_ids=frozenset(s.step_id for s in plan.steps), contradictions=contradictions,
         answer_only=not of_results, states_computed=accepted and not contradictions and computed,
-        reviewed_again=reviewed_again)
+        reviewed_again=reviewed_again, omits_final=omitted or "")

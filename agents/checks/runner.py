@@ -105,4 +105,5 @@ def with_findings(context: ReflectionContext, findings: Sequence[CheckFinding]) 
     if not findings:
         return context
     added = tuple(f"Check {f.check}: {f.message.rstrip('.')}." for f in findings)
-    return dataclasses.replace(context, contradictions=context.contradictions + added, states_computed=False)
+    return dataclasses.replace(context, contradictions=context.contradictions + added, states_computed=False,
+                               omits_final="")

@@ -51,16 +51,19 @@ from agents.checks.coverage import missing_names
 from agents.checks.equations import false_equations
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
-from agents.checks.numbers import numbers_in
+from agents.checks.numbers import numbers_in, read_numbers, states
 from agents.checks.order import order_notes, size_notes
 from dag.refs import strings_in
-from planning.blind_calls import MIN_INVENTED_FIGURES, unwritten_figures
+from planning.blind_calls import MIN_INVENTED_FIGURES, cancelling_operator, unwritten_figures
 
-__all__ = ["answer_faults", "equation_notes", "failed_note", "final_note", "name_notes", "result_notes",
-           "unstated_figures_note"]
+__all__ = ["answer_faults", "cancelling_notes", "equation_notes", "failed_note", "final_note", "final_result",
+           "name_notes", "omitted_final", "result_notes", "unstated_figures_note"]
 
 _SHORT_OUTPUT = 60
 """A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
+
+_QUOTED_ANSWER = 200
+"""An answer the reviewer is asked about again is quoted up to this many characters."""
 
 _REFERENCE = re.compile(r"\$step_\d+_result")
 
@@ -70,7 +73,8 @@ def result_notes(task: str, results: Sequence[Result], *, names: bool = True) ->
     numeric set says those itself, as contradictions)."""
     facts = name_notes(task, results) if names else []
     return [*facts, *injection_notes(results), *failed_note(results), *order_notes(results), *size_notes(results),
-            *final_note(results), *unstated_figures_note(task, results), *equation_notes(results)]
+            *final_note(results), *cancelling_notes(results), *unstated_figures_note(task, results),
+            *equation_notes(results)]
 
 
 def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = "") -> tuple[Fact, ...]:
@@ -87,6 +91,32 @@ def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = 
             f"The answer contains {found.group(0)}, a reference to a step result that was never filled in: write "
             "the value itself.")))
     return tuple(faults)
+
+
+def cancelling_notes(results: Sequence[Result]) -> list[Fact]:
+    """Completed tool steps whose text argument computes with one step's value on both sides of '-' or '/'
+    (``planning.blind_calls.cancelling_operator``), as an observation: their result is the same whatever the
+    data (a plan that compares two things but looked up one). The planner is asked about such a call once; a
+    plan that keeps it runs, and its reviewer should know.
+
+        >>> difference = {"expression": "{$step_1_result} - {$step_1_result}"}
+        >>> notes = cancelling_notes([Result(1, "revenue", "Q2", "5,65 M€"),
+        ...                           Result(2, "calculator", "", 0, depends_on=(1,), inputs=difference)])
+        >>> notes[0].text[:72]
+        'Step 2 computes {$step_1_result} - {$step_1_result}: one value on both s'
+    """
+    notes = []
+    for r in results:
+        if r.failed or r.tool_name is None:
+            continue
+        for value in strings_in(r.inputs):
+            operator = cancelling_operator(value)
+            if operator is not None:
+                notes.append(Fact(Severity.NOTE, (
+                    f"Step {r.step_id} computes {value}: one value on both sides of '{operator}', so its result is "
+                    "the same whatever the data, and an answer cannot rest on it.")))
+                break
+    return notes
 
 
 def equation_notes(results: Sequence[Result]) -> list[Fact]:
@@ -116,24 +146,57 @@ def name_notes(task: str, results: Sequence[Result]) -> list[Fact]:
             for name in missing_names(task, looked_at)]
 
 
+def final_result(results: Sequence[Result]) -> Result | None:
+    """The plan's final result: the single completed tool step that combines the outputs of two or more steps
+    and that no other step uses, when its output is short (a report or a list of rows is not one figure)."""
+    used = {d for r in results for d in r.depends_on}
+    finals = [r for r in results if not r.failed and r.tool_name and len(r.depends_on) >= 2 and r.step_id not in used
+              and r.output is not None and len(text_of(r.output)) <= _SHORT_OUTPUT]
+    return finals[0] if len(finals) == 1 else None
+
+
 def final_note(results: Sequence[Result]) -> list[Fact]:
-    """The plan's final result as an observation: the single completed tool step that combines the outputs of two
-    or more steps and that no other step uses, when its output is short. Code says only what the plan did; the
+    """The plan's final result (``final_result``) as an observation. Code says only what the plan did; the
     reviewer decides whether the task asks for it.
 
         >>> final_note([Result(1, "rate", "", "3.1%"), Result(2, "rate", "", "2.8%"),
         ...             Result(3, "calculator", "", 0.3, depends_on=(1, 2))])[0].text
         "Step 3 (calculator) computed 0.3 from steps 1 and 2, and no step uses it: it is the plan's final result."
     """
-    used = {d for r in results for d in r.depends_on}
-    finals = [r for r in results if not r.failed and r.tool_name and len(r.depends_on) >= 2 and r.step_id not in used
-              and r.output is not None and len(text_of(r.output)) <= _SHORT_OUTPUT]
-    if len(finals) != 1:
+    final = final_result(results)
+    if final is None:
         return []
-    final = finals[0]
     sources = ", ".join(map(str, final.depends_on[:-1])) + f" and {final.depends_on[-1]}"
-    return [Fact(Severity.NOTE, f"Step {final.step_id} ({final.tool_name}) computed {text_of(final.output)} from "
-                                f"steps {sources}, and no step uses it: it is the plan's final result.")]
+    figure = text_of(final.output)
+    return [Fact(Severity.NOTE, f"Step {final.step_id} ({final.tool_name}) computed {figure} from steps {sources}, "
+                                "and no step uses it: it is the plan's final result.")]
+
+
+def omitted_final(answer: str | None, results: Sequence[Result]) -> str | None:
+    """Why the reviewer is asked once more about an answer it accepted, or None: the plan's final result
+    (``final_result``) is one figure, and the answer writes figures but not that one, in any rounding or sign.
+    Not a veto: a task may ask only which is larger while its plan computed the difference too, so the reviewer
+    keeps its answer if the task asks for no such figure. On the 1.5B reviewer this is the commonest wrong accept
+    over a right plan: the looked-up figures, or one of them, restated instead of the ratio or difference the plan
+    computed.
+
+        >>> results = [Result(1, "visitors", "", 298112), Result(2, "visitors", "", 451210),
+        ...            Result(3, "calculator", "", 0.660694576805, depends_on=(1, 2))]
+        >>> omitted_final("0.66", results) is None, omitted_final("Tate Modern has 451,210.", results) is None
+        (True, False)
+    """
+    final = final_result(results)
+    if not answer or final is None:
+        return None
+    figures = read_numbers(final.output)
+    if len(figures) != 1 or not read_numbers(answer):
+        return None
+    if any(states(answer, value) for value, _ in figures[0].readings):
+        return None
+    shown = answer if len(answer) <= _QUOTED_ANSWER else answer[:_QUOTED_ANSWER].rstrip() + "…"
+    return (f"it was \"{shown}\", which does not state {text_of(final.output)}, the figure step "
+            f"{final.step_id} ({final.tool_name}) computed as the plan's final result. If the task asks for a "
+            "figure, answer with that one, rounded as the task asks; if the task asks for no figure, keep your answer.")
 
 
 def unstated_figures_note(task: str, results: Sequence[Result]) -> list[Fact]:

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Result, Severity, last_computed, show, subject
 from agents.checks.injection import ordering
-from agents.checks.numbers import numbers_in
+from agents.checks.numbers import numbers_in, states, supported, written
 from agents.checks.numeric.lookups import ranked, shown
 from agents.checks.numeric.ratio import asked_ratio
 from agents.checks.numeric.ratio_check import ratio_fault
 from agents.checks.numeric.results import check_results
-from agents.checks.numeric.support import derived, states, supported, written
+from agents.checks.numeric.support import derived
 from agents.checks.numeric.totals import total_fault, total_left_out
 from agents.checks.numeric.wording import MAGNITUDE, NOT_A_SUM, TOTAL, WHICH
 

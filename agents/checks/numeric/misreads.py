@@ -9,11 +9,10 @@ import re
 from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Result, Severity, is_passage, show, subject, upstream
-from agents.checks.numbers import numbers_in, stated_numbers
+from agents.checks.numbers import numbers_in, stated_numbers, supported, written
 from agents.checks.numeric.clauses import naming_clauses, split_clauses
 from agents.checks.numeric.figures import top_passage
 from agents.checks.numeric.lookups import ranked, shown
-from agents.checks.numeric.support import supported, written
 from agents.checks.numeric.wording import MAGNITUDE, NOT_A_SUM
 
 __all__ = ["mixed_scales", "typed_from_other_clause", "wrong_difference"]

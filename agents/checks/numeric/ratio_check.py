@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.checks.facts import Result, is_passage, last_computed, show, subject
-from agents.checks.numbers import numbers_in
+from agents.checks.numbers import numbers_in, rounded_to
 from agents.checks.numeric.figures import relevant_numbers
 from agents.checks.numeric.ratio import RatioFault, asked_ratio, ratio_values, side_of
-from agents.checks.numeric.support import rounded_to
 
 __all__ = ["ratio_fault", "ratio_text"]
 

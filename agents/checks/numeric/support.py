@@ -5,21 +5,12 @@ a result's figure or to a sum, difference, ratio or percentage of two of them.
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from agents.checks.facts import Result, last_computed
-from agents.checks.numbers import read_numbers
+from agents.checks.numbers import states
 
-__all__ = ["derived", "rounded_to", "states", "states_computed", "supported", "written"]
-
-
-def written(value: Any) -> list[tuple[tuple[float, float], ...]]:
-    """Per number written in ``value``, its readings as (number, half a unit of its last significant digit):
-    "650,000" → ((650000, 5000),); "2.1 million" → ((2100000, 50000), (2.1, 0.05)) — a scaled number may be the
-    2.1 of a result given "in millions", so both readings count (``agents.checks.numbers``)."""
-    return [n.readings for n in read_numbers(value)]
+__all__ = ["derived", "states_computed"]
 
 
 def states_computed(answer: str | None, results: Sequence[Result]) -> bool:
@@ -36,34 +27,9 @@ def states_computed(answer: str | None, results: Sequence[Result]) -> bool:
     return bool(answer) and last is not None and states(answer or "", float(last.output))
 
 
-def states(answer: str, figure: float) -> bool:
-    """Whether ``answer`` writes ``figure``, rounded as it writes it ("7.44 million", "1,220", "0.01")."""
-    return any(supported(v, r, [figure]) or rounded_to(v, figure) for options in written(answer)
-               for v, r in options)
-
-
-def rounded_to(value: float, exact: float) -> bool:
-    """``value`` is ``exact`` within 1%, or rounded to the decimals it is written with ("0.01" for 0.0053)."""
-    if math.isclose(value, exact, rel_tol=0.01, abs_tol=1e-9):
-        return True
-    written = repr(float(value))
-    decimals = len(written.split(".")[1]) if "." in written and "e" not in written else 0
-    return decimals <= 3 and abs(value - exact) <= 0.5 * 10 ** -decimals + 1e-12
-
-
 def derived(known: Sequence[float]) -> list[float]:
     values = list(dict.fromkeys(v for v in known if v != 0))[:40]  # bounded: 40² pairs at most
     out = []
     for a, b in itertools.permutations(values, 2):
         out += [a - b, a + b, a / b, (a - b) / b * 100, a / b * 100]
     return out
-
-
-def supported(value: float, rounding: float, candidates: Iterable[float]) -> bool:
-    """``value`` equals a candidate up to rounding: within 1%, or within the precision the answer wrote it with
-    ("about 650,000" for 649,873; "2.1 million" for 2,102,650), in either sign."""
-    for c in candidates:
-        for v in (value, -value):
-            if math.isclose(v, c, rel_tol=0.01, abs_tol=0.01) or abs(v - c) <= rounding:
-                return True
-    return False

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.checks.facts import Fact, Result, Severity, last_computed, show
-from agents.checks.numbers import numbers_in
+from agents.checks.numbers import numbers_in, supported, written
 from agents.checks.numeric.lookups import looked_up_figures
-from agents.checks.numeric.support import supported, written
 from agents.checks.numeric.wording import NOT_A_SUM, TOTAL
 
 __all__ = ["TotalFault", "partial_total", "total_fault", "total_left_out", "uncomputed_total"]

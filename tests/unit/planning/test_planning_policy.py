@@ -146,3 +146,22 @@ def test_a_second_look_never_lowers_the_bar(scores, overall_pass, states_compute
              scores=scores, overall_pass=overall_pass)
     if isinstance(d, Accept):
         assert min(scores) >= 4 and overall_pass
+
+
+def _omitting(r, *, answer_only=True, reviewed_again=False, contradictions=()):
+    return decide(ReflectionContext(reflection=r, step_retries={}, replans=0, step_ids=frozenset({1, 2, 3}),
+                                    contradictions=contradictions, answer_only=answer_only,
+                                    reviewed_again=reviewed_again, omits_final="it leaves out 0.66."))
+
+
+def test_an_accept_that_leaves_out_the_final_result_is_asked_about_once_as_a_note():
+    from planning.policy import ReviewAgain
+
+    assert _omitting(reflection("accept")) == ReviewAgain("it leaves out 0.66.", answer_fault=False)
+    # The second verdict counts whatever it says: a hint, never a veto.
+    assert _omitting(reflection("accept"), reviewed_again=True) == Accept("42")
+    # Below the bar, or contradicted, the answer is not accepted either way: the usual paths decide.
+    assert isinstance(_omitting(reflection("accept", (5, 2, 5))), Replan)
+    assert isinstance(_omitting(reflection("accept"), contradictions=("false sum",)), ReviewAgain)
+    assert _omitting(reflection("accept"), contradictions=("false sum",)).answer_fault
+    assert isinstance(_omitting(reflection("accept"), answer_only=False), Accept)

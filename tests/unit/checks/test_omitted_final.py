@@ -1,0 +1,79 @@
+"""The sound set's hint that an accepted answer leaves out the plan's final result: said only where exactly one
+completed tool step combines two or more outputs into one figure and the answer writes figures, none of them
+that one in any rounding, grouping or sign. A hint asks the reviewer once more; it never vetoes."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.checks.facts import Result
+from agents.checks.sound import omitted_final
+
+
+def _ratio(output: object = 0.660694576805) -> list[Result]:
+    return [Result(1, "visitors", "Science Museum", 298112), Result(2, "visitors", "Tate Modern", 451210),
+            Result(3, "calculator", "ratio", output, depends_on=(1, 2))]
+
+
+def test_an_answer_restating_a_looked_up_figure_instead_of_the_computed_one_is_asked_about():
+    hint = omitted_final("451210.00", _ratio())
+    assert hint is not None
+    assert '"451210.00"' in hint and "0.660694576805" in hint and "step 3 (calculator)" in hint
+
+
+def test_an_answer_with_both_looked_up_figures_but_not_their_difference_is_asked_about():
+    results = [Result(1, "visitors", "", 88321), Result(2, "visitors", "", 142870),
+               Result(3, "calculator", "", 54549, depends_on=(1, 2))]
+    answer = "Deutsches Museum hat mehr Besucher: 142.870 gegenüber 88.321."
+    assert omitted_final(answer, results) is not None
+
+
+def test_an_answer_stating_the_computed_figure_in_any_usual_writing_is_not():
+    for answer in ("0.66", "About 0.661 times.", "0,66", "Il y en a 0,66 fois plus."):
+        assert omitted_final(answer, _ratio()) is None, answer
+    difference = [Result(1, "visitors", "", 88321), Result(2, "visitors", "", 142870),
+                  Result(3, "calculator", "", -54549, depends_on=(1, 2))]
+    for answer in ("Deutsches Museum, um 54.549 mehr.", "by 54,549", "-54549", "54 549 de plus", "about 54,500"):
+        assert omitted_final(answer, difference) is None, answer
+
+
+def test_silent_when_the_answer_writes_no_figure_or_the_plan_has_no_single_figure_at_the_end():
+    assert omitted_final("Tate Modern", _ratio()) is None  # "which is larger" needs no figure
+    assert omitted_final("", _ratio()) is None and omitted_final(None, _ratio()) is None
+    lookups = _ratio()[:2]
+    assert omitted_final("451210", lookups) is None  # nothing computed
+    one_input = [*lookups, Result(3, "calculator", "", 0.5, depends_on=(1,))]
+    assert omitted_final("451210", one_input) is None
+    two_finals = [*_ratio(), Result(4, "calculator", "", 749322, depends_on=(1, 2))]
+    assert omitted_final("451210", two_finals) is None  # which one the task wants is the reviewer's call
+    assert omitted_final("451210", _ratio("0.66 or 1.51")) is None  # two figures: not one final figure
+    assert omitted_final("451210", _ratio("ok")) is None
+    failed = [*lookups, Result(3, "calculator", "", None, failed=True, depends_on=(1, 2))]
+    assert omitted_final("451210", failed) is None
+
+
+def test_a_long_answer_is_quoted_shortened():
+    hint = omitted_final("Tate Modern has 451210 visitors. " * 20, _ratio())
+    assert hint is not None and "…" in hint and len(hint) < 500
+
+
+_FIGURES = st.one_of(st.integers(-10**9, 10**9).map(float),
+                     st.floats(-1e6, 1e6, allow_nan=False).filter(lambda x: abs(x) >= 0.01))
+
+
+@given(_FIGURES, st.integers(0, 3), st.sampled_from(["en", "de", "fr", "plain"]),
+       st.sampled_from(["{}", "The answer is {}.", "Rome, by {} people", "Es sind {} mehr."]))
+def test_never_fires_on_an_answer_that_writes_the_computed_figure(figure, decimals, style, sentence):
+    # A rule that fires on a right answer is a failure: the answer writes the final figure, rounded to a few
+    # decimals and grouped the way its language does, so there must be no hint.
+    text = f"{round(figure, decimals):,.{decimals}f}"
+    if style == "de":
+        text = text.replace(",", "_").replace(".", ",").replace("_", ".")
+    elif style == "fr":
+        text = text.replace(",", " ").replace(".", ",")
+    elif style == "plain":
+        text = text.replace(",", "")
+    results = [Result(1, "lookup", "", 2.5), Result(2, "lookup", "", 4.0),
+               Result(3, "calculator", "", figure, depends_on=(1, 2))]
+    assert omitted_final(sentence.format(text), results) is None
