@@ -62,9 +62,6 @@ __all__ = ["answer_faults", "cancelling_notes", "equation_notes", "failed_note",
 _SHORT_OUTPUT = 60
 """A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
 
-_QUOTED_ANSWER = 200
-"""An answer the reviewer is asked about again is quoted up to this many characters."""
-
 _REFERENCE = re.compile(r"\$step_\d+_result")
 
 
@@ -175,10 +172,12 @@ def final_note(results: Sequence[Result]) -> list[Fact]:
 def omitted_final(answer: str | None, results: Sequence[Result]) -> str | None:
     """Why the reviewer is asked once more about an answer it accepted, or None: the plan's final result
     (``final_result``) is one figure, and the answer writes figures but not that one, in any rounding or sign.
-    Not a veto: a task may ask only which is larger while its plan computed the difference too, so the reviewer
-    keeps its answer if the task asks for no such figure. On the 1.5B reviewer this is the commonest wrong accept
-    over a right plan: the looked-up figures, or one of them, restated instead of the ratio or difference the plan
-    computed.
+    Not a veto: the second verdict counts whatever it says, so a reviewer that judges the figure beside the point
+    (a task asking only which is larger, an answer in other units) keeps its answer for one more call. On the 1.5B
+    reviewer this is the commonest wrong accept over a right plan: the looked-up figures restated instead of the
+    ratio or difference the plan computed. Worded as measured on the dev half's tasks whose right plan computes
+    (docs/checks.md): told to "keep what it says and add" the figure, it kept the names and added it; told the
+    task might ask no figure, it kept every answer; told only to state the figure, it dropped the names.
 
         >>> results = [Result(1, "visitors", "", 298112), Result(2, "visitors", "", 451210),
         ...            Result(3, "calculator", "", 0.660694576805, depends_on=(1, 2))]
@@ -193,10 +192,10 @@ def omitted_final(answer: str | None, results: Sequence[Result]) -> str | None:
         return None
     if any(states(answer, value) for value, _ in figures[0].readings):
         return None
-    shown = answer if len(answer) <= _QUOTED_ANSWER else answer[:_QUOTED_ANSWER].rstrip() + "…"
-    return (f"it was \"{shown}\", which does not state {text_of(final.output)}, the figure step "
-            f"{final.step_id} ({final.tool_name}) computed as the plan's final result. If the task asks for a "
-            "figure, answer with that one, rounded as the task asks; if the task asks for no figure, keep your answer.")
+    figure = text_of(final.output)
+    return (f"it does not state {figure}, the figure step {final.step_id} ({final.tool_name}) computed as the "
+            f"plan's final result. Write the answer again: keep what it says and add {figure}, rounded as the task "
+            "asks.")
 
 
 def unstated_figures_note(task: str, results: Sequence[Result]) -> list[Fact]:

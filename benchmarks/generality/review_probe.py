@@ -11,6 +11,7 @@ prompts can be compared side by side on the dev half without the planner's noise
 - ``other``: replanned to exhaustion, escalated or failed.
 
     python -m benchmarks.generality.review_probe --split dev --limit 24 --reflector v8 --reflector v8:sound,numeric
+    python -m benchmarks.generality.review_probe --split dev --computed --reflector v8   # the 21 that compute
 
 A variant is a reviewer template version, optionally with the built-in check sets after a colon (default: the
 embedded model's configuration, ``sound``).
@@ -36,7 +37,7 @@ from benchmarks.generality.scoring import verdict
 from benchmarks.generality.scripted import Script, runtime_for, scripted_llm
 from benchmarks.generality.suite import SPLITS, select, suite_tools
 
-__all__ = ["ReviewRow", "ScriptedPlanLLM", "review", "summary"]
+__all__ = ["ReviewRow", "ScriptedPlanLLM", "computes", "review", "summary"]
 
 SCRIPTED_ROLES = frozenset({"router", "planner"})
 
@@ -95,6 +96,12 @@ async def review(tasks: Sequence[GenTask], model: LLM, variant: str, store: Path
     return rows
 
 
+def computes(task: GenTask) -> bool:
+    """The task's right plan has a tool step that combines two or more steps' results (a calculator's difference,
+    ratio or total)."""
+    return any(s.get("tool_name") and len(s.get("depends_on") or ()) >= 2 for s in task.plan["steps"])
+
+
 def summary(rows: Sequence[ReviewRow]) -> dict[str, dict[str, float]]:
     """Per reviewer version: tasks, right, accepted wrong, other, and the total wall time."""
     out: dict[str, dict[str, float]] = {}
@@ -113,13 +120,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=24)
     p.add_argument("--reflector", action="append", required=True,
                    help="reviewer variant(s): a template version, e.g. v8, or v8:sound,numeric with check sets")
+    p.add_argument("--computed", action="store_true",
+                   help="only tasks whose right plan has a tool step combining two or more results, the first "
+                        "--limit of them: where the reviewer's answer must carry a figure the plan computed")
     p.add_argument("--out", type=Path, help="write every row and the summary here (JSON)")
     args = p.parse_args(argv)
     import tempfile
 
     from agents.llm.factory import build_llm
 
-    llm, tasks = build_llm("local", start_local=True), select(args.split, args.limit)
+    tasks = [t for t in select(args.split) if computes(t)][:args.limit] if args.computed else select(
+        args.split, args.limit)
+    llm = build_llm("local", start_local=True)
 
     async def every_version(store: Path) -> list[ReviewRow]:  # one event loop: the model client is bound to it
         rows: list[ReviewRow] = []

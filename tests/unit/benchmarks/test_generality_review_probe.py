@@ -28,3 +28,15 @@ def test_the_right_plan_is_executed_and_only_the_review_goes_to_the_model(tmp_pa
     assert [(r.verdict, r.llm_calls) for r in (*right, *wrong)] == [("right", 3), ("accepted_wrong", 3)]
     totals = summary([*right, *wrong])
     assert (totals["v8"]["right"], totals["v8:sound"]["accepted_wrong"]) == (1, 1)
+
+
+def test_computed_tasks_are_those_whose_right_plan_combines_results_with_a_tool():
+    from benchmarks.generality.review_probe import computes
+    from benchmarks.generality.suite import select
+
+    tasks = select("dev")
+    chosen = [t for t in tasks if computes(t)]
+    assert 0 < len(chosen) < len(tasks)
+    for t in tasks:
+        combining = [s for s in t.plan["steps"] if s["tool_name"] and len(s["depends_on"]) >= 2]
+        assert computes(t) == bool(combining), t.id

@@ -19,7 +19,8 @@ def _ratio(output: object = 0.660694576805) -> list[Result]:
 def test_an_answer_restating_a_looked_up_figure_instead_of_the_computed_one_is_asked_about():
     hint = omitted_final("451210.00", _ratio())
     assert hint is not None
-    assert '"451210.00"' in hint and "0.660694576805" in hint and "step 3 (calculator)" in hint
+    assert "does not state 0.660694576805" in hint and "step 3 (calculator)" in hint
+    assert "keep what it says and add 0.660694576805" in hint
 
 
 def test_an_answer_with_both_looked_up_figures_but_not_their_difference_is_asked_about():
@@ -51,11 +52,6 @@ def test_silent_when_the_answer_writes_no_figure_or_the_plan_has_no_single_figur
     assert omitted_final("451210", _ratio("ok")) is None
     failed = [*lookups, Result(3, "calculator", "", None, failed=True, depends_on=(1, 2))]
     assert omitted_final("451210", failed) is None
-
-
-def test_a_long_answer_is_quoted_shortened():
-    hint = omitted_final("Tate Modern has 451210 visitors. " * 20, _ratio())
-    assert hint is not None and "…" in hint and len(hint) < 500
 
 
 _FIGURES = st.one_of(st.integers(-10**9, 10**9).map(float),

@@ -25,14 +25,14 @@ def _run(*answers: str):
     return result, [e.payload for e in sink.events if e.type == "reflected"], sink, llm
 
 
-def test_the_reviewer_is_shown_its_answer_and_the_final_figure_and_may_put_it_in():
+def test_the_reviewer_is_told_the_final_figure_and_may_put_it_in():
     result, reflected, sink, llm = _run("Rome has 2.8 million people, Paris 2.1 million.", "Rome, by 0.7 million")
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million"
     assert [r.decision for r in reflected] == ["review_again", "accept"]
     assert not [e for e in sink.events if e.type == "replanned"]
     told = " ".join(m["content"] for m in [c for c in llm.calls if c.role == "reflector"][1].messages)
-    assert "was not accepted: it was \"Rome has 2.8 million people, Paris 2.1 million.\"" in told
-    assert "step 3 (subtract)" in told and "CONTRADICTION: Your previous" not in told
+    assert "was not accepted: it does not state 0.7, the figure step 3 (subtract) computed" in told
+    assert "keep what it says and add 0.7" in told and "CONTRADICTION: Your previous" not in told
 
 
 def test_the_second_verdict_counts_even_if_it_keeps_the_answer():
