@@ -27,8 +27,8 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text", "references",
-           "renumber", "resolve", "strings_in"]
+__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text", "maybe_json",
+           "references", "renumber", "resolve", "strings_in"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH
@@ -241,8 +241,13 @@ def _fields_of(obj: Any) -> list[str] | None:
         return None
 
 
-def _maybe_json(value: Any) -> Any:
-    # Tools often return JSON as text; a field of it is as addressable as a field of a dict.
+def maybe_json(value: Any) -> Any:
+    """``value`` parsed when it is JSON text of an object or a list, else unchanged: tools often return JSON as
+    text, and a field of it is as addressable as a field of a dict (the checks count such a list's items too).
+
+    >>> maybe_json('[1, 2]'), maybe_json('{"a": 1}'), maybe_json("1, 2"), maybe_json('[not json')
+    ([1, 2], {'a': 1}, '1, 2', '[not json')
+    """
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
             parsed = json.loads(value)
@@ -255,7 +260,7 @@ def _maybe_json(value: Any) -> Any:
 
 def _child(container: Any, seg: str, ref: Ref, depth: int) -> Any:
     """``container[seg]`` for the ``depth``-th path segment of ``ref``, or a RefResolutionError."""
-    container = _maybe_json(container)
+    container = maybe_json(container)
     dotted = ".".join(ref.path[: depth + 1])
     where = "the output" if depth == 0 else f"the value at '{'.'.join(ref.path[:depth])}'"
 
@@ -297,7 +302,7 @@ def _lookup(ref: Ref, outputs: Mapping[int, Any]) -> Any:
             f"no output for step {ref.step_id} (outputs available for steps: {_listing(sorted(outputs))}); "
             f"list step {ref.step_id} in depends_on so it runs first", ref.step_id, ".".join(ref.path))
     value = outputs[ref.step_id]
-    if ref.after_braces and not _structured(_maybe_json(value)):
+    if ref.after_braces and not _structured(maybe_json(value)):
         return _to_text(value) + "".join("." + p for p in ref.path)  # text, then text: nothing to index
     for depth, seg in enumerate(ref.path):
         value = _child(value, seg, ref, depth)

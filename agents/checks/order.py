@@ -24,7 +24,6 @@ unambiguous. Its preconditions:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -32,6 +31,7 @@ from typing import Any
 
 from agents.checks.facts import Fact, Result, Severity
 from agents.checks.numbers import Number, is_id_field, read_numbers
+from dag.refs import maybe_json
 
 __all__ = ["order_notes", "size_notes"]
 
@@ -131,11 +131,7 @@ def _fields(tool: str, steps: Sequence[Result]) -> str | None:
 
 def _items(output: Any) -> list[Any] | None:
     """The list an output is: a list, or JSON text of one (tools often return rows as text)."""
-    if isinstance(output, str) and output.lstrip().startswith("["):
-        try:
-            output = json.loads(output)
-        except ValueError:
-            return None
+    output = maybe_json(output)
     return output if isinstance(output, list) else None
 
 
