@@ -15,6 +15,9 @@ every user's task, tools and language: when it fires, the answer is wrong. The t
   same equation (a quoted source). Arithmetic is the same in every task and language: the answer states
   something false.
 
+One hint asks the reviewer once more, and its second verdict counts whatever it says (``omitted_final``): an
+accepted answer that writes figures but not the one the plan's final result holds.
+
 The notes are facts the reviewer may weigh and reject, worded as observations, never as "use this number":
 
 - a step that did not complete (its figures cannot be in the answer);
@@ -27,6 +30,8 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 - how many items a step's list holds, counted by code (``agents.checks.order.size_notes``);
 - the plan's final result: the one tool step that combines two or more steps' outputs and that no step uses (a
   reviewer writing "A is larger" from the looked-up figures left out the difference the plan computed);
+- a computation with one step's value on both sides of '-' or '/' (``cancelling_notes``): its result is the same
+  whatever the data;
 - a false equation in a step's output (a reasoning step that did arithmetic in words): the step is wrong, but an
   answer need not rest on it;
 - arithmetic on figures from nowhere: a step that uses no step and computes with two or more numbers that neither

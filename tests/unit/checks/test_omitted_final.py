@@ -73,3 +73,25 @@ def test_never_fires_on_an_answer_that_writes_the_computed_figure(figure, decima
     results = [Result(1, "lookup", "", 2.5), Result(2, "lookup", "", 4.0),
                Result(3, "calculator", "", figure, depends_on=(1, 2))]
     assert omitted_final(sentence.format(text), results) is None
+
+
+def test_the_hint_reaches_the_policy_only_from_a_built_in_set_and_only_on_an_accept():
+    from agents.checks.review import StepFacts, review_context
+    from planning.models import Plan, PlanStep, Reflection, Scores
+
+    plan = Plan(steps=[PlanStep(step_id=1, description="a", tool_name="visitors", tool_input={"site": "A"}),
+                       PlanStep(step_id=2, description="b", tool_name="visitors", tool_input={"site": "B"}),
+                       PlanStep(step_id=3, description="ratio", tool_name="calculator", depends_on=[1, 2],
+                                tool_input={"expression": "{$step_1_result} / {$step_2_result}"})])
+    views = [StepFacts(1, "a", "visitors", "completed", 298112), StepFacts(2, "b", "visitors", "completed", 451210),
+             StepFacts(3, "ratio", "calculator", "completed", 0.660694576805)]
+
+    def reviewed(action: str, checks: tuple[str, ...]) -> str:
+        r = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=action == "accept",
+                       action=action, answer="451210.00", feedback="f")
+        return review_context(r, "How many times A is B?", views, plan, checks=checks).omits_final
+
+    assert "0.660694576805" in reviewed("accept", ("sound",))
+    assert "0.660694576805" in reviewed("accept", ("sound", "numeric"))
+    assert reviewed("accept", ()) == ""  # the user turned the built-in sets off
+    assert reviewed("replan", ("sound",)) == ""
