@@ -111,7 +111,8 @@ def review_context(reflection: Reflection, task: str, views: Sequence[StepLike],
     if accepted and reflection.answer:
         contradictions = tuple(f.text for f in (*of_results, *answer_facts(reflection.answer, results, task, checks)))
     computed = "numeric" in checks and numeric.states_computed(reflection.answer, results)
-    omitted = accepted and not contradictions and bool(checks) and sound.omitted_final(reflection.answer, results)
+    built_in = "sound" in checks or "numeric" in checks
+    omitted = sound.omitted_final(reflection.answer, results) if accepted and not contradictions and built_in else None
     return ReflectionContext(
         reflection=reflection, step_retries=dict(step_retries or {}), replans=replans, limits=limits or PolicyLimits(),
         step_ids=frozenset(s.step_id for s in plan.steps), contradictions=contradictions,

@@ -105,5 +105,4 @@ def with_findings(context: ReflectionContext, findings: Sequence[CheckFinding]) 
     if not findings:
         return context
     added = tuple(f"Check {f.check}: {f.message.rstrip('.')}." for f in findings)
-    return dataclasses.replace(context, contradictions=context.contradictions + added, states_computed=False,
-                               omits_final="")
+    return dataclasses.replace(context, contradictions=context.contradictions + added, states_computed=False)
