@@ -85,6 +85,10 @@ class CheckFinding(BaseModel):
     """The user's check by its function name, or the built-in set that found it."""
     source: Literal["user", "builtin"]
     message: str
+    kind: Literal["refusal", "ask_again"] = "refusal"
+    """"refusal": the accept did not count (a user's ``Reject``, a built-in veto). "ask_again": code found nothing
+    wrong but asked the reviewer once more (a hint: its next verdict counts, whatever it says); ``message`` is what
+    the reviewer was told."""
 
 
 class CheckedReflection(Reflection):

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.checks.api import AnswerReview, Check, CheckedReflection, ReviewedStep
+from agents.checks.api import AnswerReview, Check, CheckedReflection, CheckFinding, ReviewedStep
 from agents.checks.review import review_context
 from agents.checks.runner import builtin_findings, run_checks, with_findings
 from agents.roles.messages import StepView
 from planning.models import Plan, PlanStep, Reflection
-from planning.policy import ReflectionContext
+from planning.policy import Decision, ReflectionContext, ReviewAgain
 
-__all__ = ["answer_review", "checked_review"]
+__all__ = ["answer_review", "checked_review", "recorded_with"]
 
 
 def answer_review(task: str, answer: str | None, plan: Plan, views: Sequence[StepView],
@@ -53,3 +53,15 @@ async def checked_review(reflection: Reflection, task: str, views: Sequence[Step
         context = with_findings(context, run.findings)
         findings += run.findings
     return context, CheckedReflection(**reflection.model_dump(), checks=findings), fault
+
+
+def recorded_with(recorded: CheckedReflection, decision: Decision) -> CheckedReflection:
+    """The review as the task keeps it once the policy has decided: when code asked the reviewer once more about an
+    answer it found nothing wrong with (``ReviewAgain(answer_fault=False)``: the final-figure hint, or a low score
+    over the figure the plan computed), no refusal says so, yet that accept did not count; the request is recorded
+    as an ``ask_again`` finding with the words the reviewer was shown. A second look over a wrong answer needs no
+    entry: the refusals that caused it are there already."""
+    if isinstance(decision, ReviewAgain) and not decision.answer_fault:
+        asked = CheckFinding(check="builtin", source="builtin", kind="ask_again", message=decision.feedback)
+        return recorded.model_copy(update={"checks": (*recorded.checks, asked)})
+    return recorded

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar, assert_never
 
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
-from agents.engine.answer_checks import checked_review
+from agents.engine.answer_checks import checked_review, recorded_with
 from agents.engine.budget import Budget
 from agents.engine.code_replans import argument_replan, arithmetic_replan
 from agents.engine.execution import PlanExecution
@@ -275,19 +275,19 @@ class TaskRunner:
             arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
             reviewed_again=st.reviewed_again())
-        st.reflections.append(recorded)
-        if fault is not None:
+        decision = None if fault is not None else decide(context)
+        st.reflections.append(recorded if decision is None else recorded_with(recorded, decision))
+        if decision is None:
             raise TaskStop("failed", "check_failed", error=fault)
         if context.checked:
             st.checked_answer = reflection.answer
-        decision = decide(context)
         if st.cached_template is not None and not st.cache_outcome_recorded and self._memory is not None \
                 and not isinstance(decision, ReviewAgain):
             # A reused plan is judged at its first reflection: anything but accept is a wrong reuse (a second
             # review of the same results judges the answer's wording, not the plan).
             st.cache_outcome_recorded = True
             self._memory.record_reuse(st.cached_template, isinstance(decision, Accept))
-        self._sink.emit(ReflectedPayload(reflection=recorded, decision=decision_kind(decision),
+        self._sink.emit(ReflectedPayload(reflection=st.reflections[-1], decision=decision_kind(decision),
                                          reason=decision_reason(decision)), self._snapshot())
         return decision
 

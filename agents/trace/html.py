@@ -137,8 +137,9 @@ def _reflections(trace: TaskTrace, secrets: Iterable[str]) -> str:
 
 
 def _findings(findings: Iterable[CheckFinding]) -> str:
-    """What the checks held against a review's answer, each by the check that said it."""
-    return "; ".join(f"{f.check}: {f.message}" for f in findings)
+    """What the checks held against a review's answer, each by the check that said it (and whether it refused the
+    answer or only asked the reviewer once more)."""
+    return "; ".join(f"{f.check}{' (asked again)' if f.kind == 'ask_again' else ''}: {f.message}" for f in findings)
 
 
 def _usage(trace: TaskTrace) -> str:

@@ -35,6 +35,15 @@ def test_the_reviewer_is_told_the_final_figure_and_may_put_it_in():
     assert "keep what it says and add 0.7" in told and "CONTRADICTION: Your previous" not in told
 
 
+def test_the_record_says_why_the_first_accept_did_not_count():
+    result, reflected, _, _ = _run("Rome has 2.8 million people, Paris 2.1 million.", "Rome, by 0.7 million")
+    first, second = result.reflections
+    [asked] = first.checks
+    assert (asked.kind, asked.source, asked.check) == ("ask_again", "builtin", "builtin")
+    assert "it does not state 0.7" in asked.message and second.checks == ()
+    assert reflected[0].reflection == first  # the event and the result keep the same record
+
+
 def test_the_second_verdict_counts_even_if_it_keeps_the_answer():
     answer = "Rome has 2.8 million people, Paris 2.1 million."
     result, reflected, _, llm = _run(answer, answer)
@@ -45,3 +54,4 @@ def test_the_second_verdict_counts_even_if_it_keeps_the_answer():
 def test_an_answer_stating_the_final_figure_costs_no_second_review():
     result, reflected, _, llm = _run("Rome, by 0.7 million people")
     assert result.status == "accepted" and [r.decision for r in reflected] == ["accept"] and len(llm.calls) == 3
+    assert result.reflections[0].checks == ()

@@ -33,3 +33,16 @@ def test_a_refusal_is_shown_on_the_trace_page_and_kept_in_the_store(tmp_path):
     stored = Store(db).get_result(task_id)
     assert stored is not None and stored.reflections[0].checks == result.reflections[0].checks
     assert any(e["type"] == "reflected" and e["payload"]["reflection"]["checks"] for e in live)
+
+
+def test_a_second_look_code_asked_for_is_shown_as_one_not_as_a_refusal(tmp_path):
+    db = tmp_path / "tasks.db"
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN],
+                       "reflector": [wire.reflection(answer="Rome has 2.8 million people, Paris 2.1 million."),
+                                     wire.reflection(answer="Rome, by 0.7 million")]})
+    task_id, result, _ = run_stored(db, llm, "Which is bigger, Paris or Rome, and by how much?")
+    assert result.status == "accepted" and [f.kind for f in result.reflections[0].checks] == ["ask_again"]
+    assert "builtin (asked again): it does not state 0.7" in render_html(
+        load_trace(task_id, db))
+    stored = Store(db).get_result(task_id)
+    assert stored is not None and stored.reflections[0].checks == result.reflections[0].checks
