@@ -71,6 +71,13 @@ class _RayStepHandle:
         finally:
             self._on_done(node, lost)
 
+    def settled(self) -> StepOutcome | None:
+        try:
+            ready, _ = ray.wait([self._meta], timeout=0)
+            return ray.get(ready[0]) if ready else None
+        except Exception:  # noqa: BLE001 - a failure or a lost executor is for outcome() to tell
+            return None
+
     def cancel(self) -> None:
         try:
             ray.cancel(self._meta)

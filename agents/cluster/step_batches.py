@@ -79,6 +79,10 @@ class BatchedStepHandle:
         finally:
             self._on_done(node, lost)
 
+    def settled(self) -> StepOutcome | None:
+        f = self._future
+        return f.result() if f.done() and not f.cancelled() and f.exception() is None else None
+
     def resolve(self, outcome: StepOutcome, output_ref: Any = None) -> None:
         if not self._future.done():
             self.output_ref = output_ref

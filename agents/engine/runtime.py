@@ -34,6 +34,10 @@ class StepHandle(Protocol):
 
     async def outcome(self) -> StepOutcome: ...
 
+    def settled(self) -> StepOutcome | None:
+        """The outcome if it has already arrived, without waiting; else None."""
+        ...
+
     def cancel(self) -> None: ...
 
     def replace_executor(self) -> None:
@@ -72,6 +76,13 @@ class _LocalHandle:
         outcome = await self._task
         self.output_ref = outcome.output
         return outcome
+
+    def settled(self) -> StepOutcome | None:
+        task = self._task
+        if not task.done() or task.cancelled() or task.exception() is not None:
+            return None
+        self.output_ref = task.result().output
+        return task.result()
 
     def cancel(self) -> None:
         self._task.cancel()

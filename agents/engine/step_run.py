@@ -47,6 +47,11 @@ async def await_outcome(run: Running, rt: Runtime, clock: Callable[[], float]) -
                 return outcome, outcome.output
             return outcome, await rt.fetch(run.handle.output_ref)
     except TimeoutError:
+        settled = run.handle.settled()
+        if settled is not None and (not settled.ok or settled.output_inline):
+            # The outcome had arrived: this loop ran late, and the bound's timer came before the outcome's wake-up.
+            # Blaming the executor would restart a live process and fail the steps it was running.
+            return settled, settled.output
         run.handle.cancel()
         # The executor did not even enforce the step timeout itself: its process is wedged (a tool blocked its
         # event loop or ended it). It is replaced; the step is not sent elsewhere, since it would wedge the next.
