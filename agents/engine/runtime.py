@@ -81,8 +81,9 @@ class _LocalHandle:
         task = self._task
         if not task.done() or task.cancelled() or task.exception() is not None:
             return None
-        self.output_ref = task.result().output
-        return task.result()
+        outcome = task.result()
+        self.output_ref = outcome.output
+        return outcome
 
     def cancel(self) -> None:
         self._task.cancel()

@@ -40,6 +40,6 @@ def test_every_worked_example_is_a_valid_plan(version):
 
 
 def test_v12_adds_a_total_over_a_profile_tool_named_for_no_fact():
-    (_, first), (second_text, second) = _examples("v12")
+    _, (second_text, second) = _examples("v12")
     assert set(second) == {"country_profile", "calculator"}
     assert '"expression": "{$step_1_result} + {$step_2_result}"' in second_text
