@@ -75,7 +75,10 @@ class _RayStepHandle:
         try:
             ready, _ = ray.wait([self._meta], timeout=0)
             return ray.get(ready[0]) if ready else None
-        except Exception:  # noqa: BLE001 - a failure or a lost executor is for outcome() to tell
+        except RayTaskError as exc:
+            # As outcome() reads it: the step failed inside a live executor, which must not be restarted.
+            return failed_inside(self._req, self.executor, exc)
+        except Exception:  # noqa: BLE001 - a lost executor is for outcome() to tell
             return None
 
     def cancel(self) -> None:

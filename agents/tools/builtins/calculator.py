@@ -81,14 +81,16 @@ def _any_case(word: str) -> str:
 EXPRESSION_PATTERN = "^(" + "|".join([
     r"[0-9.,+*/%()^ ×÷−_eE-]",  # digits, operators, grouping, exponents, the constant e
     *sorted(name for name in [*_FUNCTIONS, *_CONSTANTS] if name != "e"),
-    *(_any_case(word) + "[sS]?" for word in _MAGNITUDES),
+    # A scale word only after a digit or a reference, as the calculator reads one (``_MAGNITUDE``): a word on its
+    # own is an unknown name. Allowed alone, the 1.5B planner wrote "BilLion - {$step_1_result}".
+    *(f"([0-9]|{REF_REGEX}) *" + _any_case(word) + "[sS]?" for word in _MAGNITUDES),
     REF_REGEX,
 ]) + ")*$"
 """Every token the calculator reads, and plan references to other steps' outputs, as a JSON Schema ``pattern``:
-a grammar-constrained planner then cannot put a name the calculator does not know ("price - cost", "sum(x)") into
-an expression. It is a token-level superset of what ``evaluate_expression`` accepts in decimal notation, so it
-never forbids an expression the calculator would evaluate; the calculator does not enforce it (its own errors
-say more than a pattern mismatch)."""
+a grammar-constrained planner then cannot put a name the calculator does not know ("price - cost", "sum(x)",
+a scale word with no number before it) into an expression. It is a token-level superset of what
+``evaluate_expression`` accepts in decimal notation, so it never forbids an expression the calculator would
+evaluate; the calculator does not enforce it (its own errors say more than a pattern mismatch)."""
 
 
 def _normalise(expression: str) -> str:

@@ -98,7 +98,7 @@ def test_the_tool_rounds_floats_and_validates_its_argument() -> None:
 
 
 _TOKENS = st.sampled_from(["1", "2.5", "1e3", "2,165,000", "15%", "pi", "e", "tau", "3 million", "2 Thousand",
-                           "{$step_1_result}", "$step_2_result.value"])
+                           "2.81billions", "4.5  TRILLION", "{$step_1_result}", "$step_2_result.value"])
 _OPERATORS = st.sampled_from([" + ", " - ", " * ", " / ", " // ", " % ", " ** ", "×", "÷", " − "])
 _FUNCTION_NAMES = st.sampled_from(["sqrt", "log", "log10", "log2", "exp", "sin", "cos", "tan", "abs", "round",
                                    "min", "max", "floor", "ceil"])
@@ -128,7 +128,8 @@ def test_the_declared_pattern_admits_every_expression_the_calculator_evaluates(e
 
 
 @pytest.mark.parametrize("expression", ["Q2 - Q1", "sum({$step_1_result})", "count(*) - 1", "revenue * 2",
-                                        "{$step_1_result}.open_orders * 250 FROM t"])
+                                        "{$step_1_result}.open_orders * 250 FROM t",
+                                        "BilLion - {$step_1_result}", "(million) * 2", "2 + thousand"])
 def test_the_declared_pattern_refuses_names_the_calculator_does_not_know(expression):
     import re
 
