@@ -112,6 +112,7 @@ def _plan(*steps: dict) -> str:
            "tool_input": {"service": "{$step_1_result}", "week": 11}, "depends_on": [1]}),
     _plan({"step_id": 1, "tool_name": "p95_latency", "tool_input": {"service": "api", "week": "$step_2_result"}},
           {"step_id": 2, "tool_name": "calculator", "tool_input": {"expression": "round(2.5 million × 3 − 1e3, 2)"}}),
+    _plan({"step_id": 1, "tool_name": "calculator", "tool_input": {"expression": "{$step_1_result} billion / 2"}}),
     _plan({"step_id": 1, "tool_name": "ticket", "tool_input": {"ticket_id": "T-42", "anything": 1}}),
 ])
 def test_right_plans_are_written_freely(plan_grammar, reply):
@@ -122,6 +123,7 @@ def test_right_plans_are_written_freely(plan_grammar, reply):
 @pytest.mark.parametrize("reply", [
     _plan({"step_id": 1, "tool_name": "calculator", "tool_input": {"expression": "Q2 - Q1"}}),
     _plan({"step_id": 1, "tool_name": "calculator", "tool_input": {"expression": "sum({$step_1_result}.orders)"}}),
+    _plan({"step_id": 1, "tool_name": "calculator", "tool_input": {"expression": "BilLion - {$step_1_result}"}}),
     _plan({"step_id": 1, "tool_name": "revenue", "tool_input": {"company": "Olivar"}}),
     _plan({"step_id": 1, "tool_name": "revenue", "tool_input": {"name": "Olivar", "quarter": "Q1"}}),
     _plan({"step_id": 1, "tool_name": "p95_latency", "tool_input": {"service": "api", "week": "eleven"}}),
