@@ -19,6 +19,7 @@ from typing import Any
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.group_commit import group_commit
+from agents.engine.loop_watch import LoopWatch, log_stall
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
@@ -65,6 +66,9 @@ class SupervisorCore:
         self._memory = MemoryLink(config)
         self._config_json = config.model_dump(mode="json")
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
+        self._loop_watch: LoopWatch | None = None
+        """Logs where this loop was when it stopped turning (every step's bound is a timer on it); started by the
+        first command, on the loop that runs the tasks."""
 
     @property
     def lease_owner(self) -> str:
@@ -72,6 +76,8 @@ class SupervisorCore:
         return self._owner
 
     async def _ready(self) -> None:
+        if self._loop_watch is None:
+            self._loop_watch = LoopWatch(report=lambda stall: log_stall(stall, "the Supervisor's event loop")).start()
         if not self._needs_reattach:
             return
         async with self._reattach_lock:
@@ -199,6 +205,8 @@ class SupervisorCore:
         return sorted(self._running)
 
     async def shutdown(self) -> None:
+        if self._loop_watch is not None:
+            self._loop_watch.stop()
         for task in list(self._running.values()):
             task.cancel()
         await asyncio.gather(*self._running.values(), return_exceptions=True)
