@@ -27,8 +27,8 @@ from typing import Any
 
 from dag.errors import RefResolutionError
 
-__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text", "maybe_json",
-           "references", "renumber", "resolve", "strings_in"]
+__all__ = ["REF_REGEX", "WHOLE_REF_PATTERN", "Ref", "Template", "compile_value", "decompile", "fill_text",
+           "find_reference", "maybe_json", "references", "renumber", "resolve", "strings_in"]
 
 _PATH = r"((?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*)"
 _CORE = r"step_(\d+)_result" + _PATH
@@ -160,6 +160,16 @@ def references(value: Any) -> frozenset[int]:
     found: set[int] = set()
     _collect(compile_value(value), found)
     return frozenset(found)
+
+
+def find_reference(text: str) -> str | None:
+    """The first step reference written in ``text``, in any spelling the plan reads, or None.
+
+    >>> find_reference("Rome is larger by ${step_3_result}."), find_reference("costs $5")
+    ('${step_3_result}', None)
+    """
+    found = _INLINE.search(text)
+    return found.group(0) if found is not None else None
 
 
 def strings_in(value: Any) -> list[str]:

@@ -49,7 +49,6 @@ The notes are facts the reviewer may weigh and reject, worded as observations, n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from agents.checks.coverage import missing_names
@@ -58,7 +57,7 @@ from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
 from agents.checks.numbers import numbers_in, read_numbers, states
 from agents.checks.order import order_notes, size_notes
-from dag.refs import strings_in
+from dag.refs import find_reference, strings_in
 from planning.blind_calls import MIN_INVENTED_FIGURES, cancelling_operator, unwritten_figures
 
 __all__ = ["answer_faults", "cancelling_notes", "equation_notes", "failed_note", "final_note", "final_result",
@@ -66,8 +65,6 @@ __all__ = ["answer_faults", "cancelling_notes", "equation_notes", "failed_note",
 
 _SHORT_OUTPUT = 60
 """A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
-
-_REFERENCE = re.compile(r"\$step_\d+_result")
 
 
 def result_notes(task: str, results: Sequence[Result], *, names: bool = True) -> list[Fact]:
@@ -87,10 +84,10 @@ def answer_faults(answer: str | None, results: Sequence[Result], *, task: str = 
     faults = [Fact(Severity.CONTRADICTION, (
         f"The answer writes {e.describe()}: correct the arithmetic, or compute it with a tool."))
         for e in false_equations(answer) if not any(e.text in source for source in sources)]
-    found = _REFERENCE.search(answer)
-    if found is not None and not any(_REFERENCE.search(source) for source in sources):
+    found = find_reference(answer)
+    if found is not None and not any(find_reference(source) for source in sources):
         faults.append(Fact(Severity.CONTRADICTION, (
-            f"The answer contains {found.group(0)}, a reference to a step result that was never filled in: write "
+            f"The answer contains {found}, a reference to a step result that was never filled in: write "
             "the value itself.")))
     return tuple(faults)
 

@@ -5,7 +5,6 @@ It only proposes: ``planning.policy.decide`` has the last word.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Severity, render_facts, text_of
@@ -16,7 +15,7 @@ from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, StepView
 from agents.roles.render import render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
-from dag.refs import fill_text
+from dag.refs import fill_text, find_reference
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
@@ -26,7 +25,6 @@ from prompts.compact import render_results_compact
 
 __all__ = ["Reflector", "filled_answer"]
 
-_REFERENCE = re.compile(r"\$\{?step_\d+_result")
 
 
 class Reflector:
@@ -113,9 +111,9 @@ def filled_answer(reflection: Reflection, results: Sequence[StepView], task: str
         'Rome has 1200 more people.'
     """
     answer = reflection.answer
-    if not answer or _REFERENCE.search(answer) is None:
+    if not answer or find_reference(answer) is None:
         return reflection
     done = {r.step_id: r.output for r in results if r.status == "completed"}
-    if any(_REFERENCE.search(text) for text in (task, *map(text_of, done.values()))):
+    if any(find_reference(text) for text in (task, *map(text_of, done.values()))):
         return reflection
     return reflection.model_copy(update={"answer": fill_text(answer, done)})

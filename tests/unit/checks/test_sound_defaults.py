@@ -170,6 +170,9 @@ def test_the_unfilled_reference_veto_holds_only_its_precondition():
     results = [Result(1, "lookup", "x", "42")]
     fired = answer_facts("The total is $step_3_result.", results, "What is the total?")
     assert [f.severity for f in fired] == [Severity.CONTRADICTION] and "$step_3_result" in fired[0].text
+    # every spelling the plan reads is a placeholder, not only the one the prompts show
+    fired = answer_facts("The total is ${step_3_result}.", results, "What is the total?")
+    assert [f.severity for f in fired] == [Severity.CONTRADICTION] and "${step_3_result}" in fired[0].text
     # a task that itself writes the reference syntax may rightly be answered with it
     assert answer_facts("Write $step_3_result.", results, "How do I refer to $step_3_result?") == ()
     # so may one whose tool returned such text itself (a template, a log line): quoting it is no placeholder
