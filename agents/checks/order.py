@@ -44,12 +44,8 @@ _SCALES = (1e3, 1e6, 1e9, 1e12)
 
 def order_notes(results: Sequence[Result]) -> list[Fact]:
     """One note per group of same-tool look-ups whose values code can read and order (module docstring)."""
-    groups: dict[str, list[Result]] = {}
-    for r in results:
-        if not r.failed and r.tool_name and not r.depends_on and r.output is not None:
-            groups.setdefault(r.tool_name, []).append(r)
     notes = []
-    for tool, steps in groups.items():
+    for tool, steps in _lookups(results).items():
         distinct = len({repr(sorted(r.inputs.items())) if isinstance(r.inputs, dict) else r.arguments
                         for r in steps}) == len(steps)
         if 2 <= len(steps) <= _MAX_STEPS and distinct:
@@ -58,6 +54,15 @@ def order_notes(results: Sequence[Result]) -> list[Fact]:
             if text:
                 notes.append(Fact(Severity.NOTE, text))
     return notes
+
+
+def _lookups(results: Sequence[Result]) -> dict[str, list[Result]]:
+    """The completed steps that called each tool on their own (no step's output fed them), by tool."""
+    groups: dict[str, list[Result]] = {}
+    for r in results:
+        if not r.failed and r.tool_name and not r.depends_on and r.output is not None:
+            groups.setdefault(r.tool_name, []).append(r)
+    return groups
 
 
 def _shown(value: float) -> str:
@@ -155,8 +160,7 @@ def size_notes(results: Sequence[Result]) -> list[Fact]:
         >>> print(size_notes([Result(1, "team", "", '["Ana", "Luis", "Eva"]', arguments="pagos")])[0].text)
         Counted by code: #1 (pagos) lists 3 items.
     """
-    compared = {r.step_id for r in results if r.tool_name and not r.depends_on and
-                sum(1 for o in results if o.tool_name == r.tool_name and not o.failed and not o.depends_on) >= 2}
+    compared = {r.step_id for steps in _lookups(results).values() if len(steps) >= 2 for r in steps}
     counted = [(r, len(items)) for r in results if not r.failed and r.step_id not in compared
                and (items := _items(r.output)) is not None and len(items) >= 2]
     if not counted:
