@@ -12,6 +12,8 @@ as matching when any of its readings is within tolerance, so a right figure is n
     False
     >>> answer_right(Expect(number=35, sign=-1), "+35 ms"), answer_right(Expect(number=35, sign=-1), "it fell by 35 ms")
     (False, True)
+    >>> answer_right(Expect(number=35, sign=-1), "it changed by 35 ms"), answer_right(Expect(number=5.62e6), "5,620,000 M€")
+    (False, False)
 """
 
 from __future__ import annotations
@@ -65,22 +67,24 @@ def _figures(text: str) -> list[tuple[float, str]]:
         before = text[max(0, m.start() - 2):m.start()].replace("$", "").strip()
         sign = "-" if before.endswith(("-", "\u2212")) else "+" if before.endswith("+") else ""
         base = readings(m.group())
-        values += [(v, sign) for v in base]
         if scale := _SCALE.match(text, m.end()):
+            # Scaled, the digits alone are not what the answer states: "5,620,000 M€" is not 5.62 million.
             factor = _SCALES[scale.group(1).lower()]
-            values += [(v * factor, sign) for v in base]
+            base = {v * factor for v in base}
+        values += [(v, sign) for v in base]
     return values
 
 
 def _direction_ok(sign: int, written: str, text: str) -> bool:
-    """A written sign must agree with the expected one; without one, the wording must not say the opposite
-    (only when it says one direction and not the other: "fell ... less than before" is not read)."""
+    """A written sign must agree with the expected one; without one, the wording must say the expected direction
+    and not the opposite ("fell ... less than before" is not read). An answer that says neither states a
+    magnitude, which is an increase as figures are read: "changed by $180,000" is not a fall of 180,000."""
     if written:
         return (written == "+") == (sign > 0)
     down, up = bool(_DOWN.search(text)), bool(_UP.search(text))
     if down != up:
         return down == (sign < 0)
-    return True
+    return sign > 0 or down
 
 
 def _fold(text: str) -> str:

@@ -31,6 +31,7 @@ from typing import IO, Any, Self
 
 from agents.llm.local._launch import PARENT_PID_ENV, STATE_DIR_ENV
 from agents.llm.local.errors import LlamaServerError, LocalBackendUnavailable
+from agents.llm.local.priority import keep_caller_priority
 
 __all__ = [
     "BACKEND_MODULES",
@@ -274,6 +275,7 @@ class LlamaServer:
             env[STATE_DIR_ENV] = str(self.state_dir)
         self._proc = subprocess.Popen(self.command(port), stdin=subprocess.DEVNULL, stdout=log,
                                       stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        keep_caller_priority(self._proc.pid)  # its own session must not make it a group of higher priority
         # The finalizer holds no reference to self, so an abandoned server is still stopped on GC / exit.
         self._finalizer = weakref.finalize(self, _terminate_group, self._proc, log, self.stop_grace_s)
         self._state = ServerState.RUNNING
