@@ -61,7 +61,9 @@ def log_stall(stall: LoopStall, owner: str = "the event loop") -> None:
 class LoopWatch:
     """Start it on the loop it watches (from a coroutine); ``stop()`` from anywhere."""
 
-    def __init__(self, *, stall_s: float = 5.0, interval_s: float = 0.5,
+    # A beat a second: each wake-up of a process beside the embedded model stalls its decoding threads
+    # (agents.config.QUIET_LOCAL_RAY), and a stall shorter than a few seconds harms no bound.
+    def __init__(self, *, stall_s: float = 5.0, interval_s: float = 1.0,
                  report: Callable[[LoopStall], None] = log_stall, clock: Callable[[], float] = time.monotonic) -> None:
         if stall_s <= interval_s:
             raise ValueError(f"stall_s={stall_s} must be longer than interval_s={interval_s}")
