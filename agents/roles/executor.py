@@ -98,6 +98,12 @@ class Executor:
             async with asyncio.timeout(req.timeout_s):
                 output, args, attempts, from_journal = await self._run(req, inputs, acc)
         except TimeoutError:
+            if acc.unrepaired is not None:
+                # The tool answered at once; the time went waiting for the model's repair (a shared model busy
+                # with a long plan). The tool's own error tells the planner what to change; "timeout" would not.
+                return self._failed(req, started, acc, "argument", (
+                    f"{acc.unrepaired} (not repaired: the model had not answered the repair when "
+                    f"step_timeout_s={req.timeout_s:g}s ran out)"))
             return self._failed(req, started, acc, "timeout",
                                 f"step {req.step.step_id} did not finish within step_timeout_s={req.timeout_s:g}s")
         except _StepFailure as exc:
@@ -151,13 +157,16 @@ class Executor:
                     # The tool named the right value: a read retried with it costs no model call and no replan.
                     args = {**args, **exc.fix}
                     continue
+                acc.unrepaired = str(exc)
                 fitted = await self._fit_numbers(req, inputs, acc) if is_read else None
                 if fitted is not None:
                     # The earlier outputs (passages) went where the tool wants numbers: each one's figure about what
                     # its step looked up is the number the plan meant (figure_fit: code first, then one model call).
                     args = resolve(compile_value(step.tool_input), fitted)
+                    acc.unrepaired = None
                     continue
                 repaired = await self._repair_arguments(req, args, str(exc), acc)
+                acc.unrepaired = None
                 if (swap := changed_subject(args, repaired, req.step.description)) is not None:
                     raise _StepFailure("argument", (
                         f"{exc} (the argument repair put {swap[1]!r} where the plan had {swap[0]!r}: a different "
@@ -305,6 +314,8 @@ class _Accumulator:
 
     def __init__(self) -> None:
         self.spend = Spend()
+        self.unrepaired: str | None = None
+        """The tool's argument error while a model call repairs it (what the step failed of, if time runs out)."""
 
     def add(self, spend: Spend) -> None:
         self.spend = self.spend + spend
