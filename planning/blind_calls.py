@@ -68,10 +68,12 @@ _CANCELLING = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 @dataclass(frozen=True, slots=True)
 class BlindCall:
-    """Why a call cannot depend on the task; ``copied``: it is the tool's documented example."""
+    """Why a call cannot depend on the task; ``copied``: it is the tool's documented example; ``invented``: it
+    computes with figures from nowhere."""
 
     reason: str
     copied: bool
+    invented: bool = False
 
     def __str__(self) -> str:
         return self.reason
@@ -97,7 +99,7 @@ def blind_call(step: PlanStep, tool_entry: str, task: str, *, task_figures: Coll
                 f"step {step.step_id} computes with {' and '.join(invented[:3])}, figures the task does not state "
                 "and no step looks up. If they are facts about the task's subjects, add the steps that look them "
                 "up with the tools and refer to their results; keep the call only if they are constants such as "
-                "units.", copied=False)
+                "units.", copied=False, invented=True)
         cancelled = cancelling_operator(value)
         if cancelled is not None:
             return BlindCall(

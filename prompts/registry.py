@@ -11,6 +11,7 @@ File format (see prompts/README.md)::
     # opening: opening/v1              (optional: a shared text the system message starts with, see below)
     # clarify: checked                 (optional, router: a question back is confirmed by clarify_check)
     # needs: first                     (optional, JSON planner: the reply lists the facts to look up first)
+    # subject: asked                   (optional, planner: a repair round after invented figures names tools)
     === system
     ... {{tools}} ...
     === user
@@ -105,6 +106,10 @@ class PromptTemplate:
     them up on tasks in other languages than the tool descriptions', but it then computed less with tools and
     answered worse end to end (docs/generality.md), so no default template says it. The list is not part of the
     plan: the wire plan is ``{"steps": [...]}``, and parsing ignores other keys."""
+    subject_asked: bool = False
+    """``# subject: asked`` (planner templates): the repair round after a plan computed with figures no tool looked
+    up asks the ``subject`` prompt what the task is about and names the tools whose descriptions say it
+    (``planning.subject_tools``)."""
 
     @property
     def template_id(self) -> str:
@@ -213,8 +218,9 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     opening = header.get("opening") or None
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
-    clarify, classify, needs = (_flag(header, key, word, f"{name}/{version}")
-                                for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first")))
+    clarify, classify, needs, subject = (
+        _flag(header, key, word, f"{name}/{version}")
+        for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first"), ("subject", "asked")))
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -225,7 +231,8 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                           context_variables=context, sections=tuple(body.items()),
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
                           reply_form="terse" if reply == "terse" else "json", opening=opening,
-                          clarify_checked=clarify, classify_word=classify, needs_first=needs)
+                          clarify_checked=clarify, classify_word=classify, needs_first=needs,
+                          subject_asked=subject)
 
 
 def _flag(header: dict[str, str], key: str, word: str, template_id: str) -> bool:

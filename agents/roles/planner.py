@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
-from agents.checks.numbers import numbers_in
 from agents.config import PlannerOptions
 from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend
-from agents.roles.json_call import abandoned_spend, close_stream, repair_messages, reply_record
+from agents.roles.json_call import abandoned_spend, close_stream, reply_record
 from agents.roles.messages import (
     PlanCallStarted,
     PlanCompleted,
@@ -18,9 +17,9 @@ from agents.roles.messages import (
     ReplanContext,
     StepEmitted,
 )
+from agents.roles.plan_repair import BlindCheck, repair_round, subject_hint
 from agents.roles.replan import kept_steps, next_step_id, replan_context
 from agents.tools.registry import catalog_entries, catalog_permissions, catalog_without_examples
-from planning.blind_calls import blind_call
 from planning.delta import call_key, same_call
 from planning.errors import PlanningError, PlanValidationError
 from planning.grammar import terse_plan_grammar
@@ -157,7 +156,9 @@ class Planner:
                     return
                 if steps:
                     yield PlanRestarted(str(exc))
-                convo, offered = self._repair(task, replan, history, "".join(raw_parts), exc, round_, schemas)
+                convo, offered, asked_spend = await self._repair(task_id, task, replan, history, "".join(raw_parts),
+                                                                 exc, round_, schemas)
+                spend = spend + asked_spend
                 round_no += 1
             except LLMStreamTruncated as exc:
                 if resends >= _STREAM_RESENDS:
@@ -177,17 +178,25 @@ class Planner:
         """One reply's bookkeeping; ``asked`` (the task and its history): also ask about blind calls."""
         round_ = _Round(kept, first_new_id, steps, reads, replan.rejected if replan is not None else ())
         if asked is not None:
-            round_.blind = _BlindCheck(asked, catalog_entries(self._catalog))
+            round_.blind = BlindCheck(asked, catalog_entries(self._catalog))
         return round_
 
-    def _repair(self, task: str, replan: ReplanContext | None, history: str, raw: str, exc: PlanningError,
-                round_: _Round, schemas: dict[str, dict[str, Any]]
-                ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-        """The repair round's conversation and tools; after a copied example the catalog shows no example of
-        that tool (``planning.blind_calls``)."""
-        copied = round_.blind.copied_from if round_.blind is not None else set()
+    async def _repair(self, task_id: str, task: str, replan: ReplanContext | None, history: str, raw: str,
+                      exc: PlanningError, round_: _Round, schemas: dict[str, dict[str, Any]]
+                      ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], Spend]:
+        """The repair round's conversation and tools, and what preparing it cost; after a copied example the
+        catalog shows no example of that tool, after figures from nowhere a ``# subject: asked`` template names
+        the tools about what the task is about (``agents.roles.plan_repair``)."""
+        blind = round_.blind
+        copied = blind.copied_from if blind is not None else set()
+        hint, spend = None, Spend()
+        if blind is not None and blind.invented_by and self._template().subject_asked:
+            hint, spend = await subject_hint(
+                self._llm, task=task, catalog=self._catalog, entries=catalog_entries(self._catalog),
+                reads=self._reads, invented_by=blind.invented_by, task_id=task_id,
+                version=self._options.prompts.version("subject"))
         messages = self._messages(task, replan, history, without_examples=copied)
-        return _repair(messages, raw, exc, self._form(), round_, replan, schemas)
+        return (*repair_round(messages, raw, exc, self._form(), round_, replan, schemas, hint), spend)
 
     async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
@@ -270,7 +279,7 @@ class _Round:
         self.known: dict[int, PlanStep] = {}
         self.waited: set[int] = set()
         """Ids the known steps depend on, so validating a streamed step is O(1), not O(known)."""
-        self.blind: _BlindCheck | None = None
+        self.blind: BlindCheck | None = None
         """Asks about calls that ignore the task (``planning.blind_calls``): set on the first round only."""
         self.cut: RepeatedCall | None = None
         """The model step at which this reply was found looping (it and the rest of the reply are dropped)."""
@@ -331,48 +340,6 @@ class _Round:
                 self.add(step)
             return list(self._kept.values())
         return []
-
-
-class _BlindCheck:
-    """The first round's question about a call whose result cannot depend on the task (``planning.blind_calls``)."""
-
-    def __init__(self, task: str, entries: Mapping[str, str]) -> None:
-        self._task = task
-        self._entries = entries
-        self._figures = frozenset(numbers_in(task))
-        self.copied_from: set[str] = set()
-        """Tools whose documented example the reply copied: the repair round's catalog leaves their examples out."""
-
-    def refuse(self, step: PlanStep) -> None:
-        if step.tool_name is None:
-            return
-        found = blind_call(step, self._entries.get(step.tool_name, ""), self._task, task_figures=self._figures)
-        if found is not None:
-            if found.copied:
-                self.copied_from.add(step.tool_name)
-            raise PlanValidationError((PlanProblem(ProblemCode.BLIND_CALL, found.reason, step.step_id),))
-
-
-_NOTED = frozenset({ProblemCode.BLIND_CALL, ProblemCode.REJECTED_CALL})
-"""Problems of a plan's sense, not its form: the repair round asks afresh with the problem as a note, because a
-small model shown its own reply as the previous turn copies it (the call it was told not to make included)."""
-
-
-def _repair(messages: list[dict[str, Any]], raw: str, exc: PlanningError, form: ReplyForm, round_: _Round,
-            replan: ReplanContext | None, schemas: dict[str, dict[str, Any]]
-            ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The repair round's conversation and the tools its reply may use (``round_.refused_tools`` left out, unless
-    a step of the previous plan completed with one: the new plan may need it again)."""
-    problems = exc.problems if isinstance(exc, PlanValidationError) else ()
-    if not problems or not all(isinstance(p, PlanProblem) and p.code in _NOTED for p in problems):
-        return repair_messages(messages, raw, str(exc), form), schemas
-    *head, last = messages
-    note = "\n".join(f"- {getattr(p, 'message', p)}" for p in problems)
-    convo = [*head, {**last, "content": f"{last['content']}\n\nNote, from checking an earlier attempt:\n{note}"}]
-    worked = {v.tool_name for v in replan.results if v.status == "completed"} if replan is not None else set()
-    banned = round_.refused_tools - worked
-    offered = {name: schema for name, schema in schemas.items() if name not in banned}
-    return convo, offered or schemas
 
 
 def param_order(schemas: Mapping[str, dict[str, Any]]) -> dict[str, list[str]]:

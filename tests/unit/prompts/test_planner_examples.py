@@ -29,7 +29,7 @@ def _examples(version: str) -> list[tuple[str, dict[str, dict]]]:
     return found
 
 
-@pytest.mark.parametrize("version", ["v10", "v11", "v12"])
+@pytest.mark.parametrize("version", ["v10", "v11", "v12", "v13"])
 def test_every_worked_example_is_a_valid_plan(version):
     examples = _examples(version)
     assert examples
