@@ -326,7 +326,7 @@ class RuntimeConfig(BaseModel):
         return self
 
 
-EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v7", "planner": "v13", "reflector": "v8", "executor": "v3"}
+EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v7", "planner": "v10", "reflector": "v8", "executor": "v3"}
 """The JSON forms, for the embedded model: its server constrains a JSON reply with the schema, and the small
 CPU models write the terse forms unreliably without a grammar for every role (measured by `make test-llm`:
 qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""
@@ -356,7 +356,7 @@ def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
     (``QUIET_LOCAL_RAY``).
 
         >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
-        {'router': 'v7', 'planner': 'v13', 'reflector': 'v3', 'executor': 'v3'}
+        {'router': 'v7', 'planner': 'v10', 'reflector': 'v3', 'executor': 'v3'}
     """
     update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
     if "speculative_planning" not in config.model_fields_set:

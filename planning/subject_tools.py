@@ -3,11 +3,14 @@
 A small planner that does not see which tool gives a fact computes with figures from its memory instead
 (``planning.blind_calls``): "inhabitants" with a tool described as "the encyclopedia's passage about a city", a
 German task with English descriptions. Told only that its figures came from nowhere, the embedded 1.5B planner
-wrote the same plan again; told which tool to use, it looked the facts up on every such dev task measured
-(docs/generality.md). The model names the kind of thing in English (one short, constrained reply, which it gets
-right far more often than the tool itself), and code finds the tools whose own catalog lines say that word.
-Precondition of a match: every content word of the kind is a word of the tool's catalog entry (a plural's
-"s" aside). It is a suggestion in the repair round's note; the planner may keep its plan.
+wrote the same plan again; told which tool to use, it looked the facts up on every such dev repair prompt tried.
+Asked for the tool itself, the model named a wrong one where it mattered (a museum tool for a city's inhabitants);
+asked for the kind of thing, it said "a city", so the model names the kind in English (one short, constrained
+reply) and code finds the tools whose own catalog lines say that word. The kind can be wrong too ("a company" for
+a product's churn rate, end to end on the dev half, docs/generality.md), which is why this is a suggestion in the
+repair round's note that the planner may decline, and why planner/v13, the template that asks, is an option.
+Precondition of a match: every content word of the kind is a word of the tool's catalog entry (a plural's "s"
+aside).
 
     >>> entries = {"encyclopedia": "- encyclopedia(topic: str) -> text: The encyclopedia's passage about a city.",
     ...            "visitors": "- visitors(site: str) -> number: Visitors counted at a museum or garden.",

@@ -58,8 +58,8 @@ DEFAULT_VERSIONS: dict[str, str] = {"router": "v5", "planner": "v4", "reflector"
 """The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
 default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
 role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4, v6 and v7, planner/v5 to
-v12, reflector/v4, v7 and v8 and executor/v2 and v3 are the embedded model's forms (``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
-and they open alike; planner/v11 and v12 are measured options beside its planner/v10), not the defaults; reflector/v6 is reflector/v4 answering in the terse verdict form under a
+v13, reflector/v4, v7 and v8 and executor/v2 and v3 are the embedded model's forms (``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
+and they open alike; planner/v11, v12 and v13 are measured options beside its planner/v10), not the defaults; reflector/v6 is reflector/v4 answering in the terse verdict form under a
 grammar (faster, measured with one false accept more; pinned only by choice). router/v5 and reflector/v5 are the
 lean terse forms for hosted models (the router sees tool purposes, not argument schemas; the reviewer one line a
 step and no tool list)."""

@@ -1,6 +1,6 @@
-"""A ``# subject: asked`` planner (planner/v13, the embedded model's) whose first plan computes with figures no
-tool looked up asks the model what the task is about, and its repair round names the tools whose descriptions say
-so; nothing else changes, and an unusable answer leaves the repair round as it was."""
+"""A ``# subject: asked`` planner (planner/v13, an option for the embedded model) whose first plan computes with
+figures no tool looked up asks the model what the task is about, and its repair round names the tools whose
+descriptions say so; nothing else changes, and an unusable answer leaves the repair round as it was."""
 
 from __future__ import annotations
 
