@@ -156,9 +156,8 @@ class Planner:
                     return
                 if steps:
                     yield PlanRestarted(str(exc))
-                convo, offered, asked_spend = await self._repair(task_id, task, replan, history, "".join(raw_parts),
-                                                                 exc, round_, schemas)
-                spend = spend + asked_spend
+                convo, offered, spend = await self._repair(task_id, task, replan, history, "".join(raw_parts), exc,
+                                                           round_, schemas, spend)
                 round_no += 1
             except LLMStreamTruncated as exc:
                 if resends >= _STREAM_RESENDS:
@@ -182,11 +181,11 @@ class Planner:
         return round_
 
     async def _repair(self, task_id: str, task: str, replan: ReplanContext | None, history: str, raw: str,
-                      exc: PlanningError, round_: _Round, schemas: dict[str, dict[str, Any]]
+                      exc: PlanningError, round_: _Round, schemas: dict[str, dict[str, Any]], spent: Spend
                       ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], Spend]:
-        """The repair round's conversation and tools, and what preparing it cost; after a copied example the
-        catalog shows no example of that tool, after figures from nowhere a ``# subject: asked`` template names
-        the tools about what the task is about (``agents.roles.plan_repair``)."""
+        """The repair round's conversation and tools, and ``spent`` with what preparing it cost; after a copied
+        example the catalog shows no example of that tool, after figures from nowhere a ``# subject: asked``
+        template names the tools about what the task is about (``agents.roles.plan_repair``)."""
         blind = round_.blind
         copied = blind.copied_from if blind is not None else set()
         hint, spend = None, Spend()
@@ -196,7 +195,7 @@ class Planner:
                 reads=self._reads, invented_by=blind.invented_by, task_id=task_id,
                 version=self._options.prompts.version("subject"))
         messages = self._messages(task, replan, history, without_examples=copied)
-        return (*repair_round(messages, raw, exc, self._form(), round_, replan, schemas, hint), spend)
+        return (*repair_round(messages, raw, exc, self._form(), round_, replan, schemas, hint), spent + spend)
 
     async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
