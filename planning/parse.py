@@ -215,26 +215,6 @@ def reflection_schema() -> dict[str, Any]:
     return _fresh(_reflection_schema())
 
 
-def reflection_schema_citing(step_id: int) -> dict[str, Any]:
-    """The reflection schema whose answer, when one is written, cites step ``step_id``'s result as
-    ``{$step_N_result}`` (the plan's reference syntax, which ``agents.roles.reflector.filled_answer`` fills with
-    the step's exact output), in a text without quotes or backslashes; a null answer stays allowed.
-
-    The pattern spells the reference's braces and dollar as one-character classes: llama.cpp's grammar parser
-    refuses the ``\\$`` escape its schema converter would otherwise write.
-
-        >>> import re
-        >>> pattern = reflection_schema_citing(5)["properties"]["answer"]["anyOf"][0]["pattern"]
-        >>> bool(re.match(pattern, "Vogt has {$step_5_result} more.")), bool(re.match(pattern, "Vogt has 3 more."))
-        (True, False)
-    """
-    schema = reflection_schema()
-    pattern = f'^[^"\\\\]*[{{][$]step_{int(step_id)}_result[}}][^"\\\\]*$'
-    schema["properties"]["answer"] = {"anyOf": [{"type": "string", "pattern": pattern}, {"type": "null"}],
-                                      "default": None}
-    return schema
-
-
 @functools.lru_cache(maxsize=1)
 def _reflection_schema() -> dict[str, Any]:
     schema = json_schema_for(Reflection)

@@ -12,7 +12,6 @@ File format (see prompts/README.md)::
     # clarify: checked                 (optional, router: a question back is confirmed by clarify_check)
     # needs: first                     (optional, JSON planner: the reply lists the facts to look up first)
     # subject: asked                   (optional, planner: a repair round after invented figures names tools)
-    # figure: cited                    (optional, JSON reflector: a second look cites the plan's final result)
     === system
     ... {{tools}} ...
     === user
@@ -111,10 +110,6 @@ class PromptTemplate:
     """``# subject: asked`` (planner templates): the repair round after a plan computed with figures no tool looked
     up asks the ``subject`` prompt what the task is about and names the tools whose descriptions say it
     (``planning.subject_tools``)."""
-    figure_cited: bool = False
-    """``# figure: cited`` (JSON reflector templates): asked once more because its accepted answer left out the
-    plan's final result, the reviewer must cite that step as ``{$step_N_result}`` in any answer it writes (the
-    schema's pattern, ``planning.parse.reflection_schema_citing``), and code writes the figure in."""
 
     @property
     def template_id(self) -> str:
@@ -223,10 +218,9 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     opening = header.get("opening") or None
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
-    clarify, classify, needs, subject, figure = (
+    clarify, classify, needs, subject = (
         _flag(header, key, word, f"{name}/{version}")
-        for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first"), ("subject", "asked"),
-                          ("figure", "cited")))
+        for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first"), ("subject", "asked")))
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -238,7 +232,7 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
                           reply_form="terse" if reply == "terse" else "json", opening=opening,
                           clarify_checked=clarify, classify_word=classify, needs_first=needs,
-                          subject_asked=subject, figure_cited=figure)
+                          subject_asked=subject)
 
 
 def _flag(header: dict[str, str], key: str, word: str, template_id: str) -> bool:

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Severity, render_facts, text_of
 from agents.checks.review import evidence_of, result_facts
-from agents.checks.sound import final_result
 from agents.config import PromptOptions
 from agents.llm.base import LLM
 from agents.roles.json_call import call_json
@@ -19,7 +18,7 @@ from agents.tools.registry import catalog_params
 from dag.refs import fill_text, find_reference
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
-from planning.parse import parse_reflection, reflection_schema, reflection_schema_citing
+from planning.parse import parse_reflection, reflection_schema
 from planning.terse import render_terse
 from prompts import PromptTemplate, load_prompt, prepare_prompts
 from prompts.compact import render_results_compact
@@ -59,17 +58,12 @@ class Reflector:
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
             if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
-        cited = _cited_step(template, plan, results) if refused and not refused_fault else None
-        if cited is not None:
-            note += (f" Write {{$step_{cited}_result}} in the answer where that figure goes: code writes in exactly "
-                     f"what step {cited} computed.")
         shows_checks = bool(set(template.variables) & {"checks", "code_checks"})
         shown_task = f"{task}\n\n{note}" if note and not shows_checks else task
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=shown_task,
                                  **self._variables(template, task, plan, results, note if shows_checks else "",
                                                    refused_fault))
-        schema = None if template.reply_form != "json" else (  # a copy, only where it is sent
-            reflection_schema() if cited is None else reflection_schema_citing(cited))
+        schema = reflection_schema() if template.reply_form == "json" else None  # a copy, only where it is sent
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=schema, metadata={"task_id": task_id},
                                form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
@@ -101,15 +95,6 @@ class Reflector:
         if "results" in wants:
             out["results"] = render_results_compact(results) if compact else render_results(results)
         return out
-
-
-def _cited_step(template: PromptTemplate, plan: Plan, results: Sequence[StepView]) -> int | None:
-    """The step a ``# figure: cited`` template's second look must cite: the plan's final result
-    (``agents.checks.sound.final_result``), when there is one."""
-    if not template.figure_cited or template.reply_form != "json":
-        return None
-    final = final_result(evidence_of(results, plan))
-    return None if final is None else final.step_id
 
 
 def filled_answer(reflection: Reflection, results: Sequence[StepView], task: str = "") -> Reflection:

@@ -132,27 +132,3 @@ def test_right_plans_are_written_freely(plan_grammar, reply):
 def test_calls_the_tools_refuse_cannot_be_written(plan_grammar, reply):
     matcher, grammar = plan_grammar
     assert not matcher.accepts(grammar, reply)
-
-
-def _review(answer: str | None) -> str:
-    return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
-                       "action": "accept", "retry_details": None, "feedback": "", "answer": answer},
-                      ensure_ascii=False)
-
-
-@pytest.mark.parametrize(("answer", "decodable"), [
-    ("Vogt has {$step_5_result} more open orders.", True),
-    ("Müller hat {$step_5_result} mehr – ja.", True),
-    (None, True),  # the reviewer may still replan or escalate without an answer
-    ("Vogt has 3 more open orders.", False),
-    ("Vogt has {$step_4_result} more open orders.", False),
-    ('Vogt has "{$step_5_result}" more.', False),
-])
-def test_a_second_look_that_must_cite_a_step_cannot_write_an_answer_without_it(answer, decodable):
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    from planning.parse import reflection_schema_citing
-
-    matcher = GrammarMatcher(str(require_model(SMOKE_MODEL)))
-    grammar = json_schema_to_gbnf(json.dumps(reflection_schema_citing(5)))
-    assert matcher.accepts(grammar, _review(answer)) is decodable
