@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planning.errors import PlanningError
 from planning.parse import json_schema_for, parse_model
+from planning.words import singular
 
 __all__ = ["MAX_SUBJECT_TOOLS", "SUBJECT_CHARS", "Subject", "parse_subject", "subject_note", "subject_schema",
            "tools_about"]
@@ -64,17 +65,8 @@ def parse_subject(text: str) -> str:
     return about
 
 
-def _stem(word: str) -> str:
-    word = word.lower()
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
-
-
 def _words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text)}
+    return {singular(w.lower()) for w in _WORD.findall(text)}
 
 
 def tools_about(kind: str, entries: Mapping[str, str], *, reads: Collection[str],

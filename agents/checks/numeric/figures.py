@@ -21,6 +21,7 @@ from typing import Any
 from agents.checks.facts import top_passage
 from agents.checks.numbers import read_numbers
 from agents.checks.words import STOP_WORDS
+from planning.words import singular
 
 __all__ = ["relevant_number", "relevant_numbers", "top_passage"]
 
@@ -32,13 +33,7 @@ _ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 
 
 def _terms(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and not w.isdigit()}
-
-
-def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    return {singular(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and not w.isdigit()}
 
 
 def _top_text(output: Any) -> tuple[str | None, str]:

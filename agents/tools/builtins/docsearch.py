@@ -24,6 +24,7 @@ from typing import Any
 from agents.memory.doc_search import merge_hits, user_passages
 from agents.tools.decorator import tool
 from agents.tools.errors import PermanentToolError, ToolArgumentError
+from planning.words import singular
 
 __all__ = ["BM25Index", "Document", "SearchHit", "doc_search", "load_corpus", "search_corpus", "tokenize"]
 
@@ -42,20 +43,9 @@ def _fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
 
 
-def _stem(word: str) -> str:
-    # Just enough stemming for plurals ("cities" ~ "city", "rivers" ~ "river"); numbers are left alone.
-    if word.isdigit() or len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def tokenize(text: str) -> list[str]:
     """Lower-case, accent-folded, stop-word-free terms; "2,165,000" stays one term."""
-    return [_stem(w) for w in _WORD.findall(_fold(text)) if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())]
+    return [singular(w) for w in _WORD.findall(_fold(text)) if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
 @dataclass(frozen=True)
