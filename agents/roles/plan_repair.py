@@ -35,7 +35,8 @@ class BlindCheck:
 
     def __init__(self, task: str, entries: Mapping[str, str]) -> None:
         self._task = task
-        self._entries = entries
+        self.entries = entries
+        """Each tool's catalog lines (``catalog_entries``), also what the subject hint matches against."""
         self._figures = frozenset(numbers_in(task))
         self.copied_from: set[str] = set()
         """Tools whose documented example the reply copied: the repair round's catalog leaves their examples out."""
@@ -45,7 +46,7 @@ class BlindCheck:
     def refuse(self, step: PlanStep) -> None:
         if step.tool_name is None:
             return
-        found = blind_call(step, self._entries.get(step.tool_name, ""), self._task, task_figures=self._figures)
+        found = blind_call(step, self.entries.get(step.tool_name, ""), self._task, task_figures=self._figures)
         if found is not None:
             if found.copied:
                 self.copied_from.add(step.tool_name)

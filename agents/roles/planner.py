@@ -191,7 +191,7 @@ class Planner:
         hint, spend = None, Spend()
         if blind is not None and blind.invented_by and self._template().subject_asked:
             hint, spend = await subject_hint(
-                self._llm, task=task, catalog=self._catalog, entries=catalog_entries(self._catalog),
+                self._llm, task=task, catalog=self._catalog, entries=blind.entries,
                 reads=self._reads, invented_by=blind.invented_by, task_id=task_id,
                 version=self._options.prompts.version("subject"))
         messages = self._messages(task, replan, history, without_examples=copied)
