@@ -29,6 +29,7 @@ __all__ = [
     "Replan",
     "RetryStep",
     "ReviewAgain",
+    "ReviewAgainReason",
     "decide",
     "decision_kind",
     "decision_reason",
@@ -36,6 +37,10 @@ __all__ = [
 ]
 
 EscalationCause = Literal["reflector", "max_replans", "max_step_retries"]
+ReviewAgainReason = Literal["wrong_answer", "unstated_figure", "low_scores"]
+"""Why the reviewer looks again: code found its answer wrong (shown as a contradiction); the answer leaves out the
+figure the plan computed last (a template may then ask only for the answer again: ``Reflector``); only its scores
+were below the bar although code found the answer sound (shown as a note)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +66,12 @@ class ReviewAgain:
     result supports). A replan would rerun a plan that worked and let a small planner change it."""
 
     feedback: str
-    answer_fault: bool = True
-    """Code found the answer wrong (shown to the reviewer as a contradiction); False: code found nothing wrong
-    with it, only the reviewer's scores were below the bar (shown as a note)."""
+    reason: ReviewAgainReason = "wrong_answer"
+
+    @property
+    def answer_fault(self) -> bool:
+        """Code found the answer wrong; otherwise it found nothing wrong with it (an omission, or low scores)."""
+        return self.reason == "wrong_answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,14 +141,14 @@ def decide(ctx: ReflectionContext) -> Decision:
             shortfall = _shortfall(ctx)
             if shortfall is None:
                 if ctx.omits_final and ctx.answer_only and not ctx.reviewed_again:
-                    return ReviewAgain(ctx.omits_final, answer_fault=False)
+                    return ReviewAgain(ctx.omits_final, "unstated_figure")
                 return Accept(r.answer)
             if ctx.states_computed and ctx.answer_only and not ctx.reviewed_again:
                 # A replan would rerun a plan whose figure checks out; the bar still holds for the second verdict.
                 return ReviewAgain(f"It was scored too low to accept ({shortfall}), though code found nothing wrong "
                                    "with it: it states the figure the plan computed, and the results agree with "
                                    "the task. Accept it only if it answers everything the task asks; else say "
-                                   "what is missing.", answer_fault=False)
+                                   "what is missing.", "low_scores")
             return _replan(ctx, f"The answer did not pass review ({shortfall}). "
                                 f"{r.feedback or 'Fix what is wrong.'}".strip())
         case "retry_step":

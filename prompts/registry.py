@@ -12,6 +12,8 @@ File format (see prompts/README.md)::
     # clarify: checked                 (optional, router: a question back is confirmed by clarify_check)
     # needs: first                     (optional, JSON planner: the reply lists the facts to look up first)
     # subject: asked                   (optional, planner: a repair round after invented figures names tools)
+    # second look: answered            (optional, reflector: a second look over an answer without the final
+                                        figure writes only the answer, with the ``answer`` prompt)
     === system
     ... {{tools}} ...
     === user
@@ -58,7 +60,8 @@ DEFAULT_VERSIONS: dict[str, str] = {"router": "v5", "planner": "v4", "reflector"
 """The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
 default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
 role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4, v6 and v7, planner/v5 to
-v13, reflector/v4, v7 and v8 and executor/v2 and v3 are the embedded model's forms (``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
+v13, reflector/v4, v7, v8 and v10 and executor/v2 and v3 are the embedded model's forms
+(``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
 and they open alike; planner/v11, v12 and v13 are measured options beside its planner/v10), not the defaults; reflector/v6 is reflector/v4 answering in the terse verdict form under a
 grammar (faster, measured with one false accept more; pinned only by choice). router/v5 and reflector/v5 are the
 lean terse forms for hosted models (the router sees tool purposes, not argument schemas; the reviewer one line a
@@ -110,6 +113,10 @@ class PromptTemplate:
     """``# subject: asked`` (planner templates): the repair round after a plan computed with figures no tool looked
     up asks the ``subject`` prompt what the task is about and names the tools whose descriptions say it
     (``planning.subject_tools``)."""
+    second_look_answered: bool = False
+    """``# second look: answered`` (reflector templates): the second look after an accept whose answer left out the
+    figure the plan computed last (``planning.policy.ReviewAgain``, reason ``unstated_figure``) asks the ``answer``
+    prompt for the answer alone; the first review's verdict and scores stand (``agents.roles.reflector``)."""
 
     @property
     def template_id(self) -> str:
@@ -218,9 +225,10 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
     opening = header.get("opening") or None
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
-    clarify, classify, needs, subject = (
+    clarify, classify, needs, subject, answered = (
         _flag(header, key, word, f"{name}/{version}")
-        for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first"), ("subject", "asked")))
+        for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first"), ("subject", "asked"),
+                          ("second look", "answered")))
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -232,7 +240,7 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                           fingerprint=hashlib.sha256(text.encode()).hexdigest(),
                           reply_form="terse" if reply == "terse" else "json", opening=opening,
                           clarify_checked=clarify, classify_word=classify, needs_first=needs,
-                          subject_asked=subject)
+                          subject_asked=subject, second_look_answered=answered)
 
 
 def _flag(header: dict[str, str], key: str, word: str, template_id: str) -> bool:

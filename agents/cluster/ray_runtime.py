@@ -27,6 +27,7 @@ from agents.roles.messages import (
     PlanRestarted,
     ReplanContext,
     RoleResult,
+    SecondLook,
     StepEmitted,
     StepOutcome,
     StepRequest,
@@ -186,11 +187,10 @@ class RayRuntime:
     async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
         return await self._with_restarts(lambda: self._router.call("route", task_id, task, history), "router")
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView], refused: str = "",
-                      refused_fault: bool = True) -> RoleResult[Reflection]:
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
+                      again: SecondLook | None = None) -> RoleResult[Reflection]:
         return await self._with_restarts(
-            lambda: self._reflector.call("reflect", task_id, task, plan, results, refused, refused_fault),
-            "reflector")
+            lambda: self._reflector.call("reflect", task_id, task, plan, results, again), "reflector")
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
                    history: str = "") -> AsyncIterator[PlanItem]:

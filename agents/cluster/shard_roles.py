@@ -15,7 +15,7 @@ from typing import Any
 from agents.cluster.ray_runtime import RayRuntime
 from agents.config import RuntimeConfig
 from agents.llm.base import LLM
-from agents.roles.messages import PlanItem, ReplanContext, RoleResult, StepView
+from agents.roles.messages import PlanItem, ReplanContext, RoleResult, SecondLook, StepView
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
@@ -51,9 +51,9 @@ class ShardRolesRuntime(RayRuntime):
         async for item in self._local_planner.plan(task_id, task, replan, history):
             yield item
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView], refused: str = "",
-                      refused_fault: bool = True) -> RoleResult[Reflection]:
-        return await self._local_reflector.reflect(task_id, task, plan, results, refused, refused_fault)
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
+                      again: SecondLook | None = None) -> RoleResult[Reflection]:
+        return await self._local_reflector.reflect(task_id, task, plan, results, again)
 
     async def use_tools(self, tools: Sequence[Any]) -> None:
         """Executors first (``RayRuntime.use_tools``), then this shard's roles."""

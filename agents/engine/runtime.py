@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from agents.roles.executor import Executor
-from agents.roles.messages import PlanItem, ReplanContext, RoleResult, StepOutcome, StepRequest, StepView
+from agents.roles.messages import (PlanItem, ReplanContext, RoleResult, SecondLook, StepOutcome, StepRequest,
+                                   StepView)
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
@@ -60,8 +61,8 @@ class Runtime(Protocol):
 
     async def fetch(self, output_ref: Any) -> Any: ...
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView], refused: str = "",
-                      refused_fault: bool = True) -> RoleResult[Reflection]: ...
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
+                      again: SecondLook | None = None) -> RoleResult[Reflection]: ...
 
     def tool_spec(self, name: str | None) -> ToolSpec | None: ...
 
@@ -120,9 +121,9 @@ class LocalRuntime:
     async def fetch(self, output_ref: Any) -> Any:
         return output_ref
 
-    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView], refused: str = "",
-                      refused_fault: bool = True) -> RoleResult[Reflection]:
-        return await self._reflector.reflect(task_id, task, plan, results, refused, refused_fault)
+    async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
+                      again: SecondLook | None = None) -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results, again)
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None

@@ -266,9 +266,8 @@ class TaskRunner:
             # Only after a replan: a retried step that failed the same way may still be transient, and has its cap.
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
-        refused, fault = st.review_feedback()
-        reflection = await self._ask("reflector",
-                                     lambda: self._rt.reflect(st.task_id, st.task, plan, views, refused, fault))
+        again = st.second_look()
+        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan, views, again))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
@@ -305,8 +304,8 @@ class TaskRunner:
                 st.phase = "execute"
             case Replan(feedback=feedback):
                 self._start_replan(feedback)
-            case ReviewAgain(feedback=feedback, answer_fault=answer_fault):
-                st.review_again = ReviewAgainNote(feedback=feedback, answer_fault=answer_fault,
+            case ReviewAgain(feedback=feedback, reason=reason):
+                st.review_again = ReviewAgainNote(feedback=feedback, reason=reason,
                                                   plan_version=st.plan_version, asked_at=len(st.reflections))
                 st.phase = "reflect"
             case Escalate(reason=reason, question=question, cause=cause):

@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agents.events import PlanCut, StoppedReason, TaskStatus
 from agents.results import StepStatus, UsageReport
 from agents.checks.api import CheckedReflection
-from planning.models import PlanStep
+from agents.roles.messages import SecondLook
+from planning.models import PlanStep, Reflection
+from planning.policy import ReviewAgainReason
 from planning.rejected import RejectedCall
 
 __all__ = ["Phase", "StepState", "Escalation", "ReviewAgainNote", "TaskState"]
@@ -47,12 +49,21 @@ class ReviewAgainNote(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     feedback: str
-    """What code found wrong (or, with ``answer_fault`` False, that only the review's scores were low)."""
-    answer_fault: bool = True
+    """What code found wrong with the answer, what it leaves out, or that only the review's scores were low."""
+    reason: ReviewAgainReason = "wrong_answer"
     plan_version: int
     """The plan version whose results are reviewed again."""
     asked_at: int
     """How many reviews the task had when this was decided: the next review (and only it) is told ``feedback``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older_checkpoint(cls, data: Any) -> Any:
+        """Checkpoints written before the reason was named kept whether code found the answer wrong."""
+        if isinstance(data, dict) and "answer_fault" in data:
+            data = dict(data)
+            data["reason"] = "wrong_answer" if data.pop("answer_fault") else "low_scores"
+        return data
 
     def pending(self, reviews: int) -> bool:
         return reviews == self.asked_at
@@ -72,7 +83,8 @@ class TaskState(BaseModel):
         version = data.pop("reviewed_again_version", 0)
         reviews = len(data.get("reflections") or [])
         data["review_again"] = None if not version else {
-            "feedback": text, "answer_fault": fault, "plan_version": version, "asked_at": reviews if text else -1}
+            "feedback": text, "reason": "wrong_answer" if fault else "low_scores", "plan_version": version,
+            "asked_at": reviews if text else -1}
         return data
 
     task_id: str
@@ -133,12 +145,13 @@ class TaskState(BaseModel):
     question: str | None = None
     finished_at: float | None = None
 
-    def review_feedback(self) -> tuple[str, bool]:
-        """What the next review is told (empty: nothing) and whether it is about the answer's fault."""
+    def second_look(self) -> SecondLook | None:
+        """What the next review is told about the review before it, or None when it is not a second look."""
         note = self.review_again
-        if note is None or not note.pending(len(self.reflections)):
-            return "", True
-        return note.feedback, note.answer_fault
+        if note is None or not note.pending(len(self.reflections)) or not self.reflections:
+            return None
+        previous = Reflection.model_validate(self.reflections[-1].model_dump(exclude={"checks"}))
+        return SecondLook(note.feedback, note.reason, previous)
 
     def reviewed_again(self) -> bool:
         """Whether the current plan version's results were already reviewed once more."""

@@ -12,7 +12,8 @@ from typing import Any, Generic, Literal, TypeVar
 from agents.llm.base import Spend
 from planning.loops import RepeatedCall
 from planning.rejected import RejectedCall
-from planning.models import Plan, PlanStep
+from planning.models import Plan, PlanStep, Reflection
+from planning.policy import ReviewAgainReason
 
 __all__ = [
     "PlanCallStarted",
@@ -22,6 +23,7 @@ __all__ = [
     "PlanRestarted",
     "ReplanContext",
     "RoleResult",
+    "SecondLook",
     "StepEmitted",
     "StepErrorKind",
     "StepOutcome",
@@ -41,6 +43,17 @@ class RoleResult(Generic[T]):
 
     value: T
     spend: Spend = field(default_factory=Spend)
+
+
+@dataclass(frozen=True, slots=True)
+class SecondLook:
+    """The reviewer looks again at results it has reviewed (``planning.policy.ReviewAgain``): what code found, why
+    it asks, and the review being looked at again (its verdict and scores stand when only the answer is written
+    again, ``Reflector.reflect``)."""
+
+    feedback: str
+    reason: ReviewAgainReason
+    previous: Reflection
 
 
 @dataclass(frozen=True, slots=True)

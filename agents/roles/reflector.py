@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Severity, render_facts, text_of
+from agents.checks.numbers import read_numbers
 from agents.checks.review import evidence_of, result_facts
+from agents.checks.sound import final_result
 from agents.config import PromptOptions
-from agents.llm.base import LLM
+from agents.errors import InvalidLLMOutputError
+from agents.llm.base import LLM, Spend
 from agents.roles.json_call import call_json
-from agents.roles.messages import RoleResult, StepView
+from agents.roles.messages import RoleResult, SecondLook, StepView
 from agents.roles.render import render_checks, render_plan, render_results, step_calls
 from agents.tools.registry import catalog_params
 from dag.refs import fill_text, find_reference
@@ -20,12 +23,14 @@ from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
 from planning.terse import render_terse
+from planning.written_answer import figure_pattern, parse_written_answer, written_answer_schema
 from prompts import PromptTemplate, load_prompt, prepare_prompts
 from prompts.compact import render_results_compact
 
 __all__ = ["Reflector", "filled_answer"]
 
-
+_ANSWER_TOKENS = 200
+"""A sentence or two: the answer prompt's reply is bounded so a model that will not end it cannot run on."""
 
 class Reflector:
     def __init__(self, llm: LLM, prompts: PromptOptions, tools_catalog: str = "") -> None:
@@ -49,12 +54,21 @@ class Reflector:
         self._tools = tools_catalog
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                      refused: str = "", refused_fault: bool = True) -> RoleResult[Reflection]:
-        """Review the results and propose what happens next. ``refused``: why this reviewer's previous answer to
-        the same results was not accepted (``planning.policy.ReviewAgain``); it is shown among the facts code
-        checked (a contradiction when code found the answer wrong, ``refused_fault``; a note when only its scores
-        were too low), or after the task in a template that shows none."""
+                      again: SecondLook | None = None) -> RoleResult[Reflection]:
+        """Review the results and propose what happens next. ``again``: this is a second look at results this
+        reviewer already reviewed (``planning.policy.ReviewAgain``); why is shown among the facts code checked (a
+        contradiction when code found the answer wrong; a note otherwise), or after the task in a template that
+        shows none. A ``# second look: answered`` template writes only the answer again when the previous one left
+        out the figure the plan computed last (``answer_again``)."""
         template = load_prompt("reflector", self._prompts.version("reflector"))
+        if again is not None and again.reason == "unstated_figure" and template.second_look_answered:
+            return await self.answer_again(task_id, task, plan, results, again)
+        return await self._review(task_id, task, plan, results, again)
+
+    async def _review(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
+                      again: SecondLook | None) -> RoleResult[Reflection]:
+        template = load_prompt("reflector", self._prompts.version("reflector"))
+        refused, refused_fault = ("", True) if again is None else (again.feedback, again.reason == "wrong_answer")
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
             if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
@@ -68,6 +82,34 @@ class Reflector:
                                json_schema=schema, metadata={"task_id": task_id},
                                form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
         return RoleResult(filled_answer(call.value, results, task), call.spend)
+
+    async def answer_again(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
+                           again: SecondLook) -> RoleResult[Reflection]:
+        """The second look after an accept whose answer left out the plan's final figure, as one narrow call: the
+        ``answer`` prompt shows the task, the steps and what code checked, and asks only for the answer, which the
+        server holds to writing that figure (``planning.written_answer.figure_pattern``). The previous review's
+        verdict and scores stand (code found nothing wrong with the results or the answer); the new answer is
+        checked like any other before it counts. Where the figure has no pattern (one digit) or the model cannot
+        write such an answer, the whole review is asked again instead."""
+        final = final_result(evidence_of(results, plan))
+        figures = read_numbers(final.output) if final is not None else ()
+        pattern = figure_pattern(figures[0].value) if len(figures) == 1 else None
+        if pattern is None:
+            return await self._review(task_id, task, plan, results, again)
+        template = load_prompt("answer", self._prompts.version("answer"))
+        prompt = template.render(
+            budget_tokens=self._prompts.context_token_budget, task=task, tools=self._tools,
+            steps=render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools))),
+            checks=render_facts(result_facts(task, evidence_of(results, plan), self._prompts.checks)))
+        try:
+            call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_written_answer,
+                                   json_schema=written_answer_schema(pattern), max_tokens=_ANSWER_TOKENS,
+                                   metadata={"task_id": task_id, "purpose": "answer"})
+        except InvalidLLMOutputError as exc:
+            review = await self._review(task_id, task, plan, results, again)
+            return RoleResult(review.value, (exc.spend or Spend()) + review.spend)
+        reflection = again.previous.model_copy(update={"answer": call.value})
+        return RoleResult(filled_answer(reflection, results, task), call.spend)
 
     def _variables(self, template: PromptTemplate, task: str, plan: Plan, results: Sequence[StepView],
                    refused_note: str = "", refused_fault: bool = True) -> dict[str, str]:

@@ -11,7 +11,7 @@ from agents.checks.review import DEFAULT_CHECKS
 from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, Spend
-from agents.roles.messages import PlanItem, StepEmitted
+from agents.roles.messages import PlanItem, SecondLook, StepEmitted
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
@@ -85,11 +85,10 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
     started = time.perf_counter()
     spent = Spend()
     first: Reflection | None = None
-    refused, fault = "", True
+    again: SecondLook | None = None
     for _ in range(2):
         try:
-            result = await reflector.reflect(f"regression-{case.id}", case.task, case.plan, case.results, refused,
-                                             fault)
+            result = await reflector.reflect(f"regression-{case.id}", case.task, case.plan, case.results, again)
         except InvalidLLMOutputError as exc:
             spent = spent + (exc.spend or Spend())
             return score_reflector(case, None, limits=limits, records=spent.calls, usage=spent.usage, error=str(exc),
@@ -100,7 +99,8 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
         decision = reflector_decision(case, result.value, limits, reviewed_again=first is not None, checks=checks)
         if first is not None or not isinstance(decision, ReviewAgain):
             break
-        first, refused, fault = result.value, decision.feedback, decision.answer_fault
+        first = result.value
+        again = SecondLook(decision.feedback, decision.reason, first)
     return score_reflector(case, result.value, limits=limits, checks=checks, records=spent.calls, usage=spent.usage,
                            latency_s=time.perf_counter() - started, first=first)
 

@@ -48,6 +48,23 @@ def test_a_refusal_on_ray_reaches_the_events_and_the_result(ray_session, tmp_pat
     assert reflected[0].payload.reflection.checks == result.reflections[0].checks
 
 
+def test_a_second_look_written_as_the_answer_alone_crosses_ray(ray_session, tmp_path):
+    # reflector/v10: the review looked at again (a typed SecondLook) goes to the reviewer actor and back.
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN],
+                       "reflector": [wire.reflection(answer="Rome has 2.8 million people, Paris 2.1 million.",
+                                                     scores=(5, 4, 5)),
+                                     '{"answer": "Rome, by 0.7 million."}']})
+    config = RuntimeConfig(store_path=tmp_path / "t.db", prompt_versions={"reflector": "v10"})
+    orch = Orchestrator(llm=llm, tools=T.ALL, config=config)
+    try:
+        result = orch.run(TASK, timeout=60)
+    finally:
+        orch.shutdown()
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million."
+    first, second = result.reflections
+    assert second.scores == first.scores and [f.kind for f in first.checks] == ["ask_again"]
+
+
 def test_a_broken_check_on_ray_fails_the_task_with_its_name(ray_session, tmp_path):
     def reads_a_missing_field(review: AnswerReview) -> None:
         raise AttributeError("'AnswerReview' object has no attribute 'sources'")

@@ -132,3 +132,22 @@ def test_right_plans_are_written_freely(plan_grammar, reply):
 def test_calls_the_tools_refuse_cannot_be_written(plan_grammar, reply):
     matcher, grammar = plan_grammar
     assert not matcher.accepts(grammar, reply)
+
+
+@pytest.mark.parametrize(("figure", "answer", "admitted"), [
+    (0.660694576805, "It is about 0.66 times.", True),
+    (0.660694576805, "Tate Modern has 451,210 visitors.", False),
+    (-46186.0, "Zwinger hat mehr Besucher als Städel, um 46.186.", True),
+    (-46186.0, "Zwinger hat mehr Besucher als Städel.", False),
+    (16970.100000000002, "Müller GmbH, um 16 970,10 EUR.", True),
+    (23903.0, 'Rome, by "23903".', False),
+])
+def test_a_second_look_answer_is_held_to_the_plans_figure(figure, answer, admitted):
+    # The pattern as the embedded server enforces it (agents.roles.reflector.Reflector.answer_again).
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from planning.written_answer import figure_pattern, written_answer_schema
+
+    matcher = GrammarMatcher(str(require_model(SMOKE_MODEL)))
+    grammar = json_schema_to_gbnf(json.dumps(written_answer_schema(figure_pattern(figure))))
+    assert matcher.accepts(grammar, json.dumps({"answer": answer}, ensure_ascii=False)) is admitted

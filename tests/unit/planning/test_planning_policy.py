@@ -157,7 +157,7 @@ def _omitting(r, *, answer_only=True, reviewed_again=False, contradictions=()):
 def test_an_accept_that_leaves_out_the_final_result_is_asked_about_once_as_a_note():
     from planning.policy import ReviewAgain
 
-    assert _omitting(reflection("accept")) == ReviewAgain("it leaves out 0.66.", answer_fault=False)
+    assert _omitting(reflection("accept")) == ReviewAgain("it leaves out 0.66.", "unstated_figure")
     # The second verdict counts whatever it says: a hint, never a veto.
     assert _omitting(reflection("accept"), reviewed_again=True) == Accept("42")
     # Below the bar, or contradicted, the answer is not accepted either way: the usual paths decide.

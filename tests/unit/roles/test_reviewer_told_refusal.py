@@ -9,9 +9,9 @@ import pytest
 
 from agents.config import RuntimeConfig
 from agents.llm import FunctionLLM, LLMRequest
-from agents.roles.messages import StepView
+from agents.roles.messages import SecondLook, StepView
 from agents.roles.reflector import Reflector
-from planning.models import Plan, PlanStep
+from planning.models import Plan, PlanStep, Reflection, Scores
 
 PLAN = Plan(steps=[PlanStep(step_id=1, description="population of Rome", tool_name="lookup",
                             tool_input={"city": "Rome"})])
@@ -28,8 +28,11 @@ def _prompt(version: str, refused: str, fault: bool = True) -> str:
                 '"action": "accept", "feedback": "", "answer": "2.8 million"}')
 
     options = RuntimeConfig(prompt_versions={"reflector": version}).prompt_options()
+    before = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=True, action="accept",
+                        answer="28 million")
+    again = SecondLook(refused, "wrong_answer" if fault else "low_scores", before) if refused else None
     asyncio.run(Reflector(FunctionLLM(model), options, "lookup: population").reflect(
-        "t", "How many people live in Rome?", PLAN, VIEWS, refused, fault))
+        "t", "How many people live in Rome?", PLAN, VIEWS, again))
     return "\n".join(m["content"] for m in seen[0].messages)
 
 

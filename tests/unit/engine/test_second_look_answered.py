@@ -1,0 +1,122 @@
+"""A ``# second look: answered`` reviewer (reflector/v10) writes only the answer again after an accept that left
+out the plan's final figure: one narrow call (prompts/answer) whose answer the server holds to writing that figure,
+the first verdict and scores standing, the new answer checked like any other. Other second looks, a figure with no
+pattern, or an answer the model cannot write are whole reviews, as with reflector/v8."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from support import wire
+from support.local import run_task
+
+from agents.config import RuntimeConfig
+from agents.llm import FunctionLLM, ScriptedLLM
+from agents.roles.messages import SecondLook, StepView
+from agents.roles.reflector import Reflector
+from planning.models import Plan, PlanStep, Reflection, Scores
+
+TASK = "Which is bigger, Paris or Rome, and by how much?"
+TWO_CITIES = wire.plan(
+    wire.step(1, "lookup", {"city": "Paris"}),
+    wire.step(2, "lookup", {"city": "Rome"}),
+    wire.step(3, "subtract", {"a": "$step_2_result", "b": "$step_1_result"}, deps=[1, 2]),
+)
+RESTATED = "Rome has 2.8 million people, Paris 2.1 million."
+
+
+def _config(version: str = "v10") -> RuntimeConfig:
+    return RuntimeConfig(prompt_versions={"reflector": version})
+
+
+def _run(reviews: list[str], version: str = "v10"):
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES], "reflector": reviews})
+    result, sink = asyncio.run(run_task(llm, TASK, config=_config(version)))
+    return result, [e.payload for e in sink.events if e.type == "reflected"], llm
+
+
+def _answer(text: str) -> str:
+    return json.dumps({"answer": text})
+
+
+def test_the_second_look_asks_only_for_the_answer_and_keeps_the_verdict():
+    first = wire.reflection(answer=RESTATED, scores=(5, 4, 5))
+    result, reflected, llm = _run([first, _answer("Rome, by 0.7 million people.")])
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million people."
+    assert [r.decision for r in reflected] == ["review_again", "accept"] and len(llm.calls) == 4
+    asked = [c for c in llm.calls if c.role == "reflector"][1]
+    prompt = "\n".join(m["content"] for m in asked.messages)
+    assert "WRITE THE ANSWER" in prompt and "REVIEWER" not in prompt
+    assert "Step 3 (subtract) computed 0.7 from steps 1 and 2" in prompt and TASK in prompt
+    assert asked.json_schema is not None and set(asked.json_schema["properties"]) == {"answer"}
+    assert "(0[.,]7|" in asked.json_schema["properties"]["answer"]["pattern"]
+    assert asked.metadata.get("purpose") == "answer"
+    first_review, second_review = result.reflections
+    assert second_review.scores == first_review.scores and second_review.action == "accept"
+    assert second_review.answer == "Rome, by 0.7 million people."
+
+
+def test_the_written_answer_is_checked_like_any_other():
+    # Code refuses a false equation in the new answer: it is not accepted, and the plan is not asked about twice.
+    result, reflected, _ = _run([wire.reflection(answer=RESTATED),
+                                 _answer("Rome: 2.8 - 2.1 = 0.9."),
+                                 wire.reflection(action="escalate", answer=None, feedback="which figure?")])
+    assert [r.decision for r in reflected][:2] == ["review_again", "replan"]
+    assert result.status != "accepted" or result.answer != "Rome: 2.8 - 2.1 = 0.9."
+
+
+def test_an_unusable_written_answer_is_repaired_once_then_the_whole_review_is_asked():
+    result, _, llm = _run([wire.reflection(answer=RESTATED), "not json", _answer("Rome, by 0.7 million.")])
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million." and len(llm.calls) == 5
+    empty = json.dumps({"answer": "  "})
+    result, reflected, llm = _run([wire.reflection(answer=RESTATED), empty, empty,
+                                   wire.reflection(answer="Rome, by 0.7 million people")])
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million people"
+    whole = [c for c in llm.calls if c.role == "reflector"][3]
+    assert "REVIEWER" in "\n".join(m["content"] for m in whole.messages)
+    assert result.usage.total.llm_calls == 6, "the failed answer calls are paid for"
+
+
+def test_a_one_digit_final_figure_is_asked_about_with_the_whole_review():
+    # "3" has no pattern that would not match any 3 in the answer: the whole review decides, as with v8.
+    views = [StepView(1, "open orders of A", "orders", "completed", 5),
+             StepView(2, "open orders of B", "orders", "completed", 8),
+             StepView(3, "difference", "calculator", "completed", 3)]
+    plan = Plan(steps=[PlanStep(step_id=1, description="", tool_name="orders", tool_input={"customer": "A"}),
+                       PlanStep(step_id=2, description="", tool_name="orders", tool_input={"customer": "B"}),
+                       PlanStep(step_id=3, description="", tool_name="calculator", depends_on=[1, 2],
+                                tool_input={"expression": "max($1, $2) - min($1, $2)"})])
+    seen = []
+
+    def model(request):
+        seen.append(request)
+        return wire.reflection(answer="B, by 3")
+
+    before = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=True, action="accept",
+                        answer="B has 8, A has 5.")
+    reflector = Reflector(FunctionLLM(model), _config().prompt_options(), "orders: open orders")
+    again = SecondLook("it does not state 3", "unstated_figure", before)
+    result = asyncio.run(reflector.reflect("t", "Who has more open orders, A or B, and by how many?", plan, views,
+                                           again))
+    assert result.value.answer == "B, by 3" and len(seen) == 1
+    assert "REVIEWER" in "\n".join(m["content"] for m in seen[0].messages)
+
+
+@pytest.mark.parametrize("version", ["v8", "v10"])
+def test_an_answer_code_found_wrong_gets_the_whole_review_again(version):
+    wrong = "Rome is bigger: 2.8 + 2.1 = 9."  # a false equation: the answer's fault, not an omission
+    result, reflected, llm = _run([wire.reflection(answer=wrong), wire.reflection(answer="Rome, by 0.7 million.")],
+                                  version)
+    assert result.status == "accepted" and result.answer == "Rome, by 0.7 million."
+    asked = [c for c in llm.calls if c.role == "reflector"][1]
+    assert "REVIEWER" in "\n".join(m["content"] for m in asked.messages)
+
+
+def test_reflector_v8_looks_again_with_the_whole_review():
+    result, reflected, llm = _run([wire.reflection(answer=RESTATED), wire.reflection(answer="Rome, by 0.7 million")],
+                                  "v8")
+    assert result.answer == "Rome, by 0.7 million"
+    asked = [c for c in llm.calls if c.role == "reflector"][1]
+    assert "REVIEWER" in "\n".join(m["content"] for m in asked.messages)
