@@ -326,7 +326,7 @@ class RuntimeConfig(BaseModel):
         return self
 
 
-EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v7", "planner": "v10", "reflector": "v8", "executor": "v3"}
+EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v7", "planner": "v10", "reflector": "v10", "executor": "v3"}
 """The JSON forms, for the embedded model: its server constrains a JSON reply with the schema, and the small
 CPU models write the terse forms unreliably without a grammar for every role (measured by `make test-llm`:
 qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""

@@ -66,8 +66,8 @@ def test_each_step_is_one_line_with_its_call_and_result_and_the_plan_is_not_repe
 
 
 def test_the_embedded_default_reads_one_line_a_step_and_answers_in_json():
-    assert EMBEDDED_MODEL_PROMPTS["reflector"] == "v8"
-    for version in ("v7", "v8"):
+    assert EMBEDDED_MODEL_PROMPTS["reflector"] == "v10"
+    for version in ("v7", "v8", "v10"):
         request = _review(version, JSON_ACCEPT)
         assert request.json_schema is not None and request.grammar is None
         assert '"#N tool status (arguments) → output"' in request.messages[0]["content"]
