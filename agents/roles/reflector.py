@@ -32,6 +32,7 @@ __all__ = ["Reflector", "filled_answer"]
 _ANSWER_TOKENS = 200
 """A sentence or two: the answer prompt's reply is bounded so a model that will not end it cannot run on."""
 
+
 class Reflector:
     def __init__(self, llm: LLM, prompts: PromptOptions, tools_catalog: str = "") -> None:
         self._llm = llm
@@ -48,7 +49,9 @@ class Reflector:
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
         call this while the model server starts, so no task waits for it."""
-        prepare_prompts({"reflector": self._prompts.version("reflector")})
+        version = self._prompts.version("reflector")
+        answered = load_prompt("reflector", version).second_look_answered
+        prepare_prompts({"reflector": version, **({"answer": self._prompts.version("answer")} if answered else {})})
 
     def use_tools(self, tools_catalog: str) -> None:
         self._tools = tools_catalog
