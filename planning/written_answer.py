@@ -39,11 +39,12 @@ def written_answer_schema(pattern: str | None = None) -> dict[str, Any]:
 
 
 def figure_pattern(value: float) -> str | None:
-    """A regular expression for an answer that writes ``value``'s magnitude somewhere in it: as computed, or rounded
-    to one to four decimals, with either decimal mark and, from four digits on, any grouping mark; a whole number
-    also as its digits. Forms of fewer than two digits are left out (any "1" would match), so is a figure that
-    has none left (None). Written as llama.cpp's grammar converter reads patterns: one-character classes, no
-    escapes, no quote or backslash outside the figure (a JSON string).
+    """A regular expression for an answer that writes ``value``'s magnitude somewhere in it: rounded to one to four
+    decimals (most longer writings start with one of them), with either decimal mark and, from four digits on, any
+    grouping mark; a whole number as its digits. Forms of fewer than two digits are left out (any "1" would
+    match), and so are forms rounded to nothing but zeros ("0.0" says nothing of 0.0012); a figure that has none
+    left gets None. Written as llama.cpp's grammar converter reads patterns: one-character classes, no escapes, no
+    quote or backslash outside the figure (a JSON string).
 
         >>> [bool(re.fullmatch(figure_pattern(0.660694576805), a)) for a in ("It is 0,66 times.", "It is 0.6.")]
         [True, False]
@@ -59,7 +60,7 @@ def figure_pattern(value: float) -> str | None:
     else:
         forms = [f for f in forms[1:] if "[" in f and sum(c.isdigit() for c in f) >= 2]
         forms += [_digits(f"{magnitude:.0f}")] if magnitude >= 10 else []
-    forms = [f for f in dict.fromkeys(forms) if sum(c.isdigit() for c in f) >= 2]
+    forms = [f for f in dict.fromkeys(forms) if sum(c.isdigit() for c in f) >= 2 and any(c in "123456789" for c in f)]
     if not forms:
         return None
     return '^[^"\\\\]*(' + "|".join(forms) + ')[^"\\\\]*$'

@@ -40,7 +40,8 @@ def test_the_pattern_is_one_json_string_body(value):
 
 def test_a_figure_of_one_digit_has_no_pattern():
     assert figure_pattern(3.0) is None and figure_pattern(-7.0) is None
-    assert figure_pattern(float("nan")) is None
+    assert figure_pattern(float("nan")) is None and figure_pattern(0.0) is None
+    assert not re.fullmatch(figure_pattern(0.0012), "It is 0.0 or so."), "a rounding to zeros says nothing"
     assert re.fullmatch(figure_pattern(0.660694576805), "About 0.66 times.")
     assert not re.fullmatch(figure_pattern(0.660694576805), "About 1 time.")
 
