@@ -55,13 +55,13 @@ from agents.checks.coverage import missing_names
 from agents.checks.equations import false_equations
 from agents.checks.facts import Fact, Result, Severity, text_of
 from agents.checks.injection import injection_notes
-from agents.checks.numbers import numbers_in, read_numbers, states
+from agents.checks.numbers import Number, numbers_in, read_numbers, states
 from agents.checks.order import order_notes, size_notes
 from dag.refs import find_reference, strings_in
 from planning.blind_calls import MIN_INVENTED_FIGURES, cancelling_operator, unwritten_figures
 
-__all__ = ["answer_faults", "cancelling_notes", "equation_notes", "failed_note", "final_note", "final_result",
-           "name_notes", "omitted_final", "result_notes", "unstated_figures_note"]
+__all__ = ["answer_faults", "cancelling_notes", "equation_notes", "failed_note", "final_figure", "final_note",
+           "final_result", "name_notes", "omitted_final", "result_notes", "unstated_figures_note"]
 
 _SHORT_OUTPUT = 60
 """A final result longer than this (a report, a list of rows) is not repeated in a note: the step shows it."""
@@ -171,6 +171,15 @@ def final_note(results: Sequence[Result]) -> list[Fact]:
                                 "and no step uses it: it is the plan's final result.")]
 
 
+def final_figure(results: Sequence[Result]) -> tuple[Result, Number] | None:
+    """The plan's final result (``final_result``) and its figure, when its output states exactly one."""
+    final = final_result(results)
+    if final is None:
+        return None
+    figures = read_numbers(final.output)
+    return (final, figures[0]) if len(figures) == 1 else None
+
+
 def omitted_final(answer: str | None, results: Sequence[Result]) -> str | None:
     """Why the reviewer is asked once more about an answer it accepted, or None: the plan's final result
     (``final_result``) is one figure, and the answer writes figures but not that one, in any rounding or sign.
@@ -186,13 +195,11 @@ def omitted_final(answer: str | None, results: Sequence[Result]) -> str | None:
         >>> omitted_final("0.66", results) is None, omitted_final("Tate Modern has 451,210.", results) is None
         (True, False)
     """
-    final = final_result(results)
-    if not answer or final is None:
+    found = final_figure(results)
+    if not answer or found is None or not read_numbers(answer):
         return None
-    figures = read_numbers(final.output)
-    if len(figures) != 1 or not read_numbers(answer):
-        return None
-    if any(states(answer, value) for value, _ in figures[0].readings):
+    final, number = found
+    if any(states(answer, value) for value, _ in number.readings):
         return None
     figure = text_of(final.output)
     return (f"it does not state {figure}, the figure step {final.step_id} ({final.tool_name}) computed as the "

@@ -55,6 +55,11 @@ class SecondLook:
     reason: ReviewAgainReason
     previous: Reflection
 
+    @property
+    def answer_fault(self) -> bool:
+        """Code found the answer wrong (``planning.policy.ReviewAgain.answer_fault``)."""
+        return self.reason == "wrong_answer"
+
 
 @dataclass(frozen=True, slots=True)
 class StepRequest:

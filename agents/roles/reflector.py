@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.checks.facts import Fact, Severity, render_facts, text_of
-from agents.checks.numbers import read_numbers
 from agents.checks.review import evidence_of, result_facts
-from agents.checks.sound import final_result
+from agents.checks.sound import final_figure
 from agents.config import PromptOptions
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, Spend
@@ -71,7 +70,7 @@ class Reflector:
     async def _review(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
                       again: SecondLook | None) -> RoleResult[Reflection]:
         template = load_prompt("reflector", self._prompts.version("reflector"))
-        refused, refused_fault = ("", True) if again is None else (again.feedback, again.reason == "wrong_answer")
+        refused, refused_fault = ("", True) if again is None else (again.feedback, again.answer_fault)
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
             if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
@@ -94,16 +93,16 @@ class Reflector:
         verdict and scores stand (code found nothing wrong with the results or the answer); the new answer is
         checked like any other before it counts. Where the figure has no pattern (one digit) or the model cannot
         write such an answer, the whole review is asked again instead."""
-        final = final_result(evidence_of(results, plan))
-        figures = read_numbers(final.output) if final is not None else ()
-        pattern = figure_pattern(figures[0].value) if len(figures) == 1 else None
+        evidence = evidence_of(results, plan)
+        found = final_figure(evidence)
+        pattern = figure_pattern(found[1].value) if found is not None else None
         if pattern is None:
             return await self._review(task_id, task, plan, results, again)
         template = load_prompt("answer", self._prompts.version("answer"))
         prompt = template.render(
             budget_tokens=self._prompts.context_token_budget, task=task, tools=self._tools,
             steps=render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools))),
-            checks=render_facts(result_facts(task, evidence_of(results, plan), self._prompts.checks)))
+            checks=render_facts(result_facts(task, evidence, self._prompts.checks)))
         try:
             call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_written_answer,
                                    json_schema=written_answer_schema(pattern), max_tokens=_ANSWER_TOKENS,
