@@ -41,29 +41,46 @@ def written_answer_schema(pattern: str | None = None) -> dict[str, Any]:
 def figure_pattern(value: float) -> str | None:
     """A regular expression for an answer that writes ``value``'s magnitude somewhere in it: rounded to one to four
     decimals (most longer writings start with one of them), with either decimal mark and, from four digits on, any
-    grouping mark; a whole number as its digits. Forms of fewer than two digits are left out (any "1" would
-    match), and so are forms rounded to nothing but zeros ("0.0" says nothing of 0.0012); a figure that has none
-    left gets None. Written as llama.cpp's grammar converter reads patterns: one-character classes, no escapes, no
+    grouping mark; a whole number as its digits. The figure stands as a number of its own: after a space, a bracket,
+    a currency or a sign (or opening the answer), and after a whole number no digit (but a decimal mark and zeros:
+    "3.0"), so "13" or "3.5" does not write 3 and a one-digit figure can be held to as well; it comes within the
+    answer's first 200 characters. Forms rounded to nothing but zeros are left
+    out ("0.0" says nothing of 0.0012), so a figure that has none left, zero among them, gets None. Written as
+    llama.cpp's grammar converter reads patterns: character classes, no escapes but a backslash in a class, no
     quote or backslash outside the figure (a JSON string).
 
         >>> [bool(re.fullmatch(figure_pattern(0.660694576805), a)) for a in ("It is 0,66 times.", "It is 0.6.")]
         [True, False]
-        >>> bool(re.fullmatch(figure_pattern(-23903.0), "It fell by 23,903.")), figure_pattern(3.0)
+        >>> bool(re.fullmatch(figure_pattern(-23903.0), "It fell by 23,903.")), figure_pattern(0.0)
         (True, None)
+        >>> [bool(re.fullmatch(figure_pattern(3.0), a)) for a in ("By 3.", "By 3.0 in all", "By 13.", "By 3.5.")]
+        [True, True, False, False]
     """
     if not math.isfinite(value):
         return None
     magnitude = abs(value)
-    forms = [_digits(f"{magnitude:.{d}f}") for d in range(5)]
-    if magnitude == int(magnitude):
-        forms = [forms[0]]
-    else:
-        forms = [f for f in forms[1:] if "[" in f and sum(c.isdigit() for c in f) >= 2]
-        forms += [_digits(f"{magnitude:.0f}")] if magnitude >= 10 else []
-    forms = [f for f in dict.fromkeys(forms) if sum(c.isdigit() for c in f) >= 2 and any(c in "123456789" for c in f)]
-    if not forms:
-        return None
-    return '^[^"\\\\]*(' + "|".join(forms) + ')[^"\\\\]*$'
+    wholes = [_digits(f"{magnitude:.0f}")] if magnitude == int(magnitude) or magnitude >= 10 else []
+    fractions = [] if magnitude == int(magnitude) else [_digits(f"{magnitude:.{d}f}") for d in range(1, 5)]
+    fractions = [f for f in fractions if sum(c.isdigit() for c in f) >= 2]
+    forms = [f + _AFTER_WHOLE for f in wholes if _not_zeros(f)]
+    forms += [f + _ANYTHING for f in dict.fromkeys(fractions) if _not_zeros(f)]
+    return f"^{_BEFORE}({'|'.join(forms)})$" if forms else None
+
+
+_ANYTHING = '[^"\\\\]*'
+_LEAD_CHARS = 200
+"""The figure comes within the first two sentences or so: left free, the 1.5B model wrote on around it (about
+the figures it had, lines of its prompt) until its 200 tokens ran out, and the look fell back to the whole review."""
+_BEFORE = f'([^"\\\\]{{0,{_LEAD_CHARS - 1}}}[ ($€£¥=:~≈+−«¿-])?'
+"""Up to the figure: text ending in a space, a bracket, a currency or a sign (or nothing: the answer opens with it),
+so the figure is never glued to a word or to another number."""
+_AFTER_WHOLE = f'([.,]0*)?[.,]?([^"0-9.,\\\\]{_ANYTHING})?'
+"""After a whole number: a decimal mark and zeros at most, a mark that ends the sentence or the clause, then a
+character no number has, then anything."""
+
+
+def _not_zeros(form: str) -> bool:
+    return any(c in "123456789" for c in form)
 
 
 def _digits(text: str) -> str:

@@ -91,7 +91,7 @@ class Reflector:
         ``answer`` prompt shows the task, the steps and what code checked, and asks only for the answer, which the
         server holds to writing that figure (``planning.written_answer.figure_pattern``). The previous review's
         verdict and scores stand (code found nothing wrong with the results or the answer); the new answer is
-        checked like any other before it counts. Where the figure has no pattern (one digit) or the model cannot
+        checked like any other before it counts. Where the figure has no pattern (zero) or the model cannot
         write such an answer, the whole review is asked again instead."""
         evidence = evidence_of(results, plan)
         found = final_figure(evidence)

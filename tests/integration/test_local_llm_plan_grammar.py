@@ -141,6 +141,11 @@ def test_calls_the_tools_refuse_cannot_be_written(plan_grammar, reply):
     (-46186.0, "Zwinger hat mehr Besucher als Städel.", False),
     (16970.100000000002, "Müller GmbH, um 16 970,10 EUR.", True),
     (23903.0, 'Rome, by "23903".', False),
+    (3.0, "Schreinerei Vogt, um 3.", True),
+    (3.0, "Schreinerei Vogt hat 13 Bestellungen.", False),
+    (6.0, "Ganze 6,5 Tests.", False),
+    (6.0, "E-6636 tiene más pedidos abiertos, por 6.", True),
+    (6.0, "x" * 220 + " 6.", False),
 ])
 def test_a_second_look_answer_is_held_to_the_plans_figure(figure, answer, admitted):
     # The pattern as the embedded server enforces it (agents.roles.reflector.Reflector.answer_again).

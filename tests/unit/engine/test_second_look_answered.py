@@ -1,12 +1,13 @@
 """A ``# second look: answered`` reviewer (reflector/v10) writes only the answer again after an accept that left
 out the plan's final figure: one narrow call (prompts/answer) whose answer the server holds to writing that figure,
-the first verdict and scores standing, the new answer checked like any other. Other second looks, a figure with no
-pattern, or an answer the model cannot write are whole reviews, as with reflector/v8."""
+the first verdict and scores standing, the new answer checked like any other. Other second looks, a final figure of
+zero, or an answer the model cannot write are whole reviews, as with reflector/v8."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from support import wire
@@ -51,7 +52,7 @@ def test_the_second_look_asks_only_for_the_answer_and_keeps_the_verdict():
     assert "WRITE THE ANSWER" in prompt and "REVIEWER" not in prompt
     assert "Step 3 (subtract) computed 0.7 from steps 1 and 2" in prompt and TASK in prompt
     assert asked.json_schema is not None and set(asked.json_schema["properties"]) == {"answer"}
-    assert "(0[.,]7|" in asked.json_schema["properties"]["answer"]["pattern"]
+    assert "(0[.,]7" in asked.json_schema["properties"]["answer"]["pattern"]
     assert asked.metadata.get("purpose") == "answer"
     first_review, second_review = result.reflections
     assert second_review.scores == first_review.scores and second_review.action == "accept"
@@ -74,16 +75,16 @@ def test_an_unusable_written_answer_is_repaired_once_then_the_whole_review_is_as
     result, reflected, llm = _run([wire.reflection(answer=RESTATED), empty, empty,
                                    wire.reflection(answer="Rome, by 0.7 million people")])
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million people"
+    assert [r.decision for r in reflected] == ["review_again", "accept"]
     whole = [c for c in llm.calls if c.role == "reflector"][3]
     assert "REVIEWER" in "\n".join(m["content"] for m in whole.messages)
     assert result.usage.total.llm_calls == 6, "the failed answer calls are paid for"
 
 
-def test_a_one_digit_final_figure_is_asked_about_with_the_whole_review():
-    # "3" has no pattern that would not match any 3 in the answer: the whole review decides, as with v8.
+def _orders_look(difference: int, reply: str) -> tuple[Reflection, list]:
     views = [StepView(1, "open orders of A", "orders", "completed", 5),
-             StepView(2, "open orders of B", "orders", "completed", 8),
-             StepView(3, "difference", "calculator", "completed", 3)]
+             StepView(2, "open orders of B", "orders", "completed", 5 + difference),
+             StepView(3, "difference", "calculator", "completed", difference)]
     plan = Plan(steps=[PlanStep(step_id=1, description="", tool_name="orders", tool_input={"customer": "A"}),
                        PlanStep(step_id=2, description="", tool_name="orders", tool_input={"customer": "B"}),
                        PlanStep(step_id=3, description="", tool_name="calculator", depends_on=[1, 2],
@@ -92,15 +93,28 @@ def test_a_one_digit_final_figure_is_asked_about_with_the_whole_review():
 
     def model(request):
         seen.append(request)
-        return wire.reflection(answer="B, by 3")
+        return reply
 
     before = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=True, action="accept",
-                        answer="B has 8, A has 5.")
+                        answer=f"B has {5 + difference}, A has 5.")
     reflector = Reflector(FunctionLLM(model), _config().prompt_options(), "orders: open orders")
-    again = SecondLook("it does not state 3", "unstated_figure", before)
+    again = SecondLook(f"it does not state {difference}", "unstated_figure", before)
     result = asyncio.run(reflector.reflect("t", "Who has more open orders, A or B, and by how many?", plan, views,
                                            again))
-    assert result.value.answer == "B, by 3" and len(seen) == 1
+    return result.value, seen
+
+
+def test_a_one_digit_final_figure_is_held_to_as_a_number_of_its_own():
+    answer, seen = _orders_look(3, _answer("B, by 3 orders."))
+    assert answer.answer == "B, by 3 orders." and len(seen) == 1
+    pattern = seen[0].json_schema["properties"]["answer"]["pattern"]
+    assert re.fullmatch(pattern, "B, by 3.") and not re.fullmatch(pattern, "B has 13, A has 5.")
+
+
+def test_a_zero_final_figure_is_asked_about_with_the_whole_review():
+    # "0" would be any zero in the answer and says nothing of which is larger: the whole review decides.
+    answer, seen = _orders_look(0, wire.reflection(answer="Both have 5."))
+    assert answer.answer == "Both have 5." and len(seen) == 1
     assert "REVIEWER" in "\n".join(m["content"] for m in seen[0].messages)
 
 
@@ -110,6 +124,7 @@ def test_an_answer_code_found_wrong_gets_the_whole_review_again(version):
     result, reflected, llm = _run([wire.reflection(answer=wrong), wire.reflection(answer="Rome, by 0.7 million.")],
                                   version)
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million."
+    assert [r.decision for r in reflected] == ["review_again", "accept"]
     asked = [c for c in llm.calls if c.role == "reflector"][1]
     assert "REVIEWER" in "\n".join(m["content"] for m in asked.messages)
 
@@ -117,6 +132,6 @@ def test_an_answer_code_found_wrong_gets_the_whole_review_again(version):
 def test_reflector_v8_looks_again_with_the_whole_review():
     result, reflected, llm = _run([wire.reflection(answer=RESTATED), wire.reflection(answer="Rome, by 0.7 million")],
                                   "v8")
-    assert result.answer == "Rome, by 0.7 million"
+    assert result.answer == "Rome, by 0.7 million" and [r.decision for r in reflected] == ["review_again", "accept"]
     asked = [c for c in llm.calls if c.role == "reflector"][1]
     assert "REVIEWER" in "\n".join(m["content"] for m in asked.messages)

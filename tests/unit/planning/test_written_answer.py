@@ -34,12 +34,25 @@ def test_an_answer_with_no_digit_never_matches(value):
 def test_the_pattern_is_one_json_string_body(value):
     # No quote or backslash outside the figure: what the server writes stays one JSON string.
     pattern = figure_pattern(value)
-    assert pattern.startswith('^[^"\\\\]*(') and pattern.endswith(')[^"\\\\]*$')
+    assert '"' not in pattern.replace('^"', "").replace('[^"', "")
     assert not re.fullmatch(pattern, f'say "{value:.2f}"')
+    assert not re.fullmatch(pattern, f"say {value:.2f} \\ or so")
 
 
-def test_a_figure_of_one_digit_has_no_pattern():
-    assert figure_pattern(3.0) is None and figure_pattern(-7.0) is None
+@given(st.integers(min_value=1, max_value=10**7), st.sampled_from(["{}", "{:,}"]), st.integers(0, 9))
+def test_a_whole_figure_stands_as_a_number_of_its_own(value, form, digit):
+    text = form.format(value)
+    pattern = figure_pattern(float(value))
+    assert re.fullmatch(pattern, f"{text}") and re.fullmatch(pattern, f"By {text}.0, in all.")
+    assert not re.fullmatch(pattern, f"By {digit}{text} in all."), "a digit before it writes another number"
+    assert not re.fullmatch(pattern, f"By {text}{digit} in all."), "a digit after it writes another number"
+    if digit:
+        assert not re.fullmatch(pattern, f"By {text}.{digit} in all."), "so does a fraction that is not zeros"
+
+
+def test_a_figure_of_one_digit_is_held_to_as_a_number():
+    assert [bool(re.fullmatch(figure_pattern(-7.0), a)) for a in ("-7", "It fell by 7 ms.", "17 ms", "7.5 ms")] \
+        == [True, True, False, False]
     assert figure_pattern(float("nan")) is None and figure_pattern(0.0) is None
     assert not re.fullmatch(figure_pattern(0.0012), "It is 0.0 or so."), "a rounding to zeros says nothing"
     assert re.fullmatch(figure_pattern(0.660694576805), "About 0.66 times.")
@@ -60,3 +73,12 @@ def test_the_reply_is_read_or_refused_with_what_to_do():
         parse_written_answer('{"answer": "' + "x" * (ANSWER_CHARS + 1) + '"}')
     with pytest.raises(PlanningError):
         parse_written_answer("Rome, by 0.7 million.")
+
+
+def test_the_figure_comes_early_and_apart_from_words():
+    # Left free, the small model wrote on around the figure until its tokens ran out: the figure must come within
+    # the first 200 characters, after a space, a bracket, a currency or a sign.
+    pattern = figure_pattern(6.0)
+    assert re.fullmatch(pattern, "x" * 198 + " 6 more.") and not re.fullmatch(pattern, "x" * 200 + " 6 more.")
+    assert [bool(re.fullmatch(pattern, a)) for a in ("respectively6", "(6)", "€6", "−6 ms", "by 6%")] \
+        == [False, True, True, True, True]
