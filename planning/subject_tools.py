@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planning.errors import PlanningError
 from planning.parse import json_schema_for, parse_model
-from planning.words import singular
+from planning.words import STOP_WORDS, singular
 
 __all__ = ["MAX_SUBJECT_TOOLS", "SUBJECT_CHARS", "Subject", "parse_subject", "subject_note", "subject_schema",
            "tools_about"]
@@ -42,7 +42,6 @@ MAX_SUBJECT_TOOLS = 3
 """More tools than this say the word: it names nothing in particular ("data", "a number"), so no hint."""
 
 _WORD = re.compile(r"[^\W\d_]+")
-_FILLER = frozenset({"a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "its", "their", "one", "some"})
 
 
 class Subject(BaseModel):
@@ -81,7 +80,7 @@ def tools_about(kind: str, entries: Mapping[str, str], *, reads: Collection[str]
         >>> tools_about("the", entries, reads=entries)
         []
     """
-    wanted = _words(kind) - _FILLER
+    wanted = _words(kind) - STOP_WORDS
     if not wanted:
         return []
     found = [name for name, entry in entries.items()

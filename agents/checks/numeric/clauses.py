@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from agents.checks.words import STOP_WORDS
+from planning.words import STOP_WORDS
 
 __all__ = ["naming_clauses", "roots", "split_clauses"]
 

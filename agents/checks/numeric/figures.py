@@ -20,8 +20,7 @@ from typing import Any
 
 from agents.checks.facts import top_passage
 from agents.checks.numbers import read_numbers
-from agents.checks.words import STOP_WORDS
-from planning.words import singular
+from planning.words import STOP_WORDS, singular
 
 __all__ = ["relevant_number", "relevant_numbers", "top_passage"]
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from dag.refs import Ref, Template, compile_value, decompile
 from planning.models import Plan, PlanStep
+from planning.words import STOP_WORDS
 
 __all__ = ["NameHop", "add_hop_searches", "call_words", "describe", "quantity_words", "unsearched_hops"]
 
@@ -93,14 +94,13 @@ reference syntax (``dag.refs`` paths are dotted), and meaningless on a name or a
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 _ARITHMETIC = frozenset("round min max abs floor ceil sqrt log exp sin cos tan pi tau e".split())
 """Names an expression may use: a call whose other words are these is arithmetic."""
-_FILLER = frozenset("""
-    a an and are as at be by cover covers do does for from give has have how in is it its many much of on or the
-    their there this to was what which with live lives figure figures result value number step km metres meters
-    square kilometres kilometers decimal decimals one two city country capital tell me please half double twice
-    times sum total combined difference more less larger smaller bigger percentage percent share ratio average
-    count
+_FILLER = STOP_WORDS | frozenset("""
+    cover covers do does give many much there live lives figure figures km metres meters square kilometres
+    kilometers decimal decimals two city country capital tell me please half double twice times sum total
+    combined difference more less larger smaller bigger percentage percent share ratio average count
 """.split())
-"""Words of an expression or a question that say nothing about the quantity wanted."""
+"""Words of an expression or a question that say nothing about the quantity wanted: the stop words, and the
+words a question asks a quantity with."""
 _SAYS = {"people": "population", "inhabitants": "population", "residents": "population", "tall": "height",
          "high": "height", "long": "length"}
 """The quantity a question's word asks for ("how many people live in …" asks for a population)."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from agents.checks.numeric.rewrite import rewrite_expression
 from planning.models import Plan
+from planning.words import STOP_WORDS
 
 __all__ = ["AskedRatio", "RatioFault", "asked_ratio", "describe", "ratio_expression", "ratio_values", "rewrite_ratio", "side_of"]
 
@@ -48,8 +49,8 @@ _PATTERNS = (
 _DECREASING = re.compile(r"^(?:smaller|shorter|lower|fewer|lighter|younger|cheaper|thinner|narrower|slower|weaker|"
                          r"less \w+)$", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+")
-_FILLER = frozenset(["the", "of", "that", "those", "a", "an", "in", "at", "and", "is", "city", "area", "height",
-                     "length", "population", "people", "number"])
+_FILLER = STOP_WORDS | frozenset(["those", "city", "area", "height", "length", "population", "people"])
+"""Words of a looked-up thing's name that tell no side of a ratio apart: the stop words, and the quantities."""
 
 
 @dataclass(frozen=True, slots=True)
