@@ -41,11 +41,11 @@ def written_answer_schema(pattern: str | None = None) -> dict[str, Any]:
 def figure_pattern(value: float) -> str | None:
     """A regular expression for an answer that writes ``value``'s magnitude somewhere in it: rounded to one to four
     decimals (most longer writings start with one of them), with either decimal mark and, from four digits on, any
-    grouping mark; a whole number as its digits. The figure stands as a number of its own: after a space, a bracket,
-    a currency or a sign (or opening the answer), and after a whole number no digit (but a decimal mark and zeros:
-    "3.0"), so "13" or "3.5" does not write 3 and a one-digit figure can be held to as well; it comes within the
-    answer's first 200 characters. Forms rounded to nothing but zeros are left
-    out ("0.0" says nothing of 0.0012), so a figure that has none left, zero among them, gets None. Written as
+    grouping mark; a whole number as its digits. The figure stands as a number of its own: after a space, a
+    bracket, a currency or a sign (or opening the answer), and after a whole number no digit but one or two zeros
+    after a decimal mark ("3.0"), so "13", "3.5" or "3.000" does not write 3 and a one-digit figure can be held to
+    as well. It comes within the answer's first 200 characters. Forms rounded to nothing but zeros are left out
+    ("0.0" says nothing of 0.0012), so a figure that has none left, zero among them, gets None. Written as
     llama.cpp's grammar converter reads patterns: character classes, no escapes but a backslash in a class, no
     quote or backslash outside the figure (a JSON string).
 
@@ -74,9 +74,9 @@ the figures it had, lines of its prompt) until its 200 tokens ran out, and the l
 _BEFORE = f'([^"\\\\]{{0,{_LEAD_CHARS - 1}}}[ ($€£¥=:~≈+−«¿-])?'
 """Up to the figure: text ending in a space, a bracket, a currency or a sign (or nothing: the answer opens with it),
 so the figure is never glued to a word or to another number."""
-_AFTER_WHOLE = f'([.,]0*)?[.,]?([^"0-9.,\\\\]{_ANYTHING})?'
-"""After a whole number: a decimal mark and zeros at most, a mark that ends the sentence or the clause, then a
-character no number has, then anything."""
+_AFTER_WHOLE = f'([.,]00?)?[.,]?([^"0-9.,\\\\]{_ANYTHING})?'
+"""After a whole number: a decimal mark and one or two zeros at most (three would be a thousands group: "3.000" is
+3000 in German), a mark that ends the sentence or the clause, then a character no number has, then anything."""
 
 
 def _not_zeros(form: str) -> bool:

@@ -143,6 +143,8 @@ def test_calls_the_tools_refuse_cannot_be_written(plan_grammar, reply):
     (23903.0, 'Rome, by "23903".', False),
     (3.0, "Schreinerei Vogt, um 3.", True),
     (3.0, "Schreinerei Vogt hat 13 Bestellungen.", False),
+    (3.0, "Die Differenz beträgt 3.000 Euro.", False),
+    (3.0, "Die Differenz beträgt 3,0.", True),
     (6.0, "Ganze 6,5 Tests.", False),
     (6.0, "E-6636 tiene más pedidos abiertos, por 6.", True),
     (6.0, "x" * 220 + " 6.", False),

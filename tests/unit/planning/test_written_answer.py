@@ -48,6 +48,7 @@ def test_a_whole_figure_stands_as_a_number_of_its_own(value, form, digit):
     assert not re.fullmatch(pattern, f"By {text}{digit} in all."), "a digit after it writes another number"
     if digit:
         assert not re.fullmatch(pattern, f"By {text}.{digit} in all."), "so does a fraction that is not zeros"
+    assert not re.fullmatch(pattern, f"By {text}.000 in all."), "a thousands group: 3.000 is 3000 in German"
 
 
 def test_a_figure_of_one_digit_is_held_to_as_a_number():
