@@ -4,7 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo local-llm test test-slow test-llm bench bench-quick install clean
+.PHONY: demo local-llm test test-all test-llm bench bench-quick install clean
+
+# Test workers (pytest-xdist). On 2 cores, 2 workers were fastest for both tiers (docs/testing.md).
+JOBS ?= 2
+XDIST := -n $(JOBS) --dist loadgroup
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,12 +31,15 @@ demo: $(STAMP)
 	@bash scripts/install_local_llm.sh $(PY)
 	@$(PY) -m agents.cli.demo $(if $(MODEL),--model $(MODEL),)
 
+# The fast tier: unit tests, in-process flows, property tests (a smaller hypothesis profile) and one Ray smoke
+# module. No root, no browser, no PostgreSQL. The tiers are chosen by markers in tests/conftest.py.
 test: $(STAMP)
-	@bash scripts/install_chromium.sh
-	@$(PY) -m pytest --durations=40
+	@TETRARCH_HYPOTHESIS=fast $(PY) -m pytest $(XDIST) --tier=fast --durations=20
 
-test-slow: $(STAMP)
-	@$(PY) -m pytest -m slow
+# Everything else but the real model: Ray flows, clusters, faults and the crash matrix, PostgreSQL, the browser.
+test-all: $(STAMP)
+	@bash scripts/install_chromium.sh
+	@$(PY) -m pytest $(XDIST) --tier=all --durations=20
 
 # The real path against a real llama.cpp server: the client with the smoke model (SmolLM2-135M) and one
 # whole task through Orchestrator(llm=None) with the smallest model that solves it (Qwen2.5-Coder-0.5B).
@@ -40,7 +47,7 @@ test-llm: $(STAMP)
 	@bash scripts/install_local_llm.sh $(PY)
 	@$(PY) -m agents.llm.local models pull smollm2-135m
 	@$(PY) -m agents.llm.local models pull qwen2.5-coder-0.5b
-	@$(PY) -m pytest -m llm
+	@$(PY) -m pytest --tier=llm --durations=20
 
 # Every suite, then the plan-cache benchmark (8 min) and the system microbenchmarks: about 48 min for the full run, 6 min with --quick
 # (`tetrarch bench --quick`, the parallel suite alone, takes 45 s).

@@ -16,6 +16,8 @@ from support.traced import run_stored
 from agents.llm import FunctionLLM
 from agents.trace.cli import main as trace_main
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
 if CHROMIUM is None:
     if os.environ.get("CI"):

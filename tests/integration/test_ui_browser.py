@@ -24,6 +24,8 @@ from agents.store import Store
 from agents.ui import UIServer
 from prompts import count_tokens
 
+pytestmark = pytest.mark.browser
+
 if CHROMIUM is None:
     if os.environ.get("CI"):
         raise RuntimeError("chromium is missing in CI: `make test` installs it with scripts/install_chromium.sh")

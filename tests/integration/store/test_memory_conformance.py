@@ -20,7 +20,7 @@ PLAN = Plan.model_validate({"steps": [
 TASK = "Which is bigger, Paris or Rome, and by how much?"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def where(request, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "memory.db")

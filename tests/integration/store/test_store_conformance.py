@@ -29,7 +29,7 @@ from agents.store.fencing import Claimed, Held, LeaseLost, Recorded
 from support.together import on_threads
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def where(request, tmp_path) -> Path | str:
     """Where a store lives: a fresh SQLite file, or a fresh database on the session's PostgreSQL server."""
     if request.param == "sqlite":

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from benchmarks.makespan import TimedStep, emission_bound
 from dag.graph import critical_path
+from support.tiers import examples
 
 
 @st.composite
@@ -19,7 +20,7 @@ def _dags(draw) -> dict[int, TimedStep]:
     return steps
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_dags(), st.lists(st.floats(0, 2), min_size=8, max_size=8))
 def test_no_valid_schedule_beats_the_bound(steps: dict[int, TimedStep], delays: list[float]) -> None:
     # any real run: each step starts some delay after it is both emitted and unblocked
@@ -30,7 +31,7 @@ def test_no_valid_schedule_beats_the_bound(steps: dict[int, TimedStep], delays: 
     assert emission_bound(steps, start=0.0) <= max(finish.values()) + 1e-9
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_dags())
 def test_known_upfront_the_bound_is_the_critical_path(steps: dict[int, TimedStep]) -> None:
     upfront = {sid: TimedStep(0.0, s.duration, s.deps) for sid, s in steps.items()}

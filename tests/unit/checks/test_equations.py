@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from agents.checks.equations import false_equations
 from agents.checks.facts import Result, Severity
 from agents.checks.review import answer_facts, result_facts
+from support.tiers import examples
 
 OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
        "×": lambda a, b: a * b, "÷": lambda a, b: a / b}
@@ -38,7 +39,7 @@ def value(text: str, style: str) -> Decimal:
     return Decimal(text.replace(",", ""))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(a=st.decimals(-10**7, 10**7, places=3), b=st.decimals(-10**7, 10**7, places=3),
        op=st.sampled_from(sorted(OPS)), shown=st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 4)),
        style=st.sampled_from(["en", "plain", "de", "fr"]), unit=st.sampled_from(["", " ms", " €", " km", "%"]),
@@ -96,7 +97,7 @@ def test_a_false_equation_in_a_steps_output_is_a_note_for_the_reviewer():
     assert notes[0].text == "Step 3 writes 301209 / 254870 = 1.20, but 301209 / 254870 is 1.181814."
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(a=st.decimals(-10**6, 10**6, places=2), b=st.decimals(-10**6, 10**6, places=2),
        op=st.sampled_from(["+", "-"]), lang=st.sampled_from(["en", "plain"]))
 def test_a_result_far_from_the_operation_written_plainly_fires(a, b, op, lang):

@@ -17,6 +17,7 @@ from agents.checks.facts import Result, Severity
 from agents.checks.review import StepFacts, answer_facts, result_facts, review_context
 from planning.models import Plan, PlanStep, Reflection, Scores
 from planning.policy import Accept, decide
+from support.tiers import examples
 
 
 @dataclass(frozen=True)
@@ -147,13 +148,13 @@ CLASSES = {
 
 
 @pytest.mark.parametrize("kind", sorted(CLASSES))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_the_default_set_never_vetoes_a_right_answer_of_a_known_false_veto_class(kind, data):
     _assert_silent(data.draw(CLASSES[kind]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(task=st.text(max_size=80), outputs=st.lists(st.one_of(st.text(max_size=120), st.integers(), st.floats(
        allow_nan=False), st.dictionaries(st.text(max_size=8), st.text(max_size=20), max_size=3)), max_size=4),
        answer=st.text(min_size=1, max_size=120).filter(lambda a: "$step_" not in a and "=" not in a))
@@ -206,7 +207,7 @@ def test_the_one_number_reader_keeps_the_numeric_set_silent_on_versions_and_date
 
 
 @pytest.mark.parametrize("kind", sorted(CLASSES))
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(data=st.data())
 def test_the_numeric_set_is_silent_on_these_classes_too_but_is_no_sound_set(kind, data):
     # Each class was a false veto or a code rewrite of the numeric rules; the one number reader and their

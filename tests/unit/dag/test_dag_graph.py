@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dag import CycleError, build_graph, critical_path, find_cycle, topological_levels
+from support.tiers import examples
 
 
 def test_build_graph_has_an_edge_from_each_dependency_and_keeps_unknown_ids():
@@ -63,7 +64,7 @@ def _brute_force(deps: dict[int, list[int]], durations: dict[int, float]) -> flo
     return max((longest_from(i) for i in deps), default=0.0)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=examples(200), deadline=None, derandomize=True)
 @given(n=st.integers(0, 9), seed=st.integers(0, 2**32))
 def test_critical_path_matches_brute_force(n, seed):
     rng = random.Random(seed)

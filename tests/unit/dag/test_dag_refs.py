@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from dag import RefResolutionError, Template, compile_value, decompile, references, resolve
 from dag.refs import Ref
+from support.tiers import examples
 
 
 # ------------------------------------------------------------------------------------------- compiling
@@ -182,7 +183,7 @@ _VALUES = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(_VALUES)
 def test_references_of_compiled_equal_references_of_raw(value):
     compiled = compile_value(value)
@@ -191,7 +192,7 @@ def test_references_of_compiled_equal_references_of_raw(value):
     assert compile_value(decompile(compiled)) == compiled
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=examples(200), deadline=None, derandomize=True)
 @given(st.lists(st.one_of(st.text(st.sampled_from("ab ,.\n"), max_size=5), st.integers(1, 9)), max_size=6))
 def test_braced_refs_resolve_to_exactly_their_outputs(pieces):
     raw = "".join(p if isinstance(p, str) else f"{{$step_{p}_result}}" for p in pieces)

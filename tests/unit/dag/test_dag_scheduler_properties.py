@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dag import CycleError, Scheduler, StaleAttemptError, StepState, find_cycle
+from support.tiers import examples
 
 P, R, C, F, S = (StepState.PENDING, StepState.RUNNING, StepState.COMPLETED, StepState.FAILED,
                  StepState.SKIPPED)
-_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=examples(60), deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 def random_dag(rng: random.Random, n: int) -> dict[int, list[int]]:

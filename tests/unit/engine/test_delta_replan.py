@@ -16,6 +16,7 @@ from agents.llm.base import LLMRequest
 from planning.delta import as_delta, expand
 from planning.models import Plan, PlanStep
 from planning.validate import validate_plan
+from support.tiers import examples
 
 FIRST = '1. lookup(city="Paris")\n2. always_fails(x=1)\n'
 
@@ -94,7 +95,7 @@ def _plans(draw) -> Plan:
     return Plan(steps=steps)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_plans(), _plans(), st.data())
 def test_a_delta_expands_to_a_valid_plan_with_the_same_calls(old: Plan, new: Plan, data) -> None:
     kept_ids = data.draw(st.sets(st.sampled_from([s.step_id for s in old.steps])))

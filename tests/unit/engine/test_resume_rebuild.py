@@ -20,6 +20,7 @@ from agents.store import Store, TaskBatch
 from agents.store.batch import apply_delta
 from agents.store.journal import StoreJournal
 from agents.tools import tool
+from support.tiers import examples
 
 RUNS: Counter[str] = Counter()
 """How many times each step's side effect ran (the tools run in this process)."""
@@ -91,7 +92,7 @@ def dags(draw) -> list[list[int]]:
     return [sorted(draw(st.sets(st.integers(1, i), max_size=2))) if i > 0 else [] for i in range(n)]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(deps=dags(), crash_at=st.integers(1, 30))
 def test_a_task_stopped_at_any_commit_resumes_to_the_uninterrupted_result(tmp_path_factory, deps, crash_at):
     plan = _plan(deps)
@@ -123,7 +124,7 @@ _OPS = st.lists(st.one_of(
               st.integers(0, 2), st.sampled_from(["execute", "reflect"]))), min_size=1, max_size=25)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=_OPS)
 def test_the_stored_checkpoint_is_the_full_copy_plus_every_later_delta(tmp_path_factory, ops):
     """Whatever mix of full checkpoints and deltas was written, the store reads back the state a reader that

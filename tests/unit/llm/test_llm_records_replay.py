@@ -28,8 +28,9 @@ from agents.llm import (
 from agents.llm.records import ABANDONED, request_fingerprint
 from agents.llm.replay import error_class
 from prompts import count_message_tokens, count_tokens
+from support.tiers import examples
 
-_SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+_SETTINGS = settings(max_examples=examples(40), deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow])
 
 

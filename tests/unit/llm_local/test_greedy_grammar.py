@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.llm.local._greedy_grammar import best_allowed, checked_greedy
+from support.tiers import examples
 
 logits_lists = st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.0, 3.0]), min_size=1, max_size=12)
 
@@ -28,7 +29,7 @@ def _run(logits: list[float], allowed: set[int]) -> tuple[int, bool, int]:
     return token, filtered, len(checks)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(logits_lists, st.data())
 def test_the_fast_path_picks_the_best_allowed_token(logits, data):
     allowed = data.draw(st.sets(st.integers(0, len(logits) - 1), min_size=1))

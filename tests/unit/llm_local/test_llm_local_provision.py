@@ -20,6 +20,7 @@ from agents.llm.local.errors import (
     UnknownModelError,
 )
 from agents.llm.local.provision import cache_root, installed_path, list_models, model_path, pull
+from support.tiers import examples
 
 
 def _pull(model: LocalModel, index: FakeIndex, cache: Path, lines: list[str] | None = None) -> Path:
@@ -244,7 +245,7 @@ def test_cache_root_precedence(monkeypatch, tmp_path):
     assert provision.installed_path("m") == tmp_path / "home" / ".cache" / "tetrarch" / "models" / "m.gguf"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(chunks=st.lists(st.binary(min_size=0, max_size=300), min_size=1, max_size=6))
 def test_any_split_joins_back_to_the_original(chunks, tmp_path_factory):
     root = tmp_path_factory.mktemp("prop")

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.llm.local._prompt_cache import PrefixStateCache, common_prefix
+from support.tiers import examples
 
 
 def _cache(capacity: int = 100, share: float = 0.5) -> PrefixStateCache[str]:
@@ -72,7 +73,7 @@ requests = st.lists(st.tuples(tokens, st.lists(st.integers(0, 3), max_size=3).ma
                     max_size=30)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(requests)
 def test_the_cap_holds_and_a_prefix_goes_only_when_it_must(reqs):
     cache = _cache(capacity=100, share=0.5)
@@ -92,7 +93,7 @@ def test_the_cap_holds_and_a_prefix_goes_only_when_it_must(reqs):
             assert all(cache.is_prefix(k) for k in after)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(tokens, min_size=1, max_size=12), tokens)
 def test_the_lookup_matches_a_scan_of_every_key(keys, prompt):
     cache = _cache(capacity=10**9)

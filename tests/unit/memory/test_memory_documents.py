@@ -15,6 +15,7 @@ from agents.memory.chunking import chunk_text
 from agents.memory.documents import DocumentIndex, fts_query
 from agents.memory.errors import DocumentNotFoundError, DocumentReadError, InvalidMemoryArgumentError
 from agents.tools.builtins.docsearch import doc_search
+from support.tiers import examples
 
 WORDS = lambda s: len(s.split())
 
@@ -31,7 +32,7 @@ def test_fts5_is_available_in_this_python():
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.text(alphabet="ab cd.\n", min_size=0, max_size=40), min_size=0, max_size=12),
        st.integers(2, 12), st.integers(0, 11))
 def test_chunks_are_exact_slices_within_budget_and_cover_every_word(paragraphs, max_tokens, overlap):

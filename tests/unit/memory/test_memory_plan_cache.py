@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from agents.memory.literals import extract_literals, shape_key
 from agents.memory.plan_cache import Adapt, NoMatch, extract_template, fill, plan_reuse
 from planning.models import Plan
+from support.tiers import examples
 
 NAMES = ["Paris", "Rome", "New York", "São Paulo", "Mont Blanc", "Berlin", "Ulaanbaatar", "K2"]
 WORDS = ["population", "of", "and", "the", "height", "compare", "bigger", "how", "many", "with", "in", "km"]
@@ -49,7 +50,7 @@ def task_and_plan(draw):
     return task, _plan(*steps)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_and_plan())
 def test_a_template_filled_with_its_own_task_reproduces_the_plan_exactly(case):
     task, plan = case

@@ -17,6 +17,7 @@ from agents.memory.history import Evidence, Turn, compact_evidence, history_cont
 from agents.memory.sessions import SessionStore
 from planning.models import Plan
 from prompts import count_tokens
+from support.tiers import examples
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -27,7 +28,7 @@ def _turn(n: int, answer_words: int = 20, outputs: int = 2) -> Turn:
     return Turn("s", n, f"Question number {n}: what about city {n}?", answer, "accepted", f"t{n}", evidence)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 120), st.integers(0, 4)), min_size=1, max_size=50),
        st.integers(20, 2500), st.integers(1, 5))
 def test_history_never_exceeds_its_budget(shapes, budget, verbatim):

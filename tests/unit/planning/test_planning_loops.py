@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from planning.delta import call_key
 from planning.loops import LOOP_COPIES, RepeatedCall, repeated_call
 from planning.models import PlanStep
+from support.tiers import examples
 
 
 def search(sid: int, query: str = "Rhine", deps: list[int] | None = None) -> PlanStep:
@@ -58,7 +59,7 @@ def _same(a: PlanStep, b: PlanStep) -> bool:
     return (a.tool_name, a.tool_input, sorted(a.depends_on)) == (b.tool_name, b.tool_input, sorted(b.depends_on))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_replies())
 def test_a_step_is_flagged_iff_two_earlier_steps_make_its_call(reply: list[PlanStep]) -> None:
     for i, step in enumerate(reply):
@@ -70,7 +71,7 @@ def test_a_step_is_flagged_iff_two_earlier_steps_make_its_call(reply: list[PlanS
             assert flag == RepeatedCall(step_id=step.step_id, tool_name=step.tool_name, repeats=same)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_replies())
 def test_passing_only_the_same_call_s_steps_gives_the_same_answer(reply: list[PlanStep]) -> None:
     """What the planner role does to stay O(1) per streamed step."""
@@ -80,7 +81,7 @@ def test_passing_only_the_same_call_s_steps_gives_the_same_answer(reply: list[Pl
         by_call.setdefault(call_key(step), []).append(step)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_replies())
 def test_the_first_flagged_step_is_the_third_copy_and_never_a_reasoning_step(reply: list[PlanStep]) -> None:
     flagged = [i for i, step in enumerate(reply) if repeated_call(step, reply[:i]) is not None]

@@ -15,6 +15,7 @@ from planning import (
     parse_router_decision,
 )
 from planning.models import Plan, Reflection
+from support.tiers import examples
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -80,7 +81,7 @@ def test_json_schema_for_is_flat():
     assert json_schema_for(Plan)["properties"]["steps"]["items"]["properties"]["step_id"]["minimum"] == 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list('{}[]",:\\ abc1\n`truefalsn')), max_size=80))
 def test_garbage_raises_only_llm_output_error(text):
     for fn in (extract_json_object, parse_plan, parse_reflection, parse_router_decision):

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planning import LLMOutputError, PlanStep, StreamingPlanParser, parse_plan
+from support.tiers import examples
 
 text_values = st.text(alphabet=st.sampled_from(list('ab {}[]"\\\',:$é\n\t')), max_size=12)
 json_values = st.recursive(
@@ -53,7 +54,7 @@ def chunks(text: str, cuts: list[int]):
     yield text[last:]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(), st.sampled_from(["plain", "fenced", "bare", "trailing", "needs"]), st.sampled_from([None, 1, 2]),
        st.lists(st.integers(0, 10_000), max_size=30))
 def test_streamed_steps_equal_whole_parse_at_any_chunking(steps, style, indent, cuts):
@@ -100,7 +101,7 @@ def test_prose_brackets_before_the_plan_are_skipped():
     assert [s.step_id for s in parse_plan(text).steps] == [3]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list('{}[]",:\\ steps1\n`')), max_size=15), max_size=8))
 def test_garbage_chunks_raise_only_llm_output_error(pieces):
     parser = StreamingPlanParser()

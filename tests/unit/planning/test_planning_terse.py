@@ -14,6 +14,7 @@ from planning.models import Plan, PlanStep
 from planning.stream import StreamingPlanParser
 from planning.terse import TerseEncodingError, TersePlanParser, parse_terse, render_terse
 from prompts import count_tokens
+from support.tiers import examples
 
 # Text without "_" can never spell a wire reference by accident; "$", "{", "}", digits, quotes, "#" and a
 # newline are in, because they are what the escaping and the line splitting must get right.
@@ -77,7 +78,7 @@ def _chunks(text: str, cuts: list[int]) -> list[str]:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan=wire_plans(), cuts=st.lists(st.integers(0, 10**6), max_size=12), fenced=st.booleans())
 def test_terse_rendering_streams_back_to_the_same_wire_plan_as_its_json(plan: Plan, cuts: list[int],
                                                                       fenced: bool) -> None:
@@ -94,7 +95,7 @@ def test_terse_rendering_streams_back_to_the_same_wire_plan_as_its_json(plan: Pl
     assert Plan(steps=streamed) == from_json == plan
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan=wire_plans(), cuts=st.lists(st.integers(0, 10**6), max_size=12), data=st.data())
 def test_positional_arguments_stream_back_to_the_same_wire_plan(plan: Plan, cuts: list[int], data) -> None:
     """With each tool's parameter order known, leading arguments go by position and parse to the same plan."""

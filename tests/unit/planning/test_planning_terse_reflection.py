@@ -10,6 +10,7 @@ from planning import parse_reflection
 from planning.errors import LLMOutputError
 from planning.models import Reflection, RetryDetails, Scores
 from planning.terse_reflection import parse_terse_reflection, render_terse_reflection
+from support.tiers import examples
 
 
 def test_accept_with_a_multi_line_answer_in_a_fence() -> None:
@@ -67,7 +68,7 @@ def reflections(draw: st.DrawFn) -> Reflection:
                       feedback=text, answer=answer)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reflections())
 def test_rendered_terse_replies_read_back_to_the_same_reflection(r: Reflection) -> None:
     assert parse_reflection(render_terse_reflection(r)) == r

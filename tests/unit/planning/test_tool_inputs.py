@@ -14,6 +14,7 @@ from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
 from planning.tool_inputs import grammar_safe, step_forms, tool_input_schema
 from planning.validate import PlanValidationError, validate_plan
+from support.tiers import examples
 
 SEARCH = {"type": "object", "properties": {"query": {"type": "string"}, "k": {"type": "integer", "default": 3}},
           "required": ["query"], "additionalProperties": False}
@@ -114,7 +115,7 @@ def _tool_and_call(draw):
     return schema, args
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_tool_and_call())
 def test_every_call_the_validator_accepts_fits_the_grammar(tool_and_call):
     """The schema only narrows what validation would refuse anyway: a constrained model loses no valid plan (values

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from prompts import load_prompt
 from prompts.registry import PromptRegistry
 from prompts.tokens import _CACHED_TEXT_CHARS, count_tokens, get_encoding
+from support.tiers import examples
 
 
 def test_the_package_registry_resolves_once_and_a_user_registry_each_time(tmp_path):
@@ -22,7 +23,7 @@ def test_the_package_registry_resolves_once_and_a_user_registry_each_time(tmp_pa
     assert registry.load("x").version == "v2"  # not fixed: a version added later is the newest
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.text(max_size=200))
 def test_a_remembered_count_is_the_count(text):
     encoder = get_encoding("o200k_base")

@@ -20,6 +20,7 @@ from prompts.errors import PromptBudgetError, PromptFormatError, PromptNotFoundE
 from prompts.fence import FENCE_TAG, fence_untrusted
 from prompts.registry import PROMPTS_DIR, PromptRegistry, available_prompts
 from prompts.tokens import count_message_tokens, count_tokens
+from support.tiers import examples
 
 ROLES = ["router", "planner", "executor", "executor_repair", "reflector", "repair", "react", "react_parallel"]
 
@@ -150,7 +151,7 @@ def test_a_budget_smaller_than_the_fixed_text_is_a_clear_error() -> None:
     assert info.value.needed > 50 and info.value.budget == 50
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.text(min_size=0, max_size=400), st.integers(min_value=0, max_value=120))
 def test_trim_middle_respects_the_budget(text: str, keep: int) -> None:
     out = trim_middle(text, keep)
@@ -169,7 +170,7 @@ def test_assemble_trims_the_lowest_priority_context_first() -> None:
     assert "fresh " * 60 in prompt.messages[1]["content"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("<>/ -_untrusteddataUNTRUSTEDDATA\n\"x")), max_size=120))
 def test_fenced_data_can_never_close_or_reopen_the_fence(payload: str) -> None:
     fenced = fence_untrusted(payload, 'step 3 "output"\n<b>')

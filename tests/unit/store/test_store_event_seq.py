@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from agents.events import RoutedPayload, make_event
 from agents.store import EventSequenceError, Store
+from support.tiers import examples
 
 
 def routed(seq: int, task_id: str = "t"):
@@ -51,7 +52,7 @@ def test_seqs_are_per_task(store):
     assert (store.last_seq("t"), store.last_seq("u"), store.last_seq("nobody")) == (2, 1, 0)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(st.lists(st.integers(0, 4), min_size=0, max_size=4), min_size=1, max_size=8))
 def test_store_matches_a_model_of_the_log(tmp_path_factory, batches):
     """Each batch is a list of offsets from the next expected seq (0 = correct); the store accepts a batch

@@ -14,6 +14,7 @@ from agents.results import TaskResult
 from agents.store import REDACTED, SecretTooShortError, Store
 from agents.store.codec import decode, encode
 from agents.store.redact import Redactor
+from support.tiers import examples
 
 SECRET = 'hunter2-"quoted"\\-pässword'  # quotes, a backslash and non-ASCII: JSON escaping must not hide it
 LATE = "late-secret-0123456789"
@@ -97,7 +98,7 @@ def test_overlapping_secrets_are_replaced_whole():
     assert redactor.redact_text("x token-abcdef y token-abc z") == f"x {REDACTED} y {REDACTED} z"
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@settings(max_examples=examples(150), deadline=None, derandomize=True)
 @given(secret=st.text(min_size=4, max_size=20).filter(lambda s: "\x00" not in s),
        prefix=st.text(max_size=10), suffix=st.text(max_size=10))
 def test_an_encoded_value_never_contains_a_registered_secret(secret, prefix, suffix):
@@ -116,7 +117,7 @@ _json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(
                             max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(secret=st.text(min_size=4, max_size=12).filter(lambda s: "\x00" not in s), value=_json_values,
        planted=st.booleans())
 def test_the_text_precheck_never_skips_a_value_the_walk_would_change(secret, value, planted):
@@ -132,7 +133,7 @@ def test_the_text_precheck_never_skips_a_value_the_walk_would_change(secret, val
         assert redactor.needs_redaction(text)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text() | st.sampled_from([SECRET, OPENAI_KEY]),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                                max_size=4), max_leaves=12))

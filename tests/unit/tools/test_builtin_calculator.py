@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from agents.tools import ToolArgumentError
 from agents.tools.builtins.calculator import MAX_EXPRESSION_CHARS, calculator, evaluate_expression
+from support.tiers import examples
 
 
 @pytest.mark.parametrize(("expression", "expected"), [
@@ -66,7 +67,7 @@ def test_refuses_with_a_message_that_says_why(expression: str, message: str) -> 
     assert message in str(info.value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=80))
 def test_hostile_text_only_ever_raises_argument_errors(text: str) -> None:
     try:
@@ -77,7 +78,7 @@ def test_hostile_text_only_ever_raises_argument_errors(text: str) -> None:
     assert not isinstance(value, float) or math.isfinite(value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.recursive(
     st.integers(-10**6, 10**6).map(str) | st.floats(-1e6, 1e6, allow_nan=False).map(repr),
     lambda inner: st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**", "%", "//"]), inner)
@@ -110,7 +111,7 @@ _EXPRESSIONS = st.recursive(_TOKENS, lambda inner: st.one_of(
 ), max_leaves=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_EXPRESSIONS)
 def test_the_declared_pattern_admits_every_expression_the_calculator_evaluates(expression):
     """The pattern constrains a planner's decoding: if it refused an expression the calculator takes, a
