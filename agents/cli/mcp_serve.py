@@ -15,7 +15,9 @@ notification per task event while it runs), ``task_status`` and ``respond`` (ans
 
 Whoever reaches the HTTP port runs tasks with the server's model key and tools, so any address but loopback
 needs ``--token`` (or ``$TETRARCH_TOKEN``): every request must carry ``Authorization: Bearer <token>``, and the
-server refuses to start without one (``agents.ui.auth``, shared with ``tetrarch ui``).
+server refuses to start without one (``agents.ui.auth``, shared with ``tetrarch ui``). Without a token, only
+requests naming a loopback host from no origin or a loopback one are answered: ``agents.ui.loopback``, the rule
+``tetrarch ui`` enforces, given to the MCP SDK's own DNS-rebinding check too.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 
 from agents.errors import TaskTimeoutError, TetrarchError
@@ -40,8 +43,9 @@ if TYPE_CHECKING:
     from agents.api import Orchestrator, TaskHandle
     from agents.events import AnyEvent
     from agents.results import TaskResult
+    from agents.ui.loopback import HostRule
 
-__all__ = ["TaskOutcome", "build_server", "http_app", "main", "parse_http", "serve"]
+__all__ = ["TaskOutcome", "build_server", "http_app", "main", "parse_http", "serve", "transport_security"]
 
 _SUMMARY_STEPS = 12
 
@@ -193,14 +197,24 @@ def parse_http(http: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def http_app(server: MCPServer, host: str, token: str | None) -> Any:
-    """The streamable-HTTP ASGI app at ``/mcp``; behind ``BearerAuth`` when ``token`` is given. Raises
-    ``MissingTokenError`` for a non-loopback ``host`` without a token."""
-    from agents.ui.auth import BearerAuth, require_token
+def transport_security(rule: HostRule) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding check set to ``rule`` (its default knows three spellings of loopback only, and is
+    off for any other, 127.0.0.2 or Localhost included)."""
+    return TransportSecuritySettings(enable_dns_rebinding_protection=rule.names is not None,
+                                     allowed_hosts=rule.allowed_hosts(), allowed_origins=rule.allowed_origins())
 
-    token = require_token(host, token)
-    app = server.streamable_http_app(host=host)
-    return app if token is None else BearerAuth(app, token, realm="tetrarch mcp")
+
+def http_app(server: MCPServer, host: str, token: str | None) -> Any:
+    """The streamable-HTTP ASGI app at ``/mcp`` for a server listening on ``host``: behind ``BearerAuth`` when
+    ``token`` is given, else answering only what the loopback rule lets through (``agents.ui.loopback``). Raises
+    ``TokenError`` for a non-loopback ``host`` without a token, or a short token."""
+    from agents.ui.auth import BearerAuth
+    from agents.ui.loopback import HostGuard, host_rule
+
+    rule = host_rule(host, token)
+    app = server.streamable_http_app(host=host, transport_security=transport_security(rule))
+    inner = app if token is None else BearerAuth(app, token, realm="tetrarch mcp")
+    return HostGuard(inner, rule)
 
 
 def serve(orchestrator: Orchestrator | Callable[[], Orchestrator], http: str | None = None, *,
@@ -220,11 +234,14 @@ def serve(orchestrator: Orchestrator | Callable[[], Orchestrator], http: str | N
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.http is not None:
-        from agents.ui.auth import MissingTokenError, require_token
+        from agents.ui.listen import ListenError, check_listen
+        from agents.ui.loopback import TokenError, host_rule
 
+        host, port = parse_http(args.http)
         try:  # before the Orchestrator starts: refusing must not cost a Ray start
-            require_token(parse_http(args.http)[0], args.token)
-        except MissingTokenError as exc:
+            host_rule(host, args.token)
+            check_listen(host, port)
+        except (TokenError, ListenError) as exc:
             print(f"tetrarch mcp: {exc}", file=sys.stderr)
             return 2
 

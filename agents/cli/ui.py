@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.config import RuntimeConfig, missing_store
-from agents.ui.auth import MissingTokenError
+from agents.ui.listen import ListenError, check_port
+from agents.ui.loopback import TokenError, require_token
 
 if TYPE_CHECKING:
     from agents.api import Orchestrator
@@ -95,13 +96,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agents.ui.server import UIServer
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:  # what is wrong with the arguments is said before the store is opened
+        require_token(args.host, args.token)
+        check_port(args.port)
+    except (TokenError, ListenError) as exc:
+        print(f"tetrarch ui: {exc}", file=sys.stderr)
+        return 2
     prices = None if args.prices is None else load_prices(args.prices)
     store, config = open_store(args)
     responder = None if args.read_only else _LazyResponder(args, config)
     try:
         server = UIServer(store, host=args.host, port=args.port, token=args.token, responder=responder,
                           prices=prices).start()
-    except MissingTokenError as exc:
+    except ListenError as exc:  # the port is in use, or the host is not this machine's
         print(f"tetrarch ui: {exc}", file=sys.stderr)
         return 2
     suffix = "/?token=<your token>" if args.token else "/"

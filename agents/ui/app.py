@@ -21,19 +21,19 @@ import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.errors import TaskNotWaitingError, UnknownTaskError
 from agents.ui.auth import BearerAuth
+from agents.ui.loopback import HostGuard, host_rule
+from agents.ui.pages import STATIC, SecurityHeaders, server_error, static_page
 from agents.ui.prices import PriceTable
 from agents.ui.reader import ReadableStore, TaskReader
 
@@ -43,12 +43,8 @@ Responder = Callable[[str, str, str], Awaitable[object]]
 """``(task_id, text, by)``: answer an escalation (``orch.respond``), recording ``by`` as who answered."""
 
 log = logging.getLogger("tetrarch.ui")
-_STATIC = resources.files("agents.ui") / "static"
-_NO_CACHE = {"cache-control": "no-store"}
-
-
-def _page(name: str) -> str:
-    return (_STATIC / name).read_text(encoding="utf-8")
+MAX_SEQ = 2**63 - 1
+"""The largest event seq a store can hold (a signed 64-bit integer in SQLite and PostgreSQL)."""
 
 
 def _sse(kind: str, data: Any, event_id: int | None = None) -> bytes:
@@ -57,11 +53,13 @@ def _sse(kind: str, data: Any, event_id: int | None = None) -> bytes:
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'), default=str)}\n\n".encode()
 
 
-def _int(text: str | None) -> int | None:
+def _seq(text: str | None) -> int | None:
+    """A stream position (``after``, ``Last-Event-ID``): 0 when absent, None when it is not a seq."""
     try:
-        return max(0, int(text or 0))
+        seq = int(text or 0)
     except ValueError:
         return None
+    return max(0, seq) if seq <= MAX_SEQ else None
 
 
 class _Handlers:
@@ -74,13 +72,13 @@ class _Handlers:
         return not self.closing.is_set() and not await request.is_disconnected()
 
     async def index(self, request: Request) -> Response:
-        return HTMLResponse(_page("index.html"), headers=_NO_CACHE)
+        return static_page("index.html")
 
     async def task_page(self, request: Request) -> Response:
         task_id = request.path_params["task_id"]
         if await asyncio.to_thread(self.reader.store.get_task, task_id) is None:
-            return HTMLResponse(f"<p>No task {task_id!r} in this store.</p>", status_code=404)
-        return HTMLResponse(_page("task.html"), headers=_NO_CACHE)
+            return static_page("missing.html", status_code=404)
+        return static_page("task.html")
 
     async def _rows(self) -> list[dict[str, Any]]:
         rows = await asyncio.to_thread(self.reader.rows, self.limit)
@@ -107,10 +105,11 @@ class _Handlers:
         row = await asyncio.to_thread(store.get_task, task_id)
         if row is None:
             return JSONResponse({"error": str(UnknownTaskError(task_id))}, status_code=404)
-        after = _int(request.query_params.get("after"))
-        resumed = _int(request.headers.get("last-event-id"))  # EventSource reconnecting after a dropped stream
+        after = _seq(request.query_params.get("after"))
+        resumed = _seq(request.headers.get("last-event-id"))  # EventSource reconnecting after a dropped stream
         if after is None or resumed is None:
-            return JSONResponse({"error": "after must be an event seq (a whole number)"}, status_code=400)
+            return JSONResponse({"error": f"after (and Last-Event-ID) must be an event seq: a whole number from 0 "
+                                          f"to {MAX_SEQ}"}, status_code=400)
         after = max(after, resumed)
 
         async def stream() -> AsyncIterator[bytes]:
@@ -173,11 +172,12 @@ def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
 
 
 def create_app(store: ReadableStore, *, responder: Responder | None = None, token: str | None = None,
-               allowed_hosts: list[str] | None = None, poll_s: float = 0.1, list_limit: int = 200,
+               host: str = "127.0.0.1", poll_s: float = 0.1, list_limit: int = 200,
                prices: PriceTable | None = None) -> Starlette:
-    """The web view over ``store``. ``token``: every request must carry it (see ``agents.ui.auth``);
-    ``allowed_hosts``: the Host headers accepted (the loopback names by default, which stops DNS rebinding);
-    ``prices``: the table each task's cost is computed from (``agents.ui.prices``; no cost column without one)."""
+    """The web view over ``store``, to be served on ``host``. ``token``: every request must carry it (see
+    ``agents.ui.auth``); without one ``host`` must be a loopback address, and only requests naming a loopback host
+    from no origin or a loopback one are answered (``agents.ui.loopback``: this stops DNS rebinding); ``prices``:
+    the table each task's cost is computed from (``agents.ui.prices``; no cost column without one)."""
     h = _Handlers(TaskReader(store, prices=prices), responder, poll_s, list_limit)
     routes = [
         Route("/", h.index), Route("/tasks/{task_id}", h.task_page),
@@ -185,12 +185,12 @@ def create_app(store: ReadableStore, *, responder: Responder | None = None, toke
         Route("/api/tasks/{task_id}/stream", h.task_stream),
         Route("/api/tasks/{task_id}/outputs/{plan_version:int}/{step_id:int}", h.output),
         Route("/api/tasks/{task_id}/respond", h.respond, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=str(_STATIC)), name="static"),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
-    hosts = allowed_hosts or ["127.0.0.1", "localhost", "[::1]", "::1"]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+    # Outermost first: every answer, refusals included, carries the security headers.
+    middleware = [Middleware(SecurityHeaders), Middleware(HostGuard, rule=host_rule(host, token))]
     if token is not None:
-        middleware.insert(0, Middleware(BearerAuth, token=token, realm="tetrarch ui"))
-    app = Starlette(routes=routes, middleware=middleware)
+        middleware.append(Middleware(BearerAuth, token=token, realm="tetrarch ui"))
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={500: server_error})
     app.state.closing = h.closing
     return app

@@ -1,7 +1,8 @@
 """Who may reach a local HTTP server: loopback binds need nothing, any other bind needs a bearer token.
 
-Shared by ``tetrarch ui`` and ``tetrarch mcp serve --http``. ``BearerAuth`` is a plain ASGI middleware: a
-request passes with ``Authorization: Bearer <token>``, or (for a browser, whose ``EventSource`` cannot set
+Shared by ``tetrarch ui`` and ``tetrarch mcp serve --http``; the loopback rule itself (which binds need a token,
+which Host and Origin headers are answered) is ``agents.ui.loopback``. ``BearerAuth`` is a plain ASGI middleware:
+a request passes with ``Authorization: Bearer <token>``, or (for a browser, whose ``EventSource`` cannot set
 headers) with the ``tetrarch_token`` cookie the page sets after a first visit with ``?token=<token>``.
 Tokens are compared in constant time.
 
@@ -15,55 +16,30 @@ Example:
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
+from collections.abc import MutableMapping
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-__all__ = ["COOKIE", "MIN_TOKEN_LEN", "BearerAuth", "MissingTokenError", "is_loopback", "new_token",
-           "require_token"]
+from starlette.requests import cookie_parser
+
+from agents.ui.loopback import (
+    MIN_TOKEN_LEN,
+    ASGIApp,
+    MissingTokenError,
+    Receive,
+    Scope,
+    Send,
+    ShortTokenError,
+    TokenError,
+    is_loopback,
+    require_token,
+)
+
+__all__ = ["COOKIE", "MIN_TOKEN_LEN", "BearerAuth", "MissingTokenError", "ShortTokenError", "TokenError",
+           "is_loopback", "new_token", "require_token", "same_origin_path"]
 
 COOKIE = "tetrarch_token"
-MIN_TOKEN_LEN = 16
-"""Shorter tokens are refused: a guessable token on a reachable port is no protection."""
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-class MissingTokenError(ValueError):
-    """A server was asked to listen beyond this machine without a token (or with a short one)."""
-
-    def __str__(self) -> str:
-        host = self.args[0] if self.args else "?"
-        return (f"refusing to listen on {host}: any address but 127.0.0.1 / ::1 / localhost lets others on the "
-                f"network in, so it needs a bearer token of at least {MIN_TOKEN_LEN} characters; pass --token "
-                "(or set TETRARCH_TOKEN), e.g. --token \"$(python -c 'import secrets; print(secrets.token_urlsafe())')\"")
-
-
-def is_loopback(host: str) -> bool:
-    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
-    name = host.strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False  # a host name other than localhost may resolve anywhere
-
-
-def require_token(host: str, token: str | None) -> str | None:
-    """The token a server on ``host`` must demand (None on loopback without one); raises
-    ``MissingTokenError`` when ``host`` is reachable from elsewhere and no usable token was given."""
-    if token is not None and len(token) < MIN_TOKEN_LEN:
-        raise MissingTokenError(host)
-    if token is None and not is_loopback(host):
-        raise MissingTokenError(host)
-    return token
 
 
 def new_token() -> str:
@@ -88,10 +64,11 @@ class BearerAuth:
         auth = _header(scope, b"authorization")
         if auth.lower().startswith("bearer "):
             return auth[7:].strip(), False
-        cookie = SimpleCookie()
-        cookie.load(_header(scope, b"cookie"))
-        if COOKIE in cookie:
-            return cookie[COOKIE].value, False
+        # Parsed as browsers send cookies, not by RFC: another site's cookie on this host that is not RFC-clean
+        # (``prefs={"theme": "dark"}``) makes http.cookies drop every cookie after it, ours included.
+        cookies = cookie_parser(_header(scope, b"cookie"))
+        if COOKIE in cookies:
+            return cookies[COOKIE], False
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         return (query.get("token") or [""])[0], True
 
@@ -120,11 +97,18 @@ class BearerAuth:
         await self._app(scope, receive, with_cookie)
 
 
+def same_origin_path(path: str) -> str:
+    """``path`` as a ``Location`` that stays on this server: one leading slash, percent-encoded. A request for
+    ``//evil.example/x`` must not be redirected to ``//evil.example/x``, which a browser reads as another host
+    (as it reads ``/\\evil.example``: backslashes are encoded, so they stay part of the path)."""
+    return "/" + quote(path, safe="/").lstrip("/")
+
+
 async def _redirect_without_token(scope: Scope, send: Send, cookie: bytes) -> None:
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     query.pop("token", None)
     rest = "&".join(f"{quote(k)}={quote(v)}" for k, values in query.items() for v in values)
-    location = quote(scope.get("root_path", "") + scope["path"]) + (f"?{rest}" if rest else "")
+    location = same_origin_path(scope.get("root_path", "") + scope["path"]) + (f"?{rest}" if rest else "")
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode()), (b"set-cookie", cookie), (b"content-length", b"0")]})
     await send({"type": "http.response.body", "body": b""})

@@ -18,7 +18,8 @@ from typing import Self
 import uvicorn
 
 from agents.ui.app import Responder, create_app
-from agents.ui.auth import require_token
+from agents.ui.listen import check_listen
+from agents.ui.loopback import url_host
 from agents.ui.prices import PriceTable
 from agents.ui.reader import ReadableStore
 
@@ -28,21 +29,21 @@ __all__ = ["UIServer"]
 class UIServer:
     """The web view served on ``host:port`` until ``stop()`` (``port=0``: a free port, see ``url``).
 
-    Any host but loopback needs ``token`` (raises ``agents.ui.auth.MissingTokenError`` otherwise)."""
+    Any host but loopback needs ``token`` (raises ``agents.ui.loopback.TokenError`` otherwise); ``start`` raises
+    ``agents.ui.listen.ListenError`` when ``host:port`` cannot be listened on."""
 
     def __init__(self, store: ReadableStore, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
                  responder: Responder | None = None, poll_s: float = 0.1, prices: PriceTable | None = None) -> None:
-        token = require_token(host, token)
-        hosts = None if token is None else ["*"]  # with a token the page is meant to be reached by other names
-        app = create_app(store, responder=responder, token=token, allowed_hosts=hosts, poll_s=poll_s, prices=prices)
+        app = create_app(store, responder=responder, token=token, host=host, poll_s=poll_s, prices=prices)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
                                 timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
         self._closing = app.state.closing
         self._thread: threading.Thread | None = None
-        self.host = host
+        self.host, self._port = host, port
 
     def start(self, timeout_s: float = 20.0) -> Self:
+        check_listen(self.host, self._port)
         self._thread = threading.Thread(target=self._server.run, name="tetrarch-ui", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout_s
@@ -59,8 +60,8 @@ class UIServer:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        """The address to open, written as a browser writes it (the Host header it sends is one the page answers)."""
+        return f"http://{url_host(self.host)}:{self.port}"
 
     def wait(self, until: threading.Event | None = None) -> None:
         """Block until the server stops, or until ``until`` is set (the CLI sets it from its signal handler)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -41,6 +42,30 @@ def test_a_public_host_without_a_token_refuses_to_start(tmp_path, capsys, monkey
     Store(tmp_path / "t.db").close()
     assert main(["ui", "--store", str(tmp_path / "t.db"), "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "needs a bearer token" in capsys.readouterr().err
+
+
+def test_a_short_token_is_called_too_short(tmp_path, capsys):
+    Store(tmp_path / "t.db").close()
+    assert main(["ui", "--store", str(tmp_path / "t.db"), "--token", "short", "--port", "0"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("tetrarch ui: the token is too short (5 characters): use one of at least 16 characters")
+
+
+def test_a_port_out_of_range_is_one_line_before_the_store_is_read(tmp_path, capsys):
+    assert main(["ui", "--store", str(tmp_path / "nope.db"), "--port", "99999"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == "tetrarch ui: port 99999 is out of range: use a port from 0 to 65535 (0: any free port)"
+
+
+def test_a_port_in_use_is_one_line(tmp_path, capsys):
+    Store(tmp_path / "t.db").close()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        assert main(["ui", "--store", str(tmp_path / "t.db"), "--port", str(port)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"tetrarch ui: port {port} on 127.0.0.1 is in use")
 
 
 def _ignore_sigint() -> None:

@@ -4,6 +4,7 @@ without one; with a token, MCP clients must send it."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 import urllib.error
@@ -38,15 +39,36 @@ def test_a_public_address_without_a_token_refuses_before_anything_starts(address
     assert "refusing to listen" in err and "--token" in err
 
 
-def test_a_short_token_is_refused_too(capsys, monkeypatch):
+@pytest.mark.parametrize("address", ["0.0.0.0:8765", "127.0.0.1:8765"])
+def test_a_short_token_is_refused_as_too_short(address, capsys, monkeypatch):
     monkeypatch.setattr(mcp_serve, "_build_llm", lambda *a: _no_orchestrator())
-    assert mcp_serve.main(["serve", "--http", "0.0.0.0:8765", "--token", "abc"]) == 2
-    assert "at least 16 characters" in capsys.readouterr().err
+    assert mcp_serve.main(["serve", "--http", address, "--token", "abc"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("tetrarch mcp: the token is too short (3 characters)") and "at least 16 characters" in line
+
+
+def _listening() -> tuple[socket.socket, int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock, sock.getsockname()[1]
+
+
+def test_an_address_that_cannot_be_served_is_named_before_the_orchestrator_starts(capsys, monkeypatch):
+    monkeypatch.delenv("TETRARCH_TOKEN", raising=False)
+    monkeypatch.setattr(mcp_serve, "_build_llm", lambda *a: _no_orchestrator())
+    assert mcp_serve.main(["serve", "--http", "127.0.0.1:99999"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == "tetrarch mcp: port 99999 is out of range: use a port from 0 to 65535 (0: any free port)"
+    sock, port = _listening()
+    with sock:
+        assert mcp_serve.main(["serve", "--http", f"127.0.0.1:{port}"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"tetrarch mcp: port {port} on 127.0.0.1 is in use")
 
 
 def test_loopback_needs_no_token():
-    app = mcp_serve.http_app(mcp_serve.build_server(_no_orchestrator), "127.0.0.1", None)
-    assert type(app).__name__ == "Starlette"
+    mcp_serve.http_app(mcp_serve.build_server(_no_orchestrator), "127.0.0.1", None)
     with pytest.raises(MissingTokenError):
         mcp_serve.http_app(mcp_serve.build_server(_no_orchestrator), "0.0.0.0", None)
 

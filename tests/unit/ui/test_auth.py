@@ -10,7 +10,7 @@ import pytest
 
 from agents.store import Store
 from agents.ui import UIServer
-from agents.ui.auth import MissingTokenError, is_loopback, require_token
+from agents.ui.auth import MissingTokenError, ShortTokenError, is_loopback, require_token
 
 TOKEN = "a-test-token-of-some-length"
 
@@ -29,15 +29,18 @@ def test_any_other_host_refuses_to_start_without_a_token(host):
     assert require_token(host, TOKEN) == TOKEN
 
 
-def test_a_short_token_is_refused_everywhere():
-    with pytest.raises(MissingTokenError, match="at least 16 characters"):
-        require_token("127.0.0.1", "short")
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_a_short_token_is_refused_everywhere_and_called_short(host):
+    with pytest.raises(ShortTokenError) as err:
+        require_token(host, "short")
+    assert str(err.value).startswith("the token is too short (5 characters): use one of at least 16 characters")
+    assert "lets others in" not in str(err.value) and "refusing to listen" not in str(err.value)
 
 
-def test_the_error_survives_pickling_with_its_message():
-    err = MissingTokenError("0.0.0.0")
+@pytest.mark.parametrize("err", [MissingTokenError("0.0.0.0"), ShortTokenError(5)])
+def test_the_errors_survive_pickling_with_their_message(err):
     back = pickle.loads(pickle.dumps(err))
-    assert type(back) is MissingTokenError and str(back) == str(err)
+    assert type(back) is type(err) and str(back) == str(err) and back.__dict__ == err.__dict__
     assert "--token" in str(err)
 
 
@@ -89,4 +92,4 @@ def test_without_a_token_only_loopback_host_names_are_served(tmp_path):
     with UIServer(Store(tmp_path / "t.db")) as ui:
         assert _get(ui.url + "/api/tasks")[0] == 200
         assert _get(ui.url + "/api/tasks", {"Host": f"localhost:{ui.port}"})[0] == 200
-        assert _get(ui.url + "/api/tasks", {"Host": "attacker.example:80"})[0] == 400
+        assert _get(ui.url + "/api/tasks", {"Host": "attacker.example:80"})[0] == 421
