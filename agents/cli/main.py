@@ -75,7 +75,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     if problem := missing_store(cfg.store_path):
         print(f"tetrarch: {problem}", file=sys.stderr)
         return 2
-    store = Store(cfg.store_path)
+    store = Store(cfg.store_path, create=False)  # a reader: never makes a store where the path points
     rows = store.list_tasks(status=args.status, limit=args.limit)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") if hasattr(r, "model_dump") else r.__dict__ for r in rows],
