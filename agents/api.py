@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal, Protocol, get_args
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig, for_embedded_model
-from agents.errors import ConfigError, OrchestratorClosedError, TaskTimeoutError
+from agents.errors import ConfigError, InvalidResponseError, OrchestratorClosedError, TaskTimeoutError
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
@@ -202,7 +202,10 @@ class Orchestrator:
             from agents.tools.builtins import builtin_tools
 
             workspace = self.config.workspace_dir or self.config.store_path.parent / "workspace"
-            return list(builtin_tools(workspace))
+            try:
+                return list(builtin_tools(workspace))
+            except OSError as exc:  # name the path the user chose, not only the directory made from it
+                raise workspace_error(self.config, workspace, exc) from None
         return resolve_tools(tools)  # Tool objects, plain functions (@tool defaults) and MCP servers (listed now)
 
     def _start_embedded_llm(self) -> LLM:
@@ -269,6 +272,10 @@ class Orchestrator:
         """Answer an escalation or a confirmation request ("approve" runs the pending tool call); the task
         continues and the returned handle follows it. ``by`` names who answered in the event log (default "api")."""
         self._check()
+        if not isinstance(text, str):  # checked here, the one door every path (API, MCP, HTTP) answers through
+            raise InvalidResponseError("the answer", text)
+        if by is not None and not isinstance(by, str):
+            raise InvalidResponseError("by=", by)
         run = TaskHandle(self, task_id)._call("respond", task_id, text, by)
         return TaskHandle(self, task_id, run)
 
@@ -334,3 +341,16 @@ def _check_runtime(runtime: object, address: str | None) -> None:
     if runtime == "inprocess" and address is not None:
         raise ConfigError(f"runtime='inprocess' runs everything in this process and joins no cluster; drop "
                           f"address={address!r}, or use runtime='ray' to run on the cluster")
+
+
+def workspace_error(config: RuntimeConfig, workspace: Any, exc: OSError) -> Exception:
+    """The file tools' workspace could not be made: say which setting of the user's it came from, and why."""
+    from agents.store import StoreOpenError
+    from agents.store.opening import why_not
+
+    why = why_not(workspace, exc)
+    if config.workspace_dir is not None:
+        return ConfigError(f"cannot create RuntimeConfig.workspace_dir {workspace}: {why}; pick a directory you can "
+                           "write to")
+    return StoreOpenError(str(config.store_path), f"the file tools' workspace beside it, {workspace}, cannot be "
+                          f"created: {why} (RuntimeConfig.workspace_dir puts it elsewhere)")
