@@ -21,6 +21,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, get_args
 
 from agents.checks.api import Check
@@ -343,14 +344,15 @@ def _check_runtime(runtime: object, address: str | None) -> None:
                           f"address={address!r}, or use runtime='ray' to run on the cluster")
 
 
-def workspace_error(config: RuntimeConfig, workspace: Any, exc: OSError) -> Exception:
+def workspace_error(config: RuntimeConfig, workspace: Path, exc: OSError) -> ConfigError:
     """The file tools' workspace could not be made: say which setting of the user's it came from, and why."""
-    from agents.store import StoreOpenError
-    from agents.store.opening import why_not
-
-    why = why_not(workspace, exc)
+    why = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError) and workspace.parent.is_dir():
+        # /proc/workspace: the directory exists but takes no new entries; "no such file" alone misleads.
+        why = f"the directory {workspace.parent} does not let anything be created in it ({why})"
     if config.workspace_dir is not None:
         return ConfigError(f"cannot create RuntimeConfig.workspace_dir {workspace}: {why}; pick a directory you can "
                            "write to")
-    return StoreOpenError(str(config.store_path), f"the file tools' workspace beside it, {workspace}, cannot be "
-                          f"created: {why} (RuntimeConfig.workspace_dir puts it elsewhere)")
+    return ConfigError(f"cannot use store_path {config.store_path}: the file tools' workspace beside it, {workspace}, "
+                       f"cannot be created: {why}; point store_path at a file in a directory you can write to, or "
+                       "set RuntimeConfig.workspace_dir")

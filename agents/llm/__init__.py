@@ -38,7 +38,7 @@ from agents.llm.base import (
     ToolCall,
     Usage,
 )
-from agents.llm.function_llm import FunctionLLM, FunctionLLMError
+from agents.llm.function_llm import FunctionLLM
 from agents.llm.records import LLMCallRecord, RecordingLLM
 from agents.llm.replay import ReplayLLM
 from agents.llm.scripted import ScriptedLLM
@@ -57,7 +57,6 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     # backends
     "OpenAIChat",
     "FunctionLLM",
-    "FunctionLLMError",
     "ScriptedLLM",
     "RecordingLLM",
     "ReplayLLM",

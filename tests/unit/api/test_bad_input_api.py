@@ -10,8 +10,9 @@ from support import tools as T
 from support import wire
 
 from agents import Orchestrator, RuntimeConfig
-from agents.errors import InvalidResponseError, UsageError
-from agents.llm import FunctionLLM, FunctionLLMError, LLMRequest, ScriptedLLM
+from agents.errors import ConfigError, InvalidResponseError, UsageError
+from agents.llm import FunctionLLM, LLMRequest, ScriptedLLM
+from agents.llm.function_llm import FunctionLLMError
 from agents.store import StoreOpenError
 
 
@@ -89,8 +90,8 @@ def test_an_async_function_llm_that_raises_is_reported_the_same_way():
 
 
 def test_store_path_errors_name_the_path_the_user_gave():
-    with pytest.raises(StoreOpenError, match=r"cannot open the store /proc/t\.db: the file tools' workspace beside "
-                                             r"it, /proc/workspace, cannot be created"):
+    with pytest.raises(ConfigError, match=r"cannot use store_path /proc/t\.db: the file tools' workspace beside "
+                                          r"it, /proc/workspace, cannot be created: the directory /proc does not let"):
         Orchestrator(llm=FunctionLLM(lambda r: "x"), config=RuntimeConfig(store_path="/proc/t.db"),
                      runtime="inprocess")
     with pytest.raises(StoreOpenError, match=r"cannot open the store /proc/t\.db: the directory /proc does not let"):
