@@ -71,8 +71,8 @@ def identify(conn: sqlite3.Connection) -> Identity:
         app = conn.execute(f"SELECT value FROM {META_TABLE} WHERE key = 'application'").fetchone() \
             if META_TABLE in tables else None
     finally:
-        if own_transaction:
-            conn.execute("COMMIT")
+        if own_transaction and conn.in_transaction:
+            conn.execute("ROLLBACK")  # it only read
     if app is not None and app[0] == APPLICATION:
         return Identity(Found.STORE, marked=True)
     foreign = tuple(sorted(t for t in tables if not _ours(t)))
