@@ -21,12 +21,13 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, get_args
 
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig, for_embedded_model
-from agents.errors import ConfigError, OrchestratorClosedError, TaskTimeoutError
+from agents.errors import ConfigError, InvalidResponseError, OrchestratorClosedError, TaskTimeoutError
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
@@ -202,7 +203,10 @@ class Orchestrator:
             from agents.tools.builtins import builtin_tools
 
             workspace = self.config.workspace_dir or self.config.store_path.parent / "workspace"
-            return list(builtin_tools(workspace))
+            try:
+                return list(builtin_tools(workspace))
+            except OSError as exc:  # name the path the user chose, not only the directory made from it
+                raise workspace_error(self.config, workspace, exc) from None
         return resolve_tools(tools)  # Tool objects, plain functions (@tool defaults) and MCP servers (listed now)
 
     def _start_embedded_llm(self) -> LLM:
@@ -269,6 +273,10 @@ class Orchestrator:
         """Answer an escalation or a confirmation request ("approve" runs the pending tool call); the task
         continues and the returned handle follows it. ``by`` names who answered in the event log (default "api")."""
         self._check()
+        if not isinstance(text, str):  # checked here, the one door every path (API, MCP, HTTP) answers through
+            raise InvalidResponseError("the answer", text)
+        if by is not None and not isinstance(by, str):
+            raise InvalidResponseError("by=", by)
         run = TaskHandle(self, task_id)._call("respond", task_id, text, by)
         return TaskHandle(self, task_id, run)
 
@@ -334,3 +342,17 @@ def _check_runtime(runtime: object, address: str | None) -> None:
     if runtime == "inprocess" and address is not None:
         raise ConfigError(f"runtime='inprocess' runs everything in this process and joins no cluster; drop "
                           f"address={address!r}, or use runtime='ray' to run on the cluster")
+
+
+def workspace_error(config: RuntimeConfig, workspace: Path, exc: OSError) -> ConfigError:
+    """The file tools' workspace could not be made: say which setting of the user's it came from, and why."""
+    why = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError) and workspace.parent.is_dir():
+        # /proc/workspace: the directory exists but takes no new entries; "no such file" alone misleads.
+        why = f"the directory {workspace.parent} does not let anything be created in it ({why})"
+    if config.workspace_dir is not None:
+        return ConfigError(f"cannot create RuntimeConfig.workspace_dir {workspace}: {why}; pick a directory you can "
+                           "write to")
+    return ConfigError(f"cannot use store_path {config.store_path}: the file tools' workspace beside it, {workspace}, "
+                       f"cannot be created: {why}; point store_path at a file in a directory you can write to, or "
+                       "set RuntimeConfig.workspace_dir")

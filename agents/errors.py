@@ -24,6 +24,7 @@ __all__ = [
     "InvalidLLMOutputError",
     "BudgetExceeded",
     "RoleUnavailableError",
+    "InvalidResponseError",
 ]
 
 
@@ -149,3 +150,14 @@ class RoleUnavailableError(TetrarchError):
                          "and continue it with orch.resume(task_id)")
         self.role = role
         self.cause = cause
+
+
+class InvalidResponseError(UsageError, TypeError):
+    """``respond(task_id, text)`` got an answer that is not text (over the API, MCP or HTTP)."""
+
+    def __init__(self, what: str, value: object) -> None:
+        shown = repr(value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        super().__init__(f"respond() takes {what} as text (a str), got {type(value).__name__} {shown}; send e.g. "
+                         "'approve', or in words what the task should do")
+        self.what = what

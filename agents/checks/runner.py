@@ -2,7 +2,8 @@
 
 Pure of Ray and of the engine: the task runner builds the ``AnswerReview``, awaits ``run_checks`` and hands
 ``with_findings`` the policy context. A check that raises ``Reject`` refuses the answer; one that raises anything
-else, or outlives its time limit, is a fault in the check: the task fails naming it (``CheckRun.fault``), since
+else, returns anything but None (``False``, a message: a verdict the check should have raised), or outlives its
+time limit, is a fault in the check: the task fails naming it (``CheckRun.fault``), since
 accepting or refusing on a broken check would both be guesses.
 """
 
@@ -52,14 +53,15 @@ def validate_checks(checks: Sequence[Any] | None) -> tuple[Check, ...]:
     return found
 
 
-async def _call(check: Check, review: AnswerReview) -> None:
+async def _call(check: Check, review: AnswerReview) -> object:
+    """What the check returned (awaited when it is a coroutine)."""
     if inspect.iscoroutinefunction(getattr(check, "func", check)) or inspect.iscoroutinefunction(check):
-        await check(review)  # type: ignore[misc]
-        return
+        return await check(review)  # type: ignore[misc]
     # A plain function runs in a worker thread: one slow check must not stall the other tasks on this loop.
     result = await asyncio.to_thread(check, review)
     if inspect.isawaitable(result):  # a plain callable that hands back a coroutine (a lambda, a wrapper)
-        await result
+        return await result
+    return result
 
 
 async def _one(check: Check, review: AnswerReview, timeout_s: float) -> CheckFinding | str | None:
@@ -73,12 +75,19 @@ async def _one(check: Check, review: AnswerReview, timeout_s: float) -> CheckFin
         return (f"the answer check {name!r} did not finish within {timeout_s:g}s "
                 "(RuntimeConfig.check_timeout_s); make it faster or raise the limit, then submit the task again")
     try:
-        call.result()
+        returned = call.result()
     except Reject as exc:
         return CheckFinding(check=name, source="user", message=exc.reason)
     except Exception as exc:  # noqa: BLE001 - any fault of the user's code becomes the task's clear failure
         return (f"the answer check {name!r} raised {type(exc).__name__}: {exc}. A check returns None to pass "
                 "and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
+    if returned is not None:
+        # False, "wrong year", True: whether the user meant pass or refuse is a guess either way (a returned
+        # False once passed silently). Only None passes; the task fails naming the check and what it returned.
+        shown = repr(returned) if len(repr(returned)) <= 60 else repr(returned)[:57] + "..."
+        return (f"the answer check {name!r} returned {shown} ({type(returned).__name__}); a check returns None "
+                "to pass and raises agents.checks.Reject('why') to refuse, it never returns a verdict. Fix the "
+                "check and submit the task again")
     return None
 
 

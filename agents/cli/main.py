@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 
 from agents.config import missing_store
-from agents.errors import TetrarchError, UsageError
+from agents.errors import TaskNotWaitingError, TetrarchError, UnknownTaskError, UsageError
 from agents.llm.factory import build_llm
 
 __all__ = ["main", "one_line"]
@@ -60,12 +60,26 @@ def _cmd_continue(args: argparse.Namespace) -> int:
     if problem := missing_store(config.store_path):
         print(f"tetrarch: {problem}", file=sys.stderr)
         return 2
+    _check_task(config.store_path, args.task_id, responding=args.command == "respond")
     orch = Orchestrator(llm=build_llm(args.llm, args.base_url), config=config, address=args.address)
     try:
         handle = orch.respond(args.task_id, args.text) if args.command == "respond" else orch.resume(args.task_id)
         return _follow(handle, args.timeout, args.json)
     finally:
         orch.shutdown()
+
+
+def _check_task(store_path: Path, task_id: str, *, responding: bool) -> None:
+    """Refuse an unknown task (or, to respond, one not waiting for an answer) from the store alone, before Ray and
+    the model start for nothing; ``main`` prints the error as one line."""
+    from agents.store import Store
+
+    with Store(store_path, create=False) as store:
+        row = store.get_task(task_id)
+    if row is None:
+        raise UnknownTaskError(task_id)
+    if responding and row.status != "escalated":
+        raise TaskNotWaitingError(task_id, row.status)
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
@@ -75,7 +89,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     if problem := missing_store(cfg.store_path):
         print(f"tetrarch: {problem}", file=sys.stderr)
         return 2
-    store = Store(cfg.store_path)
+    store = Store(cfg.store_path, create=False)  # a reader: never makes a store where the path points
     rows = store.list_tasks(status=args.status, limit=args.limit)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") if hasattr(r, "model_dump") else r.__dict__ for r in rows],

@@ -25,15 +25,38 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from agents.llm._tool_calls import request_tokens, tool_calls_text
-from agents.llm.base import LLMReply, LLMRequest, ToolCall, Usage
+from agents.llm.base import LLMError, LLMReply, LLMRequest, ToolCall, Usage
 from prompts import count_tokens
 
-__all__ = ["FunctionLLM", "ReplyFn", "chunk_text", "counted_reply", "stream_reply"]
+__all__ = ["FunctionLLM", "FunctionLLMError", "FunctionLLMReturnError", "ReplyFn", "chunk_text", "counted_reply", "stream_reply"]
 
 ReplyFn = Callable[[LLMRequest], "str | LLMReply | Awaitable[str | LLMReply]"]
 """What ``FunctionLLM`` calls: ``fn(request) -> str | LLMReply`` (or an awaitable of one)."""
 
 Sleep = Callable[[float], Awaitable[Any]]
+
+
+_MUST_RETURN = "a FunctionLLM function must return the reply text (str) or an LLMReply"
+
+
+class FunctionLLMError(LLMError):
+    """The user's own reply function (``FunctionLLM(fn)``, or a scripted reply) broke: it raised, or returned
+    something that is not a reply. The bug is in that script, not in tetrarch: the message names the function and
+    what it did. An ``LLMError`` like a failing server's, so the task fails with it as ``result.error``
+    (``llm_unavailable``) instead of an internal error; never retried (the same script breaks the same way)."""
+
+    def __init__(self, message: str, *, function: str, role: str) -> None:
+        super().__init__(message)
+        self.function, self.role = function, role
+
+
+class FunctionLLMReturnError(FunctionLLMError, TypeError):
+    """The reply function returned something that is not a reply (None, a dict, …)."""
+
+
+def function_name(fn: object) -> str:
+    """How messages name the user's reply function: its qualified name, or its type's for a callable object."""
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
 def counted_reply(request: LLMRequest, text: str, *, model: str, latency_s: float = 0.0,
@@ -108,6 +131,10 @@ class _ProducerLLM:
     async def _produce(self, request: LLMRequest) -> str | LLMReply:
         raise NotImplementedError
 
+    def _source(self) -> str:
+        """Who produced the replies, as messages name it."""
+        return f"the {type(self).__name__} script"
+
     async def complete(self, request: LLMRequest) -> LLMReply:
         """The reply for ``request``: a produced ``LLMReply`` as is, or the text costed with tiktoken."""
         started = self._clock()
@@ -115,8 +142,8 @@ class _ProducerLLM:
         if isinstance(result, LLMReply):
             return result
         if not isinstance(result, str):
-            raise TypeError(f"{type(self).__name__}: the reply for role {request.role!r} is a "
-                            f"{type(result).__name__}; return the reply text (str) or an LLMReply")
+            raise FunctionLLMReturnError(f"{self._source()} returned {_shown(result)} for the "
+                                   f"{request.role} role; {_MUST_RETURN}", function=self._source(), role=request.role)
         return counted_reply(request, result, model=self.model, latency_s=self._clock() - started)
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
@@ -153,11 +180,31 @@ class FunctionLLM(_ProducerLLM):
         self.fn = fn
 
     async def _produce(self, request: LLMRequest) -> str | LLMReply:
-        result = self.fn(request)
-        if inspect.isawaitable(result):
-            result = await result
+        # An LLMError the function raises is how tests simulate a failing model: it passes through as it is. Any
+        # other exception is a bug in the user's script, reported as theirs (not as tetrarch's internal error).
+        try:
+            result = self.fn(request)
+            if inspect.isawaitable(result):
+                result = await result
+        except LLMError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the user's code: its fault becomes the task's clear failure
+            raise FunctionLLMError(
+                f"{self._source()} raised {type(exc).__name__}: {exc} (for the {request.role} role); fix it: "
+                f"{_MUST_RETURN} (raise an agents.llm.LLMError to simulate a failing model)",
+                function=self._source(), role=request.role) from exc
         return result
 
+    def _source(self) -> str:
+        return f"the FunctionLLM function {function_name(self.fn)!r}"
+
     def __repr__(self) -> str:
-        name = getattr(self.fn, "__qualname__", type(self.fn).__name__)
+        name = function_name(self.fn)
         return f"FunctionLLM(fn={name}, stream_chunk_size={self.stream_chunk_size}, model={self.model!r})"
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "None"
+    text = repr(value)
+    return f"a {type(value).__name__} ({text if len(text) <= 60 else text[:57] + '...'})"

@@ -29,7 +29,7 @@ from agents.memory._db import Database
 from agents.memory.chunking import Chunk, TokenCounter, chunk_text
 from agents.memory.errors import DocumentNotFoundError, DocumentReadError, InvalidMemoryArgumentError
 
-__all__ = ["DocumentIndex", "DocumentInfo", "Passage", "fts_query"]
+__all__ = ["DocumentIndex", "DocumentInfo", "Passage", "fts_query", "looks_like_path"]
 
 SCHEMA_VERSION = 1
 _DDL = (
@@ -146,10 +146,11 @@ class DocumentIndex:
 
     def add(self, paths_or_texts: Iterable[str | os.PathLike[str]]) -> list[DocumentInfo]:
         """Index each item: a path to an existing file (read as UTF-8) or, for any other string, the text
-        itself. Adding a source again replaces its chunks. Returns the documents in the order given."""
+        itself. A string that looks like a path (``looks_like_path``) but names no file is ``DocumentReadError``. Adding a source again replaces its chunks. Returns the documents in the order given."""
         if isinstance(paths_or_texts, (str, os.PathLike)):
             paths_or_texts = [paths_or_texts]  # a single document is an easy mistake to forgive
-        return [self._add_one(*self._resolve(item)) for item in paths_or_texts]
+        resolved = [self._resolve(item) for item in paths_or_texts]  # all read first: a bad item adds nothing
+        return [self._add_one(*item) for item in resolved]
 
     def add_text(self, text: str, *, source: str, doc_id: str | None = None, title: str | None = None) -> DocumentInfo:
         """Index ``text`` under a source name of the caller's choice (a URL, a note's name…)."""
@@ -159,6 +160,11 @@ class DocumentIndex:
     def _resolve(self, item: str | os.PathLike[str]) -> tuple[str, str, str, str]:
         """(doc_id, source, title, text) of one item of ``add``."""
         _check_item(item)
+        if isinstance(item, str) and looks_like_path(item) and not Path(item).expanduser().exists():
+            # Indexed as text, "/mistyped/path.md" would be a one-line document nobody meant, found by no search.
+            raise DocumentReadError(str(Path(item).expanduser()), "no such file. A string that looks like a path "
+                                    "(docs/memory.md, 'Paths and texts') is read as one: check the path, or index "
+                                    "it as text with DocumentIndex(store_path).add_text(text, source=...)")
         if isinstance(item, os.PathLike) or (len(item) < _MAX_PATH_CHARS and "\n" not in item
                                                and Path(item).expanduser().exists()):
             path = Path(item).expanduser().resolve()
@@ -221,6 +227,33 @@ class DocumentIndex:
 
     def close(self) -> None:
         self._db.close()
+
+
+_DOCUMENT_SUFFIXES = frozenset({"md", "markdown", "txt", "text", "rst", "adoc", "org", "tex", "html", "htm", "xml",
+                                "json", "jsonl", "yaml", "yml", "csv", "tsv", "log", "pdf", "doc", "docx", "odt", "rtf"})
+_PATH_PREFIXES = ("/", "./", "../", "~/", "~\\", ".\\", "..\\")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_SUFFIX = re.compile(r"\.([A-Za-z0-9]{1,9})$")
+
+
+def looks_like_path(item: str) -> bool:
+    """Whether ``add`` reads ``item`` as a file path rather than as a text: one line, no space at either end, and
+    either a path's start (``/``, ``./``, ``../``, ``~/``, ``C:\\``) with no space in it or a document's file
+    extension at its end, or no space at all and a document's extension (``notes.md``, ``docs/a.txt``).
+
+    >>> [looks_like_path(s) for s in ("/mistyped/path.md", "notes.md", "~/My Notes/a.md", "Rome is big.")]
+    [True, True, True, False]
+    >>> [looks_like_path(s) for s in ("/ is the root", "Version 2.0", "e.g.", "See notes.md for more")]
+    [False, False, False, False]
+    """
+    if not item or len(item) >= _MAX_PATH_CHARS or "\n" in item or item != item.strip():
+        return False
+    suffix = _SUFFIX.search(item)
+    documentish = suffix is not None and suffix.group(1).lower() in _DOCUMENT_SUFFIXES
+    spaced = any(c.isspace() for c in item)
+    if item.startswith(_PATH_PREFIXES) or _DRIVE.match(item):
+        return not spaced or documentish
+    return documentish and not spaced
 
 
 def _check_item(item: object) -> None:

@@ -4,7 +4,7 @@ SQLite file (the default) or on a PostgreSQL server (``Store("postgresql://…")
 ``database`` holds the ``Store``; its parts are ``backends`` (SQLite; ``postgres`` for the server, imported only
 for a URL), ``dialect`` (one SQL text for both), ``schema`` / ``pg_schema`` (tables, versioned migrations),
 ``redact``, ``codec`` (JSON), ``blobs`` (large outputs as files, SQLite only), ``records`` (row models),
-``fencing`` (leases, claims), ``batch``, ``journal`` and ``errors``. Import the public names
+``fencing`` (leases, claims), ``batch``, ``journal``, ``identity`` / ``opening`` (is a file a store) and ``errors``. Import the public names
 from here; the part modules may change shape between versions.
 """
 

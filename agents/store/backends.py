@@ -31,7 +31,9 @@ from typing import Any, Protocol
 from agents.store.blobs import BlobDir
 from agents.store.dialect import BackendKind, is_postgres_url
 from agents.store.errors import StoreClosedError
-from agents.store.schema import migrate, open_connection, schema_version
+from agents.store.identity import mark
+from agents.store.opening import configure, identify_or_refuse, open_store_file
+from agents.store.schema import migrate, schema_version
 from agents.store.scrub import ScrubReport, scrub_task
 
 __all__ = ["Backend", "BackendKind", "Connection", "Cursor", "SqliteBackend", "open_backend"]
@@ -84,21 +86,24 @@ class SqliteBackend:
     kind: BackendKind = "sqlite"
     integrity_errors = (sqlite3.IntegrityError,)
 
-    def __init__(self, path: Path, *, durable: bool = False) -> None:
+    def __init__(self, path: Path, *, durable: bool = False, create: bool = True) -> None:
         self.path = path.expanduser().absolute()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.label = str(self.path)
         self.blobs: BlobDir | None = BlobDir(self.path)
-        self._durable = durable
+        self._durable, self._create = durable, create
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = os.getpid()
         self._open()
 
     def _open(self) -> None:
-        conn = open_connection(str(self.path), durable=self._durable)
+        conn = open_store_file(self.path, create=self._create)
         try:
-            migrate(conn, path=str(self.path))
+            found = identify_or_refuse(conn, self.label, create=self._create)
+            configure(conn, durable=self._durable)
+            migrate(conn, path=self.label)
+            if self._create and not found.marked:
+                mark(conn)
         except BaseException:
             conn.close()
             raise
@@ -152,11 +157,12 @@ class SqliteBackend:
                 conn.close()
 
 
-def open_backend(where: Path | str, *, durable: bool = False, pool_size: int = 8) -> Backend:
-    """SQLite for a path, PostgreSQL for a ``postgresql://`` URL (psycopg 3 and its pool, imported only then)."""
+def open_backend(where: Path | str, *, durable: bool = False, pool_size: int = 8, create: bool = True) -> Backend:
+    """SQLite for a path, PostgreSQL for a ``postgresql://`` URL (psycopg 3 and its pool, imported only then).
+    ``create=False``: a missing or empty store is ``NoStoreError`` instead of a new one (commands that only read)."""
     if is_postgres_url(where):
         from agents.store.postgres import PgBackend
 
-        return PgBackend(str(where), pool_size=pool_size)
-    return SqliteBackend(Path(where), durable=durable)
+        return PgBackend(str(where), pool_size=pool_size, create=create)
+    return SqliteBackend(Path(where), durable=durable, create=create)
 

@@ -39,19 +39,10 @@ from agents.store.batch import (LeaseLostError, OutputRow, ResultRow, TaskBatch,
                                 write_group)
 from agents.store.backends import Backend, BackendKind, Connection, open_backend
 from agents.store.codec import decode, encode, encode_model
-from agents.store.errors import (
-    BlobMissingError,
-    EventSequenceError,
-    InvalidWriteError,
-    SchemaVersionError,
-    SecretTooShortError,
-    StoreClosedError,
-    StoreError,
-    StoreSerializationError,
-    StoreTaskNotFoundError,
-    StoreUnavailableError,
-    TaskExistsError,
-)
+from agents.store.errors import (BlobMissingError, EventSequenceError, InvalidWriteError, NoStoreError, NotAStoreError,
+                                 SchemaVersionError, SecretTooShortError, StoreClosedError, StoreError, StoreOpenError,
+                                 StoreSerializationError, StoreTaskNotFoundError, StoreUnavailableError,
+                                 StoreUnreachableError, TaskExistsError)
 from agents.store.fencing import ClaimOutcome
 from agents.store.journal import StoreJournal
 from agents.store.records import STATUSES, UNFINISHED, JournalRecord, StoreStatus, TaskRow, TaskSummary
@@ -64,7 +55,8 @@ __all__ = [  # noqa: RUF022 - grouped: the store, its records, its errors
     "StoreStatus", "TaskRow", "TaskSummary", "JournalRecord",
     "StoreError", "StoreClosedError", "TaskExistsError", "StoreTaskNotFoundError", "EventSequenceError",
     "SchemaVersionError", "StoreSerializationError", "BlobMissingError", "SecretTooShortError", "InvalidWriteError",
-    "LeaseLostError", "StoreUnavailableError",
+    "LeaseLostError", "StoreUnavailableError", "StoreUnreachableError", "StoreOpenError", "NotAStoreError",
+    "NoStoreError",
 ]
 
 DEFAULT_BLOB_THRESHOLD_BYTES = 256 * 1024
@@ -75,12 +67,14 @@ class Store:
     """Durable state of every task. Open one per process (it reopens itself after a ``fork``).
 
     ``where`` is the SQLite file's path, or a ``postgresql://user@host:port/db`` URL (``pool_size`` connections
-    per process; ``durable`` is SQLite's fsync choice: a server's durability is its own configuration)."""
+    per process; ``durable`` is SQLite's fsync choice: a server's durability is its own configuration). A file or
+    database holding anything but a tetrarch store is ``NotAStoreError`` (nothing is written to it); with
+    ``create=False`` (what commands that only read use) a missing or empty one is ``NoStoreError``."""
 
     def __init__(self, where: Path | str, *, secrets: Iterable[str] = (), durable: bool = False,
                  blob_threshold_bytes: int = DEFAULT_BLOB_THRESHOLD_BYTES,
-                 clock: Callable[[], float] = time.time, pool_size: int = 8) -> None:
-        self._backend: Backend = open_backend(where, durable=durable, pool_size=pool_size)
+                 clock: Callable[[], float] = time.time, pool_size: int = 8, create: bool = True) -> None:
+        self._backend: Backend = open_backend(where, durable=durable, pool_size=pool_size, create=create)
         self._clock = clock
         self._blob_threshold = blob_threshold_bytes
         self._blobs = self._backend.blobs

@@ -13,13 +13,17 @@ __all__ = [
     "BlobMissingError",
     "EventSequenceError",
     "InvalidWriteError",
+    "NoStoreError",
+    "NotAStoreError",
     "SchemaVersionError",
     "SecretTooShortError",
     "StoreClosedError",
     "StoreError",
+    "StoreOpenError",
     "StoreSerializationError",
     "StoreTaskNotFoundError",
     "StoreUnavailableError",
+    "StoreUnreachableError",
     "TaskExistsError",
 ]
 
@@ -101,5 +105,43 @@ class StoreUnavailableError(StoreError):
         self.url, self.reason = url, reason
 
 
+class StoreUnreachableError(StoreUnavailableError):
+    """Nothing answered at the store server's host:port (refused, timed out, unknown host): no server runs there."""
+
+    def __init__(self, url: str, address: str, cause: str) -> None:
+        StoreError.__init__(self, f"cannot reach the PostgreSQL server at {address} for the store {url}: the server "
+                                  f"is not reachable ({cause}); start it, or fix the host and port in "
+                                  "RuntimeConfig.store_url")
+        self.url, self.address, self.reason = url, address, cause
+
+
 class InvalidWriteError(StoreError, UsageError):
     """A write the store refuses because its arguments contradict each other; the message says which."""
+
+
+class StoreOpenError(StoreError, UsageError):
+    """The store's file cannot be opened or created where the user pointed (``reason`` says why)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot open the store {path}: {reason}; point RuntimeConfig.store_path (--store) at a "
+                         "file in a directory you can write to")
+        self.path, self.reason = path, reason
+
+
+class NotAStoreError(StoreError, UsageError):
+    """The file (or database) holds something other than a tetrarch store; nothing was written to it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path} is not a tetrarch store: {reason}; nothing was written to it. Point --store "
+                         "(RuntimeConfig.store_path or store_url) at a tetrarch store, or at a new file to create one")
+        self.path, self.reason = path, reason
+
+
+class NoStoreError(NotAStoreError):
+    """A command that only reads (``tetrarch tasks``, ``ui``, ``trace``) was pointed at a missing or empty store:
+    it creates none (a typo would otherwise show an empty list)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        StoreError.__init__(self, f"no store at {path} ({reason}); check the --store path (`tetrarch run` or an "
+                                  "Orchestrator creates a store; commands that only read never do)")
+        self.path, self.reason = path, reason

@@ -24,14 +24,32 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from agents.store.dialect import BackendKind, to_postgres
-from agents.store.errors import StoreClosedError, StoreUnavailableError
+from agents.store.errors import (NoStoreError, NotAStoreError, StoreClosedError, StoreUnavailableError,
+                                 StoreUnreachableError)
 from agents.store.pg_schema import migrate, schema_version
 from agents.store.redact import Redactor
 from agents.store.scrub import ScrubReport, scrub_connection
 
-__all__ = ["PgBackend", "PgConnection", "public_url"]
+__all__ = ["PROBE_TIMEOUT_S", "PgBackend", "PgConnection", "public_url", "unreachable"]
 
 _INSTALL = "install the driver with pip install 'psycopg[binary,pool]' (it is a tetrarch dependency)"
+
+
+PROBE_TIMEOUT_S = 5
+"""How long opening a store waits for the server to answer at all (libpq counts whole seconds, at least 2)."""
+_UNREACHABLE = ("connection refused", "timeout expired", "could not translate host name", "no route to host",
+                "network is unreachable", "connection timed out")
+
+
+def unreachable(url: str, label: str, exc: Exception) -> StoreUnavailableError:
+    """The error for a failed first connection: ``StoreUnreachableError`` naming host:port when nothing answered
+    there, else the server's own reason (a wrong password, a missing database)."""
+    text = " ".join(str(exc).split())
+    if any(marker in text.lower() for marker in _UNREACHABLE) and "password" not in text.lower():
+        parts = urlsplit(url)
+        where = f"{parts.hostname or 'localhost'}:{parts.port or 5432}"
+        return StoreUnreachableError(label, where, text)
+    return StoreUnavailableError(label, f"{text}; check RuntimeConfig.store_url (user, password, database)")
 
 
 def public_url(url: str) -> str:
@@ -68,7 +86,8 @@ class PgBackend:
     kind: BackendKind = "postgresql"
     blobs = None
 
-    def __init__(self, url: str, *, pool_size: int = 8, connect_timeout_s: float = 30.0) -> None:
+    def __init__(self, url: str, *, pool_size: int = 8, connect_timeout_s: float = 30.0, create: bool = True,
+                 probe_timeout_s: int = PROBE_TIMEOUT_S) -> None:
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
@@ -77,20 +96,22 @@ class PgBackend:
         self.url, self.label = url, public_url(url)
         self.integrity_errors: tuple[type[BaseException], ...] = (psycopg.IntegrityError,)
         self._pool_type, self._pool_size, self._timeout = ConnectionPool, pool_size, connect_timeout_s
+        self._create, self._probe_timeout_s = create, probe_timeout_s
         self._lock = threading.Lock()
         self._pool: Any = None
         self._pid = os.getpid()
         self._open()
 
     def _open(self) -> None:
+        # One plain connection first, with a short connect timeout: the pool retries a refused connection until its
+        # own timeout (30 s) and then says only PoolTimeout. The probe also checks (and migrates) the schema.
         import psycopg
 
+        self._prepare_schema()
         pool = self._pool_type(self.url, min_size=1, max_size=self._pool_size, open=False,
                                kwargs={"autocommit": True}, timeout=self._timeout, name="tetrarch-store")
         try:
             pool.open(wait=True, timeout=self._timeout)
-            with pool.connection() as raw:
-                migrate(raw, url=self.label)
         except (psycopg.OperationalError, TimeoutError) as exc:
             pool.close()
             raise StoreUnavailableError(self.label, f"{type(exc).__name__}: {exc}; start the server, or check "
@@ -99,6 +120,26 @@ class PgBackend:
             pool.close()
             raise
         self._pool, self._pid = pool, os.getpid()
+
+    def _prepare_schema(self) -> None:
+        import psycopg
+
+        try:
+            raw = psycopg.connect(self.url, autocommit=True, connect_timeout=self._probe_timeout_s)
+        except psycopg.OperationalError as exc:
+            raise unreachable(self.url, self.label, exc) from None
+        try:
+            found = schema_version(raw)
+            if found == 0 and raw.execute("SELECT to_regclass('tasks')").fetchone()[0] is not None:
+                raise NotAStoreError(self.label, "it has a tasks table but no store_schema: another program's")
+            if found == 0 and not self._create:
+                raise NoStoreError(self.label, "the database holds no task store: it is empty")
+            migrate(raw, url=self.label)
+        except psycopg.OperationalError as exc:  # the server went away, or refuses our DDL
+            raise StoreUnavailableError(self.label, f"{type(exc).__name__}: {exc}; check the server and "
+                                        "RuntimeConfig.store_url (user, host, port, database)") from None
+        finally:
+            raw.close()
 
     def _current_pool(self) -> Any:
         with self._lock:

@@ -26,6 +26,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Migration",
+    "configure",
     "migrate",
     "open_connection",
     "schema_version",
@@ -159,11 +160,16 @@ SCHEMA_VERSION = len(MIGRATIONS)
 def open_connection(path: str, *, durable: bool) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit ``BEGIN IMMEDIATE``) with our pragmas."""
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    configure(conn, durable=durable)
+    return conn
+
+
+def configure(conn: sqlite3.Connection, *, durable: bool) -> None:
+    """The store's pragmas on an open connection (WAL is written into the file: set it only on a store)."""
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     _enable_wal(conn)
     conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
     conn.execute("PRAGMA foreign_keys = ON")
-    return conn
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

@@ -33,7 +33,7 @@ from agents.tools.schema import (
     return_kind,
 )
 
-__all__ = ["Permission", "Tool", "ToolSpec", "tool"]
+__all__ = ["GeneratorToolError", "Permission", "Tool", "ToolSpec", "tool"]
 
 Permission = Literal["read", "write", "admin"]
 
@@ -145,6 +145,22 @@ class Tool:
         return self.fn
 
 
+class GeneratorToolError(ToolDefinitionError, TypeError):
+    """``@tool`` on a generator function (``yield``, sync or async): a step's output is one value, which a
+    generator never hands over; refused when the tool is declared rather than when a plan first runs it."""
+
+
+def _generator_kind(fn: Callable[..., Any]) -> str | None:
+    """"generator" / "async generator" when calling ``fn`` (a function, a ``partial`` of one, or an object whose
+    ``__call__`` is one) makes a generator; else None."""
+    for target in (fn, getattr(fn, "func", None), getattr(type(fn), "__call__", None)):
+        if inspect.isasyncgenfunction(target):
+            return "async generator"
+        if inspect.isgeneratorfunction(target):
+            return "generator"
+    return None
+
+
 def _rebuild_tool(fn: Callable[..., Any], spec: ToolSpec, hints: dict[str, Any] | None = None) -> Tool:
     return Tool(fn, spec, hints)
 
@@ -157,6 +173,11 @@ def _make_tool(fn: Callable[..., Any], *, permission: Permission, requires_confi
     if not callable(fn):
         raise ToolDefinitionError(f"@tool needs a function, got {type(fn).__name__}")
     tool_name = name or getattr(fn, "__name__", "")
+    if (kind := _generator_kind(fn)) is not None:
+        collect = "[item async for item in ...]" if kind == "async generator" else "list(...)"
+        raise GeneratorToolError(f"tool {tool_name or fn!r} is {'an' if kind[0] == 'a' else 'a'} {kind} function "
+                                 "(it yields): a tool returns one value that the plan's next steps use; collect the "
+                                 f"items and return them, e.g. return {collect}", tool_name=tool_name or None)
     if not tool_name.isidentifier():
         raise ToolDefinitionError(f"tool name {tool_name!r} must be an identifier; pass name='...'")
     if permission not in ("read", "write", "admin"):

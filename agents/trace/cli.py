@@ -19,7 +19,7 @@ def load_trace(task_id: str, store_path: Path) -> TaskTrace:
 
     if problem := missing_store(store_path):
         raise UsageError(problem)
-    store = Store(store_path)
+    store = Store(store_path, create=False)
     try:
         events = store.events(task_id)
         if not events:

@@ -54,3 +54,21 @@ def test_a_users_check_refuses_then_accepts_in_process(tmp_path):
     assert [(f.check, f.source) for f in refused] == [("gives_both_figures", "user")]
     assert "missing: 2.1, 2.8" in refused[0].message
     assert [e.payload.decision for e in events if e.type == "reflected"] == ["review_again", "accept"]
+
+
+def test_a_check_returning_false_fails_the_task_naming_it(tmp_path):
+    """Issue 60: a check returning ``False`` let the answer through silently."""
+
+    def names_berlin(review: AnswerReview) -> bool:
+        return "Berlin" in (review.answer or "")
+
+    orch = Orchestrator(llm=FunctionLLM(script(["Rome is bigger"])), tools=[population],
+                        config=RuntimeConfig(store_path=tmp_path / "t.db"), runtime="inprocess",
+                        checks=[names_berlin])
+    try:
+        result = orch.run("Which is bigger, Paris or Rome?", timeout=30)
+    finally:
+        orch.shutdown()
+    assert result.status == "failed" and result.stopped_reason == "check_failed"
+    assert "the answer check 'names_berlin' returned False (bool)" in result.error
+    assert "raises agents.checks.Reject('why') to refuse" in result.error

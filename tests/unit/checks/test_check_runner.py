@@ -158,3 +158,22 @@ def test_a_plain_reflection_is_a_checked_one_with_no_findings():
     assert checked.checks == () and checked.answer == "Rome"
     # the reviewer's schema is unchanged: a reply can never claim a check's finding
     assert "checks" not in Reflection.model_json_schema()["properties"]
+
+
+def _returns_false(review: AnswerReview) -> bool:
+    return "Berlin" in (review.answer or "")
+
+
+async def _returns_message(review: AnswerReview) -> str:
+    return "the answer should name Berlin"
+
+
+@pytest.mark.parametrize(("check", "shown"), [(_returns_false, "returned False (bool)"),
+                                              (_returns_message, "returned 'the answer should name Berlin' (str)"),
+                                              (lambda review: True, "returned True (bool)")])
+def test_a_check_returning_a_verdict_is_a_fault_naming_it_not_a_silent_pass(check, shown):
+    """Issue 60: a check returning False or a string passed silently. Only None passes."""
+    outcome = run([names_rome, check])
+    assert outcome.findings == () and outcome.fault is not None
+    assert f"the answer check {check_name(check)!r} {shown}" in outcome.fault
+    assert "returns None to pass and raises agents.checks.Reject('why') to refuse" in outcome.fault

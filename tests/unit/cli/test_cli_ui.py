@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents.cli.main import main
-from agents.store import Store
+from agents.store import NoStoreError, Store
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -29,6 +29,9 @@ def test_store_url_opens_the_cluster_store(postgres_url):
 
     from agents.cli.ui import open_store
 
+    with pytest.raises(NoStoreError, match="holds no task store"):  # a reader creates no tables (issue 60)
+        open_store(argparse.Namespace(store_url=postgres_url, store=None))
+    Store(postgres_url).close()
     store, config = open_store(argparse.Namespace(store_url=postgres_url, store=None))
     try:
         assert config.store_url == postgres_url and store.backend == "postgresql"

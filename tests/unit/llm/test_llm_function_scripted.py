@@ -111,7 +111,7 @@ def test_exceptions_from_the_function_propagate_unchanged():
 
 
 def test_a_reply_of_the_wrong_type_says_what_to_return():
-    with pytest.raises(TypeError, match=r"return the reply text \(str\) or an LLMReply"):
+    with pytest.raises(TypeError, match=r"returned a dict .* must return the reply text \(str\) or an LLMReply"):
         asyncio.run(FunctionLLM(lambda r: {"route": "plan"}).complete(request()))
 
 

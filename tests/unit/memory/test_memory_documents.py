@@ -158,3 +158,31 @@ def test_what_cannot_be_indexed_is_a_typed_error_saying_what_to_pass(tmp_path, i
         index.close()
     again = pickle.loads(pickle.dumps(caught.value))
     assert type(again) is InvalidMemoryArgumentError and str(again) == str(caught.value)
+
+
+@pytest.mark.parametrize("mistyped", ["/mistyped/path.md", "./notes/offices.md", "~/no-such-dir-here/a.txt",
+                                      "offices.md", "notes/q3-report.md", "/srv/data/no-such-file",
+                                      "/home/me/My Notes/q3 report.md"])
+def test_a_string_that_looks_like_a_path_and_names_no_file_is_refused(tmp_path, mistyped):
+    """Issue 60: ``add(["/mistyped/path.md"])`` indexed the path string itself as a one-line document."""
+    index = DocumentIndex(tmp_path / "t.db")
+    try:
+        with pytest.raises(DocumentReadError, match="no such file. A string that looks like a path") as caught:
+            index.add(["Our Paris office opened in 2019.", mistyped])
+        assert index.documents() == []  # nothing was written, not even the good text before it
+    finally:
+        index.close()
+    assert "add_text(" in str(caught.value)
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is DocumentReadError and str(again) == str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["Rome is bigger.", "/ is the root directory", "Version 2.0 ships today",
+                                  "See notes.md for more", "e.g.", "https://example.com/a.md is our handbook"])
+def test_texts_that_only_mention_a_path_are_still_texts(tmp_path, text):
+    index = DocumentIndex(tmp_path / "t.db")
+    try:
+        [info] = index.add([text])
+        assert info.source.startswith("text:")
+    finally:
+        index.close()
