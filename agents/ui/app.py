@@ -150,7 +150,12 @@ class _Handlers:
             body = None
         if not isinstance(body, dict):
             return JSONResponse({"error": 'send {"text": "...", "by": "..."}'}, status_code=400)
-        text, by = str(body.get("text") or "").strip(), str(body.get("by") or "").strip()[:80]
+        text, by = body.get("text"), body.get("by") or ""
+        if not isinstance(text, str) or not isinstance(by, str):
+            # str() of an object would approve with "{'a': 1}": the answer must be the text a person wrote.
+            return JSONResponse({"error": 'the answer must be text: send {"text": "approve", "by": "your name"}'},
+                                status_code=400)
+        text, by = text.strip(), by.strip()[:80]
         if not text:
             return JSONResponse({"error": "the answer is empty: write 'approve' or what the task should do"},
                                 status_code=400)

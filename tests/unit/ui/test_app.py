@@ -115,6 +115,9 @@ def test_answers_are_checked_before_they_reach_the_task(escalated):
     url = ui.url + f"/api/tasks/{task_id}/respond"
     assert _post(url, {"text": "approve"}, content_type="text/plain")[0] == 415  # no cross-site form posts
     assert _post(url, {"text": "  "})[0] == 400
+    status, body = _post(url, {"text": {"a": 1}})
+    assert status == 400 and "must be text" in body["error"]
+    assert _post(url, {"text": "approve", "by": ["x"]})[0] == 400
     assert _post(ui.url + "/api/tasks/nope/respond", {"text": "approve"})[0] == 409
 
 
