@@ -17,6 +17,7 @@ events, results, store and policy, for users' tests and notebooks. Both answer t
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 import uuid
@@ -26,7 +27,7 @@ from typing import Any, Callable, Literal, Protocol, get_args
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig, for_embedded_model
-from agents.errors import ConfigError, OrchestratorClosedError, TaskTimeoutError
+from agents.errors import ConfigError, InvalidTimeoutError, OrchestratorClosedError, TaskTimeoutError
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
@@ -111,7 +112,7 @@ class TaskHandle:
     def result(self, timeout: float | None = None) -> TaskResult:
         """Wait for the result. Never raises for a task that failed (see ``result.error``); raises
         ``TaskTimeoutError`` if ``timeout`` seconds pass first (the task keeps running)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             data = self._call("wait_result", self.task_id, self.run, wait)
@@ -122,7 +123,7 @@ class TaskHandle:
                                        "call handle.result() again or orch.resume(task_id) later")
 
     async def aresult(self, timeout: float | None = None) -> TaskResult:
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             data = await self._acall("wait_result", self.task_id, self.run, wait)
@@ -326,6 +327,16 @@ class Orchestrator:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def _deadline(timeout: object) -> float | None:
+    """When a wait of ``timeout`` seconds ends (None: never); a timeout that is not seconds is refused here, not
+    as a TypeError from deep inside the wait."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout < 0:
+        raise InvalidTimeoutError(repr(timeout))
+    return time.monotonic() + timeout
 
 
 def _check_runtime(runtime: object, address: str | None) -> None:

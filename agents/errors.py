@@ -21,6 +21,8 @@ __all__ = [
     "OrchestratorClosedError",
     "PackageClashError",
     "TaskTimeoutError",
+    "InProcessRuntimeDiedError",
+    "InvalidTimeoutError",
     "InvalidLLMOutputError",
     "BudgetExceeded",
     "RoleUnavailableError",
@@ -105,6 +107,31 @@ class PackageClashError(TetrarchError, ImportError):
 
 class TaskTimeoutError(TetrarchError, TimeoutError):
     """``handle.result(timeout=...)`` elapsed before the task finished (the task keeps running)."""
+
+
+class InProcessRuntimeDiedError(TaskTimeoutError):
+    """The in-process runtime's event loop stopped (a ``BaseException`` escaped from code it ran): nothing will
+    answer this Orchestrator's calls. A timeout error, so code that waits with a timeout handles it too."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(f"the in-process runtime stopped ({cause}), so no task of this Orchestrator will finish; "
+                         "its tasks are checkpointed: create a new Orchestrator on the same store and call "
+                         "orch.resume(task_id)")
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # OSError (TimeoutError's base) sets ``args`` in __init__ when a subclass overrides it, so the generic
+        # rebuild, which skips __init__, would lose the message.
+        return type(self), (self.cause,)
+
+
+class InvalidTimeoutError(UsageError, TypeError, ValueError):
+    """A ``timeout`` that is not a number of seconds (a string, a bool, a negative number, NaN)."""
+
+    def __init__(self, value: str) -> None:
+        super().__init__(f"timeout={value} is not a number of seconds; give an int or float >= 0, e.g. "
+                         "timeout=5, or None to wait as long as it takes")
+        self.value = value
 
 
 class InvalidLLMOutputError(TetrarchError):

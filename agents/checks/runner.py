@@ -52,7 +52,20 @@ def validate_checks(checks: Sequence[Any] | None) -> tuple[Check, ...]:
     return found
 
 
+class _CheckExited(Exception):
+    """A check raised SystemExit or KeyboardInterrupt. Either would leave an asyncio task as it is and stop the
+    event loop that runs every task (the in-process runtime's thread, the Supervisor's loop), so it becomes an
+    ordinary exception where the check raised it, and the check's fault."""
+
+
 async def _call(check: Check, review: AnswerReview) -> None:
+    try:
+        await _call_unguarded(check, review)
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _CheckExited(f"{type(exc).__name__}({exc})" if str(exc) else type(exc).__name__) from None
+
+
+async def _call_unguarded(check: Check, review: AnswerReview) -> None:
     if inspect.iscoroutinefunction(getattr(check, "func", check)) or inspect.iscoroutinefunction(check):
         await check(review)  # type: ignore[misc]
         return
@@ -76,6 +89,9 @@ async def _one(check: Check, review: AnswerReview, timeout_s: float) -> CheckFin
         call.result()
     except Reject as exc:
         return CheckFinding(check=name, source="user", message=exc.reason)
+    except _CheckExited as exc:
+        return (f"the answer check {name!r} raised {exc}, which would end the process; a check returns None to "
+                "pass and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
     except Exception as exc:  # noqa: BLE001 - any fault of the user's code becomes the task's clear failure
         return (f"the answer check {name!r} raised {type(exc).__name__}: {exc}. A check returns None to pass "
                 "and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
