@@ -34,6 +34,7 @@ from agents.tools import ToolSpec
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import PlanStep
+from planning.policy import ReflectionContext
 from planning.rejected import remember_rejection
 
 __all__ = ["Limits", "PlanExecution", "number_slots"]
@@ -332,6 +333,13 @@ class PlanExecution(PlanIntake):
         self._stopped = self._stopped or self._limits.failures.after_failure(self._st, self._steps[step_id], outcome)
 
     # ------------------------------------------------------------------ decisions applied by the runner
+    def with_graph(self, context: ReflectionContext) -> ReflectionContext:
+        """The policy's input with the step graph as the scheduler holds it, so that every retry the policy decides
+        is one ``retry`` can make."""
+        ids = self._sched.step_ids()
+        return dataclasses.replace(context, step_states={sid: self._sched.state(sid) for sid in ids},
+                                   step_deps={sid: self._sched.dependencies(sid) for sid in ids})
+
     def retry(self, step_id: int) -> None:
         """Reset ``step_id`` and its dependents (the reflector's retry_step)."""
         was_running = set(self._sched.retry(step_id))
