@@ -34,7 +34,7 @@ from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
 from agents.session import Session
-from agents.task_text import check_task_text
+from agents.task_text import check_task_text, check_text_length
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
 
@@ -270,6 +270,7 @@ class Orchestrator:
         """Answer an escalation or a confirmation request ("approve" runs the pending tool call); the task
         continues and the returned handle follows it. ``by`` names who answered in the event log (default "api")."""
         self._check()
+        check_text_length(text, "response")  # here, before a huge text is shipped to the Supervisor
         run = TaskHandle(self, task_id)._call("respond", task_id, text, by)
         return TaskHandle(self, task_id, run)
 

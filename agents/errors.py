@@ -23,6 +23,7 @@ __all__ = [
     "TaskTimeoutError",
     "InProcessRuntimeDiedError",
     "InvalidTimeoutError",
+    "TextTooLongError",
     "InvalidLLMOutputError",
     "BudgetExceeded",
     "RoleUnavailableError",
@@ -132,6 +133,19 @@ class InvalidTimeoutError(UsageError, TypeError, ValueError):
         super().__init__(f"timeout={value} is not a number of seconds; give an int or float >= 0, e.g. "
                          "timeout=5, or None to wait as long as it takes")
         self.value = value
+
+
+class TextTooLongError(ConfigError):
+    """A text the caller sent in (a task, a response) is longer than tetrarch's one limit for any text
+    (``planning.text_limits.MAX_TEXT_CHARS``, docs/reliability.md "Text limits")."""
+
+    def __init__(self, what: str, length: int, limit: int) -> None:
+        super().__init__(f"the {what} is {length} characters, over the limit of {limit} characters for any one text "
+                         "(MAX_TEXT_CHARS, docs/reliability.md); shorten it, or put long material in documents "
+                         "(orch.add_documents) and refer to it")
+        self.what = what
+        self.length = length
+        self.limit = limit
 
 
 class InvalidLLMOutputError(TetrarchError):

@@ -17,6 +17,7 @@ from typing import Any
 
 from agents.checks.api import AnswerReview, Check, CheckFinding, Reject
 from planning.policy import ReflectionContext
+from planning.text_limits import cap_text
 
 __all__ = ["CheckRun", "check_name", "run_checks", "with_findings", "builtin_findings", "validate_checks"]
 
@@ -88,13 +89,15 @@ async def _one(check: Check, review: AnswerReview, timeout_s: float) -> CheckFin
     try:
         call.result()
     except Reject as exc:
-        return CheckFinding(check=name, source="user", message=exc.reason)
+        # A check's message reaches every later prompt and the stored result: cut, never counted whole.
+        return CheckFinding(check=name, source="user", message=cap_text(exc.reason))
     except _CheckExited as exc:
         return (f"the answer check {name!r} raised {exc}, which would end the process; a check returns None to "
                 "pass and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
     except Exception as exc:  # noqa: BLE001 - any fault of the user's code becomes the task's clear failure
-        return (f"the answer check {name!r} raised {type(exc).__name__}: {exc}. A check returns None to pass "
-                "and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
+        return (f"the answer check {name!r} raised {type(exc).__name__}: {cap_text(str(exc))}. A check returns "
+                "None to pass and raises agents.checks.Reject('why') to refuse; fix the check and submit the task "
+                "again")
     return None
 
 
