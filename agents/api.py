@@ -274,10 +274,12 @@ class Orchestrator:
         run = TaskHandle(self, task_id)._call("respond", task_id, text, by)
         return TaskHandle(self, task_id, run)
 
-    def resume(self, task_id: str) -> TaskHandle:
-        """Continue an unfinished task from its last checkpoint (e.g. after the driver was killed)."""
+    def resume(self, task_id: str, *, force: bool = False) -> TaskHandle:
+        """Continue an unfinished task from its last checkpoint (e.g. after the driver was killed). A task still
+        running in another live Orchestrator raises ``TaskLeaseHeldError`` (saying until when its lease is live);
+        ``force=True`` takes it over anyway (its step in flight may then run twice)."""
         self._check()
-        run = TaskHandle(self, task_id)._call("resume", task_id)
+        run = TaskHandle(self, task_id)._call("resume", task_id, bool(force))
         return TaskHandle(self, task_id, run)
 
     def handle(self, task_id: str) -> TaskHandle:

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_valid
 from planning.policy import DEFAULT_LIMITS, PolicyLimits
 from planning.text_limits import MAX_TEXT_CHARS
 
-__all__ = ["BUILTIN_CHECK_SETS", "MAX_TEXT_CHARS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet", "DispatchOptions", "ExecutorOptions", "PlannerOptions",
+__all__ = ["BUILTIN_CHECK_SETS", "MAX_TEXT_CHARS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet", "DispatchOptions",
+           "ExecutorOptions", "PlannerOptions",
            "PromptOptions", "RouterOptions", "RuntimeConfig", "ToolOptions", "default_store_path", "masked_url"]
 
 BuiltinCheckSet = Literal["sound", "numeric"]

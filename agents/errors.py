@@ -14,6 +14,7 @@ __all__ = [
     "ConfigError",
     "UnknownTaskError",
     "TaskNotWaitingError",
+    "TaskLeaseHeldError",
     "ClusterUnavailableError",
     "ClusterVersionMismatchError",
     "CodeShippingError",
@@ -78,6 +79,23 @@ class TaskNotWaitingError(UsageError):
         )
         self.task_id = task_id
         self.status = status
+
+
+class TaskLeaseHeldError(UsageError):
+    """``resume`` found the task running in another live runner (its lease was renewed lately): taking it over
+    would run its step in flight twice at once."""
+
+    def __init__(self, task_id: str, owner: str, until: float) -> None:
+        import datetime as _dt  # only for the message
+
+        when = _dt.datetime.fromtimestamp(until, _dt.timezone.utc).strftime("%H:%M:%S UTC")
+        super().__init__(
+            f"task {task_id!r} is running in another live runner ({owner}); its lease is live until {when} unless "
+            "that runner renews it. Follow it with orch.handle(task_id).result(), or, if that runner is gone for "
+            "good, take the task over with orch.resume(task_id, force=True) (its step in flight may run again)")
+        self.task_id = task_id
+        self.owner = owner
+        self.until = until
 
 
 class ClusterUnavailableError(TetrarchError):

@@ -7,7 +7,6 @@ to that loop the way they would cross to the Supervisor actor, which keeps ``Tas
 
 Example:
     >>> from agents.config import RuntimeConfig
-from agents.errors import InProcessRuntimeDiedError
     >>> sup = InProcessSupervisor(RuntimeConfig(store_path=tmp / "t.db"), llm, tools)   # doctest: +SKIP
     >>> task_id = sup.call("submit", "Which is bigger, Paris or Rome?", None, None)      # doctest: +SKIP
     >>> sup.shutdown()                                                                     # doctest: +SKIP
@@ -24,9 +23,9 @@ from typing import Any, TypeVar
 
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
-from agents.errors import InProcessRuntimeDiedError
 from agents.engine.runtime import LocalRuntime
 from agents.engine.supervisor import SupervisorCore
+from agents.errors import InProcessRuntimeDiedError
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
 from agents.roles.planner import Planner

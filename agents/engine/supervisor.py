@@ -19,6 +19,7 @@ from typing import Any
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.group_commit import group_commit
+from agents.engine.lease_keeper import LeaseKeeper, lease_runner
 from agents.engine.loop_watch import LoopWatch, log_stall
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
@@ -26,7 +27,7 @@ from agents.engine.runtime import Runtime
 from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
-from agents.errors import TaskNotWaitingError, TextTooLongError, UnknownTaskError
+from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, TextTooLongError, UnknownTaskError
 from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
@@ -67,6 +68,8 @@ class SupervisorCore:
         self._memory = MemoryLink(config)
         self._config_json = config.model_dump(mode="json")
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
+        self._leases: LeaseKeeper | None = None
+        """Renews the leases of the tasks this Supervisor runs, so another's ``resume`` sees them live."""
         self._loop_watch: LoopWatch | None = None
         """Logs where this loop was when it stopped turning (every step's bound is a timer on it); started by the
         first command, on the loop that runs the tasks."""
@@ -79,6 +82,7 @@ class SupervisorCore:
     async def _ready(self) -> None:
         if self._loop_watch is None:
             self._loop_watch = LoopWatch(report=lambda stall: log_stall(stall, "the Supervisor's event loop")).start()
+            self._leases = LeaseKeeper(self._store, self._owner, lambda: list(self._running)).start()
         if not self._needs_reattach:
             return
         async with self._reattach_lock:
@@ -131,12 +135,16 @@ class SupervisorCore:
             answered_by=by or "api")
         return self._continue(state, generation, first=answered)
 
-    async def resume(self, task_id: str) -> int:
-        """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
+    async def resume(self, task_id: str, force: bool = False) -> int:
+        """Continue an unfinished task from its checkpoint (no-op if it is running here already). A task another
+        live runner holds is refused (``TaskLeaseHeldError``) unless ``force``."""
         await self._ready()
         if self._is_running(task_id):
             return self._runs[task_id]
-        self._load(task_id)  # an unknown task raises here, before any lease is taken
+        loaded = self._load(task_id)  # an unknown task raises here, before any lease is taken
+        held = lease_runner(self._store.lease_holder(task_id), me=self._owner, now=self._clock())
+        if held is not None and not force and loaded.phase not in ("done", "waiting"):
+            raise TaskLeaseHeldError(task_id, held.owner, held.until)
         # Take the task over first, then read it: a stale runner (a killed driver's workers, the Supervisor
         # this one replaces) can write nothing after this point, so the state read is the last one.
         generation = self._store.acquire_lease(task_id, self._owner)
@@ -162,7 +170,7 @@ class SupervisorCore:
         ids = [t for t in self._store.unfinished_task_ids() if self._owns(t) and not self._is_running(t)]
         for task_id in ids:
             try:
-                await self.resume(task_id)
+                await self.resume(task_id, force=True)  # its runner was this shard's predecessor, which is gone
             except Exception:  # one unreadable task must not block the others
                 log.exception("could not re-attach task %s", task_id)
         return ids
@@ -214,6 +222,8 @@ class SupervisorCore:
             task.cancel()
         await asyncio.gather(*self._running.values(), return_exceptions=True)
         group_commit(self._store, asyncio.get_running_loop()).commit()  # what waits for the end of this tick
+        if self._leases is not None:
+            await self._leases.stop()
         self._store.close()
         self._memory.close()
 

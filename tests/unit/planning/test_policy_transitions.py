@@ -47,7 +47,8 @@ reflections = st.builds(
 
 
 @given(graph=graphs(), reflection=reflections, retries=st.dictionaries(st.integers(1, 7), st.integers(0, 4)),
-       replans=st.integers(0, 3), contradictions=st.lists(st.sampled_from(['3 < 5 is false.', 'Check c: no.']), max_size=2),
+       replans=st.integers(0, 3),
+       contradictions=st.lists(st.sampled_from(["3 < 5 is false.", "Check c: no."]), max_size=2),
        flags=st.tuples(st.booleans(), st.booleans(), st.booleans()), knows_graph=st.booleans())
 def test_every_verdict_maps_to_a_legal_transition(graph, reflection, retries, replans, contradictions, flags,
                                                   knows_graph):
