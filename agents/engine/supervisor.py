@@ -39,6 +39,10 @@ __all__ = ["SupervisorCore"]
 log = logging.getLogger("tetrarch.supervisor")
 
 
+_LIVE_LEASE_CHECKS, _LIVE_LEASE_PAUSE_S = 8, 0.25
+"""How long ``resume`` waits for a live-looking lease to lapse before refusing it: 2 s."""
+
+
 class SupervisorCore:
     """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
 
@@ -142,9 +146,8 @@ class SupervisorCore:
         if self._is_running(task_id):
             return self._runs[task_id]
         loaded = self._load(task_id)  # an unknown task raises here, before any lease is taken
-        held = lease_runner(self._store.lease_holder(task_id), me=self._owner, now=self._clock())
-        if held is not None and not force and loaded.phase not in ("done", "waiting"):
-            raise TaskLeaseHeldError(task_id, held.owner, held.until)
+        if not force and loaded.phase not in ("done", "waiting"):
+            await self._refuse_live_lease(task_id)
         # Take the task over first, then read it: a stale runner (a killed driver's workers, the Supervisor
         # this one replaces) can write nothing after this point, so the state read is the last one.
         generation = self._store.acquire_lease(task_id, self._owner)
@@ -155,6 +158,18 @@ class SupervisorCore:
             self._runs[task_id] = state.run
             return state.run
         return self._continue(state, generation)
+
+    async def _refuse_live_lease(self, task_id: str) -> None:
+        """Raise ``TaskLeaseHeldError`` while another live runner holds the task. A killed driver's runner lives
+        on for about a second (Ray kills its workers, the driver watch revokes its leases): that long is waited
+        out, so a resume right after a crash is not refused."""
+        for check in range(_LIVE_LEASE_CHECKS):
+            held = lease_runner(self._store.lease_holder(task_id), me=self._owner, now=self._clock())
+            if held is None:
+                return
+            if check == _LIVE_LEASE_CHECKS - 1:
+                raise TaskLeaseHeldError(task_id, held.owner, held.until)
+            await asyncio.sleep(_LIVE_LEASE_PAUSE_S)
 
     def _rebuilt_result(self, state: TaskState, generation: int) -> TaskResult:
         """The result of a task that finished but died before its result was stored: from the checkpoint and the
