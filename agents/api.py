@@ -264,6 +264,7 @@ class Orchestrator:
 
     def run(self, task: str, timeout: float | None = None) -> TaskResult:
         """``submit(task).result(timeout)``."""
+        _deadline(timeout)  # a timeout that is not seconds is refused before the task starts
         return self.submit(task).result(timeout=timeout)
 
     def respond(self, task_id: str, text: str, *, by: str | None = None) -> TaskHandle:

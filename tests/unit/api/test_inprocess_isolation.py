@@ -124,3 +124,5 @@ def test_a_timeout_that_is_not_seconds_is_refused_plainly(tmp_path, bad):
             handle.result(timeout=bad)
         assert isinstance(caught.value, (TypeError, ValueError))
         assert handle.result(timeout=10.0).status == "accepted"
+        with pytest.raises(InvalidTimeoutError):
+            orch.run("Population of Paris?", timeout=bad)
