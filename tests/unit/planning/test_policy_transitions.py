@@ -78,3 +78,50 @@ def test_every_verdict_maps_to_a_legal_transition(graph, reflection, retries, re
             assert feedback.strip()
         case Accept():
             assert reflection.action == "accept" and not contradictions
+
+
+def _chain_with_a_failure() -> Scheduler:
+    """1 failed, 2 skipped behind it, 3 completed on its own."""
+    sched = Scheduler()
+    sched.add_step(1)
+    sched.add_step(2, [1])
+    sched.add_step(3)
+    sched.seal()
+    sched.start(1)
+    sched.fail(1, "it broke")
+    sched.start(3)
+    sched.complete(3, "x")
+    return sched
+
+
+def _context(sched: Scheduler, step_id: int, retries: dict[int, int] | None = None) -> ReflectionContext:
+    reflection = Reflection(scores=Scores(completeness=2, correctness=2, format=4), overall_pass=False,
+                            action="retry_step", retry_details=RetryDetails(step_id=step_id, modification="use km"))
+    ids = sched.step_ids()
+    return ReflectionContext(reflection=reflection, step_retries=retries or {}, replans=0,
+                             step_ids=frozenset(ids), step_states={s: sched.state(s) for s in ids},
+                             step_deps={s: sched.dependencies(s) for s in ids})
+
+
+def test_a_retry_of_a_skipped_step_retries_the_failed_step_it_waits_on():
+    decision = decide(_context(_chain_with_a_failure(), 2))
+    assert isinstance(decision, RetryStep) and decision.step_id == 1
+    assert "asked to retry step 2" in decision.modification and decision.modification.endswith("use km")
+
+
+def test_the_retry_cap_counts_the_step_actually_retried():
+    decision = decide(_context(_chain_with_a_failure(), 2, retries={1: 3}))
+    assert isinstance(decision, Escalate) and decision.cause == "max_step_retries" and "step 1" in decision.reason
+
+
+def test_a_retry_of_a_failed_or_completed_step_is_taken_as_asked():
+    assert decide(_context(_chain_with_a_failure(), 1)) == RetryStep(1, "use km")
+    assert decide(_context(_chain_with_a_failure(), 3)) == RetryStep(3, "use km")
+
+
+def test_a_retry_of_a_step_that_has_not_run_replans_saying_so():
+    sched = Scheduler()
+    sched.add_step(1)
+    sched.seal()
+    decision = decide(_context(sched, 1))
+    assert isinstance(decision, Replan) and "step 1, which is pending" in decision.feedback
