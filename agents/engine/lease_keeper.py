@@ -57,7 +57,18 @@ def _process_gone(owner: str) -> bool:
         return True
     except OSError:  # it exists, owned by another user
         return False
-    return False
+    return _zombie(int(pid))
+
+
+def _zombie(pid: int) -> bool:
+    """A process that exited but was not reaped yet (a killed raylet's orphaned worker, before init reaps it):
+    it still answers ``kill(pid, 0)`` but runs nothing."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as file:
+            stat = file.read()
+    except OSError:
+        return False  # no /proc (not Linux): the pid answered, so it counts as running
+    return stat.rpartition(")")[2].split()[:1] in (["Z"], ["X"])
 
 
 class LeaseKeeper:
