@@ -17,6 +17,7 @@ events, results, store and policy, for users' tests and notebooks. Both answer t
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 import uuid
@@ -27,14 +28,15 @@ from typing import Any, Callable, Literal, Protocol, get_args
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig, for_embedded_model
-from agents.errors import ConfigError, InvalidResponseError, OrchestratorClosedError, TaskTimeoutError
+from agents.errors import (ConfigError, InvalidResponseError, InvalidTimeoutError, OrchestratorClosedError,
+                           TaskTimeoutError)
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
 from agents.session import Session
-from agents.task_text import check_task_text
+from agents.task_text import check_task_text, check_text_length
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
 
@@ -112,7 +114,7 @@ class TaskHandle:
     def result(self, timeout: float | None = None) -> TaskResult:
         """Wait for the result. Never raises for a task that failed (see ``result.error``); raises
         ``TaskTimeoutError`` if ``timeout`` seconds pass first (the task keeps running)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             data = self._call("wait_result", self.task_id, self.run, wait)
@@ -123,7 +125,7 @@ class TaskHandle:
                                        "call handle.result() again or orch.resume(task_id) later")
 
     async def aresult(self, timeout: float | None = None) -> TaskResult:
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             data = await self._acall("wait_result", self.task_id, self.run, wait)
@@ -267,6 +269,7 @@ class Orchestrator:
 
     def run(self, task: str, timeout: float | None = None) -> TaskResult:
         """``submit(task).result(timeout)``."""
+        _deadline(timeout)  # a timeout that is not seconds is refused before the task starts
         return self.submit(task).result(timeout=timeout)
 
     def respond(self, task_id: str, text: str, *, by: str | None = None) -> TaskHandle:
@@ -277,13 +280,16 @@ class Orchestrator:
             raise InvalidResponseError("the answer", text)
         if by is not None and not isinstance(by, str):
             raise InvalidResponseError("by=", by)
+        check_text_length(text, "response")  # here, before a huge text is shipped to the Supervisor
         run = TaskHandle(self, task_id)._call("respond", task_id, text, by)
         return TaskHandle(self, task_id, run)
 
-    def resume(self, task_id: str) -> TaskHandle:
-        """Continue an unfinished task from its last checkpoint (e.g. after the driver was killed)."""
+    def resume(self, task_id: str, *, force: bool = False) -> TaskHandle:
+        """Continue an unfinished task from its last checkpoint (e.g. after the driver was killed). A task still
+        running in another live Orchestrator raises ``TaskLeaseHeldError`` (saying until when its lease is live);
+        ``force=True`` takes it over anyway (its step in flight may then run twice)."""
         self._check()
-        run = TaskHandle(self, task_id)._call("resume", task_id)
+        run = TaskHandle(self, task_id)._call("resume", task_id, bool(force))
         return TaskHandle(self, task_id, run)
 
     def handle(self, task_id: str) -> TaskHandle:
@@ -334,6 +340,16 @@ class Orchestrator:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def _deadline(timeout: object) -> float | None:
+    """When a wait of ``timeout`` seconds ends (None: never); a timeout that is not seconds is refused here, not
+    as a TypeError from deep inside the wait."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout < 0:
+        raise InvalidTimeoutError(repr(timeout))
+    return time.monotonic() + timeout
 
 
 def _check_runtime(runtime: object, address: str | None) -> None:

@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from planning.policy import DEFAULT_LIMITS, PolicyLimits
+from planning.text_limits import MAX_TEXT_CHARS
 
-__all__ = ["BUILTIN_CHECK_SETS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet", "DispatchOptions", "ExecutorOptions", "PlannerOptions",
-           "PromptOptions", "RouterOptions", "RuntimeConfig", "ToolOptions", "default_store_path"]
+__all__ = ["BUILTIN_CHECK_SETS", "MAX_TEXT_CHARS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet", "DispatchOptions",
+           "ExecutorOptions", "PlannerOptions",
+           "PromptOptions", "RouterOptions", "RuntimeConfig", "ToolOptions", "default_store_path", "masked_url"]
 
 BuiltinCheckSet = Literal["sound", "numeric"]
 """A built-in check set (docs/checks.md): "sound" vetoes an answer only where the rule is sound for any task and
@@ -99,11 +102,21 @@ def missing_store(path: Path) -> str | None:
     return f"no store at {path}; check the --store path (run, which creates a store, has not used this one yet)"
 
 
+def masked_url(url: str) -> str:
+    """``url`` with its password replaced by ``***``: what a repr, a log or a recorded config may show."""
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return urlunsplit(parts._replace(netloc=f"{userinfo.split(':', 1)[0]}:***@{host}"))
+
+
 class RuntimeConfig(BaseModel):
     """Limits and deployment options of an ``Orchestrator``. All fields have safe defaults."""
 
     # allow_inf_nan=False: step_timeout_s=inf passed as "positive" and disabled the timeout it names.
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    # hide_input_in_errors: pydantic's errors echo the whole input, a store_url's password with it.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, hide_input_in_errors=True)
 
     # --- storage -------------------------------------------------------------------------------
     store_path: Path = Field(default_factory=default_store_path)
@@ -111,7 +124,8 @@ class RuntimeConfig(BaseModel):
     ``store_url`` the tasks live on the server instead; the user's documents stay in this file."""
     store_url: str | None = None
     """A PostgreSQL server for the task store (``"postgresql://user@host:5432/db"``; a cluster's store, reachable
-    from every node): tasks, events, checkpoints, leases, the idempotency journal. None: the SQLite file."""
+    from every node): tasks, events, checkpoints, leases, the idempotency journal. None: the SQLite file.
+    ``repr`` and the JSON dump (recorded with every task) show it without its password; the store gets it whole."""
     store_pool_size: int = Field(8, ge=1)
     """Connections each process keeps to ``store_url``."""
 
@@ -244,6 +258,14 @@ class RuntimeConfig(BaseModel):
     """``"module:function"`` called once in the process that runs the tasks, before its first span, to install a
     TracerProvider and exporter there (on Ray the Supervisor actor; the module must be importable on its node)."""
 
+    @field_serializer("store_url", when_used="json")
+    def _store_url_shown(self, url: str | None) -> str | None:
+        return None if url is None else masked_url(url)
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, (masked_url(value) if name == "store_url" and isinstance(value, str) else value)
+
     # ------------------------------------------------------------------------------ typed views
     def store_location(self) -> Path | str:
         """What ``agents.store.Store`` opens: the PostgreSQL URL when given, else the SQLite file."""
@@ -306,7 +328,7 @@ class RuntimeConfig(BaseModel):
             raise ValueError(f"store_path={str(self.store_path)!r} is a directory; give the SQLite file's path, "
                              f"e.g. {str(self.store_path / 'tetrarch.db')!r}")
         if self.store_url is not None and not self.store_url.startswith(("postgresql://", "postgres://")):
-            raise ValueError(f"store_url={self.store_url!r} is not a PostgreSQL URL; give "
+            raise ValueError(f"store_url={masked_url(self.store_url)!r} is not a PostgreSQL URL; give "
                              "'postgresql://user@host:5432/db', or leave store_url None and set store_path")
         if self.tool_backoff_max_s < self.tool_backoff_s:
             raise ValueError("tool_backoff_max_s must be >= tool_backoff_s")

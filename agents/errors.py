@@ -14,6 +14,7 @@ __all__ = [
     "ConfigError",
     "UnknownTaskError",
     "TaskNotWaitingError",
+    "TaskLeaseHeldError",
     "ClusterUnavailableError",
     "ClusterVersionMismatchError",
     "CodeShippingError",
@@ -21,6 +22,9 @@ __all__ = [
     "OrchestratorClosedError",
     "PackageClashError",
     "TaskTimeoutError",
+    "InProcessRuntimeDiedError",
+    "InvalidTimeoutError",
+    "TextTooLongError",
     "InvalidLLMOutputError",
     "BudgetExceeded",
     "RoleUnavailableError",
@@ -78,6 +82,23 @@ class TaskNotWaitingError(UsageError):
         self.status = status
 
 
+class TaskLeaseHeldError(UsageError):
+    """``resume`` found the task running in another live runner (its lease was renewed lately): taking it over
+    would run its step in flight twice at once."""
+
+    def __init__(self, task_id: str, owner: str, until: float) -> None:
+        import datetime as _dt  # only for the message
+
+        when = _dt.datetime.fromtimestamp(until, _dt.timezone.utc).strftime("%H:%M:%S UTC")
+        super().__init__(
+            f"task {task_id!r} is running in another live runner ({owner}); its lease is live until {when} unless "
+            "that runner renews it. Follow it with orch.handle(task_id).result(), or, if that runner is gone for "
+            "good, take the task over with orch.resume(task_id, force=True) (its step in flight may run again)")
+        self.task_id = task_id
+        self.owner = owner
+        self.until = until
+
+
 class ClusterUnavailableError(TetrarchError):
     """Ray could not be started or reached."""
 
@@ -106,6 +127,44 @@ class PackageClashError(TetrarchError, ImportError):
 
 class TaskTimeoutError(TetrarchError, TimeoutError):
     """``handle.result(timeout=...)`` elapsed before the task finished (the task keeps running)."""
+
+
+class InProcessRuntimeDiedError(TaskTimeoutError):
+    """The in-process runtime's event loop stopped (a ``BaseException`` escaped from code it ran): nothing will
+    answer this Orchestrator's calls. A timeout error, so code that waits with a timeout handles it too."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(f"the in-process runtime stopped ({cause}), so no task of this Orchestrator will finish; "
+                         "its tasks are checkpointed: create a new Orchestrator on the same store and call "
+                         "orch.resume(task_id)")
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # OSError (TimeoutError's base) sets ``args`` in __init__ when a subclass overrides it, so the generic
+        # rebuild, which skips __init__, would lose the message.
+        return type(self), (self.cause,)
+
+
+class InvalidTimeoutError(UsageError, TypeError, ValueError):
+    """A ``timeout`` that is not a number of seconds (a string, a bool, a negative number, NaN)."""
+
+    def __init__(self, value: str) -> None:
+        super().__init__(f"timeout={value} is not a number of seconds; give an int or float >= 0, e.g. "
+                         "timeout=5, or None to wait as long as it takes")
+        self.value = value
+
+
+class TextTooLongError(ConfigError):
+    """A text the caller sent in (a task, a response) is longer than tetrarch's one limit for any text
+    (``planning.text_limits.MAX_TEXT_CHARS``, docs/reliability.md "Text limits")."""
+
+    def __init__(self, what: str, length: int, limit: int) -> None:
+        super().__init__(f"the {what} is {length} characters, over the limit of {limit} characters for any one text "
+                         "(MAX_TEXT_CHARS, docs/reliability.md); shorten it, or put long material in documents "
+                         "(orch.add_documents) and refer to it")
+        self.what = what
+        self.length = length
+        self.limit = limit
 
 
 class InvalidLLMOutputError(TetrarchError):

@@ -15,15 +15,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.errors import ConfigError
+from agents.config import MAX_TEXT_CHARS
+from agents.errors import ConfigError, TextTooLongError
 
-__all__ = ["check_task_text"]
+__all__ = ["check_task_text", "check_text_length"]
+
+
+def check_text_length(text: Any, what: str) -> None:
+    """Raise ``TextTooLongError`` when ``text`` is a string over the one limit for any text (``MAX_TEXT_CHARS``):
+    checked by its length, before anything counts its tokens (docs/reliability.md, "Text limits")."""
+    if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+        raise TextTooLongError(what, len(text), MAX_TEXT_CHARS)
 
 
 def check_task_text(task: Any, budget_tokens: int) -> None:
     """Raise ``ConfigError`` unless ``task`` is non-empty, valid Unicode text that fits ``budget_tokens``."""
     if not isinstance(task, str) or not task.strip():
         raise ConfigError("task must be a non-empty string describing what to do")
+    check_text_length(task, "task")
     try:
         task.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -12,9 +12,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from planning.text_limits import cap_text
 
 __all__ = [
     "Plan",
@@ -35,6 +37,11 @@ Route = Literal["plan", "direct", "clarify", "refuse"]
 ReflectionAction = Literal["accept", "retry_step", "replan", "escalate"]
 
 
+ModelText = Annotated[str, AfterValidator(cap_text)]
+"""Free text a model writes that is kept and shown (answers, feedback, reasons): cut to ``MAX_TEXT_CHARS`` with a
+marker, so no reply can make every later prompt count megabytes (``planning.text_limits``)."""
+
+
 class _Wire(BaseModel):
     # Models add keys we never asked for; ignoring them is safer than failing a whole plan on them.
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -45,8 +52,8 @@ class RouterDecision(_Wire):
 
     route: Route
     confidence: float = Field(ge=0.0, le=1.0)
-    reason: str = ""
-    answer: str | None = None
+    reason: ModelText = ""
+    answer: ModelText | None = None
     """The direct answer (route "direct") or the clarifying question (route "clarify")."""
 
 
@@ -102,7 +109,7 @@ class Scores(_Wire):
 
 class RetryDetails(_Wire):
     step_id: int
-    modification: str = ""
+    modification: ModelText = ""
 
 
 class Reflection(_Wire):
@@ -112,5 +119,5 @@ class Reflection(_Wire):
     overall_pass: bool
     action: ReflectionAction
     retry_details: RetryDetails | None = None
-    feedback: str = ""
-    answer: str | None = None
+    feedback: ModelText = ""
+    answer: ModelText | None = None

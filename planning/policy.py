@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
+from dag import StepState
 from planning.models import Reflection, Route, RouterDecision
 
 __all__ = [
@@ -122,6 +123,13 @@ class ReflectionContext:
     the plan's final result holds (``agents.checks.sound.omitted_final``). A hint, not a veto: the second verdict
     counts whatever it says."""
 
+    step_states: Mapping[int, StepState] = field(default_factory=dict)
+    """Each step's state when the reviewer read the results. A retry is a transition of the step graph, and only
+    some are legal (``dag.Scheduler.retry``): with the states known, ``decide`` maps every retry the reviewer can
+    write to a legal one or to a replan. Empty: not known, a retry of a plan step is taken as asked."""
+    step_deps: Mapping[int, frozenset[int]] = field(default_factory=dict)
+    """Each step's dependencies, as the scheduler holds them (with ``step_states``)."""
+
     @property
     def checked(self) -> bool:
         """Code found the proposed answer consistent with results that hold: no contradiction, and it states the
@@ -150,26 +158,69 @@ def decide(ctx: ReflectionContext) -> Decision:
                                    "the task. Accept it only if it answers everything the task asks; else say "
                                    "what is missing.", "low_scores")
             return _replan(ctx, f"The answer did not pass review ({shortfall}). "
-                                f"{r.feedback or 'Fix what is wrong.'}".strip())
+                                f"{r.feedback.strip() or 'Fix what is wrong.'}")
         case "retry_step":
             details = r.retry_details
             if details is None or details.step_id not in ctx.step_ids:
                 return _replan(ctx, _unknown_retry(ctx, None if details is None else details.step_id))
-            done = ctx.step_retries.get(details.step_id, 0)
-            if done >= ctx.limits.max_step_retries:
-                return Escalate(
-                    reason=f"step {details.step_id} was already retried {done} times (max_step_retries="
-                           f"{ctx.limits.max_step_retries})",
-                    question=_question(r, f"Step {details.step_id} keeps failing review after {done} retries."),
-                    cause="max_step_retries")
-            return RetryStep(details.step_id, details.modification or r.feedback)
+            return _retry(ctx, details.step_id, details.modification.strip() or r.feedback.strip())
         case "replan":
-            return _replan(ctx, r.feedback or "The results do not answer the task; make a better plan.")
+            return _replan(ctx, r.feedback.strip() or "The results do not answer the task; make a better plan.")
         case "escalate":
-            return Escalate(reason=f"the reflector escalated: {r.feedback or 'no reason given'}",
+            return Escalate(reason=f"the reflector escalated: {r.feedback.strip() or 'no reason given'}",
                             question=_question(r, "The reviewer needs a human decision."), cause="reflector")
         case _ as unreachable:
             assert_never(unreachable)
+
+
+_DEAD = frozenset({StepState.FAILED, StepState.SKIPPED, StepState.CANCELLED})
+"""States of a step that will never give an output: its dependents cannot run until it is retried."""
+
+
+def _retry(ctx: ReflectionContext, asked: int, modification: str) -> Decision:
+    """The reviewer's retry of step ``asked`` as a legal transition: the step itself when it may run again; the
+    dead step it waits on (failed or cancelled, itself runnable) when it is blocked; else a replan."""
+    target = _retry_target(ctx, asked)
+    if target is None:
+        state = ctx.step_states[asked].value
+        return _replan(ctx, f"The reviewer asked to retry step {asked}, which is {state} and cannot be retried "
+                            f"now; replanning instead. The reviewer's feedback: {modification or 'none given'}")
+    if target != asked:
+        modification = (f"The reviewer asked to retry step {asked}, which could not run because this step "
+                        f"{ctx.step_states[target].value}: {modification}")
+    done = ctx.step_retries.get(target, 0)
+    if done >= ctx.limits.max_step_retries:
+        return Escalate(
+            reason=f"step {target} was already retried {done} times (max_step_retries={ctx.limits.max_step_retries})",
+            question=_question(ctx.reflection, f"Step {target} keeps failing review after {done} retries."),
+            cause="max_step_retries")
+    return RetryStep(target, modification)
+
+
+def _retry_target(ctx: ReflectionContext, asked: int) -> int | None:
+    states = ctx.step_states
+    if not states:
+        return asked
+    if states.get(asked) not in (StepState.COMPLETED, *_DEAD):
+        return None  # pending or running: nothing to retry yet
+
+    def dead_deps(step_id: int) -> list[int]:
+        return sorted(d for d in ctx.step_deps.get(step_id, ()) if states.get(d) in _DEAD)
+
+    # Up the chain of dead dependencies to the first one that is blocked by nothing: retrying it resets every step
+    # downstream, the asked one included (``dag.Scheduler.retry``).
+    seen: set[int] = set()
+    frontier = [asked]
+    while frontier:
+        step_id = frontier.pop(0)
+        if step_id in seen:
+            continue
+        seen.add(step_id)
+        blockers = dead_deps(step_id)
+        if not blockers:
+            return step_id
+        frontier.extend(blockers)
+    return None
 
 
 def _shortfall(ctx: ReflectionContext) -> str | None:

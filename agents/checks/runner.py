@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.checks.api import AnswerReview, Check, CheckFinding, Reject
 from planning.policy import ReflectionContext
+from planning.text_limits import cap_text
 
 __all__ = ["CheckRun", "check_name", "run_checks", "with_findings", "builtin_findings", "validate_checks"]
 
@@ -53,8 +54,21 @@ def validate_checks(checks: Sequence[Any] | None) -> tuple[Check, ...]:
     return found
 
 
+class _CheckExited(Exception):
+    """A check raised SystemExit or KeyboardInterrupt. Either would leave an asyncio task as it is and stop the
+    event loop that runs every task (the in-process runtime's thread, the Supervisor's loop), so it becomes an
+    ordinary exception where the check raised it, and the check's fault."""
+
+
 async def _call(check: Check, review: AnswerReview) -> object:
     """What the check returned (awaited when it is a coroutine)."""
+    try:
+        return await _call_unguarded(check, review)
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _CheckExited(f"{type(exc).__name__}({exc})" if str(exc) else type(exc).__name__) from None
+
+
+async def _call_unguarded(check: Check, review: AnswerReview) -> object:
     if inspect.iscoroutinefunction(getattr(check, "func", check)) or inspect.iscoroutinefunction(check):
         return await check(review)  # type: ignore[misc]
     # A plain function runs in a worker thread: one slow check must not stall the other tasks on this loop.
@@ -77,10 +91,15 @@ async def _one(check: Check, review: AnswerReview, timeout_s: float) -> CheckFin
     try:
         returned = call.result()
     except Reject as exc:
-        return CheckFinding(check=name, source="user", message=exc.reason)
+        # A check's message reaches every later prompt and the stored result: cut, never counted whole.
+        return CheckFinding(check=name, source="user", message=cap_text(exc.reason))
+    except _CheckExited as exc:
+        return (f"the answer check {name!r} raised {exc}, which would end the process; a check returns None to "
+                "pass and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
     except Exception as exc:  # noqa: BLE001 - any fault of the user's code becomes the task's clear failure
-        return (f"the answer check {name!r} raised {type(exc).__name__}: {exc}. A check returns None to pass "
-                "and raises agents.checks.Reject('why') to refuse; fix the check and submit the task again")
+        return (f"the answer check {name!r} raised {type(exc).__name__}: {cap_text(str(exc))}. A check returns "
+                "None to pass and raises agents.checks.Reject('why') to refuse; fix the check and submit the task "
+                "again")
     if returned is not None:
         # False, "wrong year", True: whether the user meant pass or refuse is a guess either way (a returned
         # False once passed silently). Only None passes; the task fails naming the check and what it returned.

@@ -34,6 +34,8 @@ from agents.tools import ToolSpec
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import PlanStep
+from planning.policy import ReflectionContext
+from planning.text_limits import MAX_TEXT_CHARS, cap_optional, cap_text
 from planning.rejected import remember_rejection
 
 __all__ = ["Limits", "PlanExecution", "number_slots"]
@@ -272,6 +274,8 @@ class PlanExecution(PlanIntake):
                                   error=f"the executor running step {run.step_id} died {run.redispatches + 1} "
                                         f"times: {exc}")
         self._charge("executor", outcome.spend)
+        if outcome.error is not None and len(outcome.error) > MAX_TEXT_CHARS:
+            outcome = dataclasses.replace(outcome, error=cap_optional(outcome.error))
         if self._sched.state(run.step_id) is not SchedState.RUNNING or self._sched.attempt(run.step_id) != run.attempt:
             return  # a stale attempt (its step was reset by a retry); its result is dropped
         if outcome.ok:
@@ -297,8 +301,13 @@ class PlanExecution(PlanIntake):
     def _complete(self, sid: int, attempt: int, outcome: StepOutcome, value: Any, ref: Any) -> None:
         """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
         dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
-        Dependents get the value itself when it came inline, else the output's reference (no second copy)."""
-        self._sched.complete(sid, value if outcome.output_inline else ref)
+        Dependents get the value itself when it came inline, else the output's reference (no second copy). A text
+        output (a reasoning step's reply) over the one text limit is cut to it, and the cut text is what every
+        dependent, prompt and record gets."""
+        inline = outcome.output_inline
+        if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+            value, inline = cap_text(value), True
+        self._sched.complete(sid, value if inline else ref)
         self._st.consecutive_errors = 0
         if self._st.rejected_calls and _has_side_effects(self._rt.tool_spec(self._steps[sid].tool_name)):
             self._st.rejected_calls = []  # the write may be what makes a rejected input valid now
@@ -332,6 +341,13 @@ class PlanExecution(PlanIntake):
         self._stopped = self._stopped or self._limits.failures.after_failure(self._st, self._steps[step_id], outcome)
 
     # ------------------------------------------------------------------ decisions applied by the runner
+    def with_graph(self, context: ReflectionContext) -> ReflectionContext:
+        """The policy's input with the step graph as the scheduler holds it, so that every retry the policy decides
+        is one ``retry`` can make."""
+        ids = self._sched.step_ids()
+        return dataclasses.replace(context, step_states={sid: self._sched.state(sid) for sid in ids},
+                                   step_deps={sid: self._sched.dependencies(sid) for sid in ids})
+
     def retry(self, step_id: int) -> None:
         """Reset ``step_id`` and its dependents (the reflector's retry_step)."""
         was_running = set(self._sched.retry(step_id))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
@@ -24,6 +25,7 @@ from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.runtime import LocalRuntime
 from agents.engine.supervisor import SupervisorCore
+from agents.errors import InProcessRuntimeDiedError
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
 from agents.roles.planner import Planner
@@ -36,6 +38,12 @@ from agents.tools.mcp import MCPServer, ToolCatalog, ToolRefresher
 __all__ = ["InProcessSupervisor", "build_local_runtime"]
 
 T = TypeVar("T")
+
+log = logging.getLogger("tetrarch")
+
+_ALIVE_POLL_S = 0.25
+"""How often a waiting caller looks whether the loop thread still runs: a dead loop answers nothing, and a wait
+on it would outlast every timeout the caller gave."""
 
 
 def build_local_runtime(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], journal: Any) -> LocalRuntime:
@@ -57,12 +65,14 @@ class InProcessSupervisor:
                  servers: Sequence[MCPServer] = (), *, checks: Sequence[Check] = ()) -> None:
         config.store_path.parent.mkdir(parents=True, exist_ok=True)
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="tetrarch-inprocess", daemon=True)
+        self._died: str | None = None
+        """What stopped the loop, when something did (a BaseException that escaped from the code it ran)."""
+        self._thread = threading.Thread(target=self._run_loop, name="tetrarch-inprocess", daemon=True)
         self._thread.start()
         self._closed = False
         try:
-            self._core, self._journal_store = self._submit_to_loop(
-                self._build(config, llm, tools, servers, checks)).result()
+            self._core, self._journal_store = self._wait(self._submit_to_loop(
+                self._build(config, llm, tools, servers, checks)))
         except BaseException:
             self._stop_loop()
             raise
@@ -76,8 +86,36 @@ class InProcessSupervisor:
         store = Store(config.store_location(), pool_size=config.store_pool_size)
         return SupervisorCore(store, runtime, config, checks=checks, refresher=refresher), journal_store
 
+    def _run_loop(self) -> None:
+        # The user's checks and tools are isolated where they run; this names anything else that escapes, so every
+        # caller hears it (InProcessRuntimeDiedError) instead of waiting on a loop that is gone.
+        try:
+            self._loop.run_forever()
+        except BaseException as exc:  # noqa: BLE001 - the thread ends either way; its callers must learn why
+            self._died = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            log.error("the in-process runtime's event loop stopped: %s", self._died)
+
+    def _dead(self) -> InProcessRuntimeDiedError | None:
+        if self._thread.is_alive():
+            return None
+        return InProcessRuntimeDiedError(self._died or "its event loop was stopped")
+
     def _submit_to_loop(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        dead = self._dead()
+        if dead is not None:
+            coro.close()
+            raise dead
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def _wait(self, future: concurrent.futures.Future[T]) -> T:
+        while True:
+            try:
+                return future.result(timeout=_ALIVE_POLL_S)
+            except concurrent.futures.TimeoutError:
+                dead = self._dead()
+                if dead is not None:
+                    future.cancel()
+                    raise dead from None
 
     def call(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         """Call a Supervisor method from synchronous code and wait for it (what ``ray.get(actor.m.remote())``
@@ -85,11 +123,20 @@ class InProcessSupervisor:
         if threading.current_thread() is self._thread:
             raise RuntimeError("a blocking Orchestrator call was made from inside one of its own tools; use the "
                                "async API (handle.aresult(), handle.aevents()) there")
-        return self._submit_to_loop(getattr(self._core, method)(*args)).result()
+        return self._wait(self._submit_to_loop(getattr(self._core, method)(*args)))
 
     async def acall(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         """The same from a caller's event loop (``handle.aresult()``), without blocking it."""
-        return await asyncio.wrap_future(self._submit_to_loop(getattr(self._core, method)(*args)))
+        future = self._submit_to_loop(getattr(self._core, method)(*args))
+        waiting = asyncio.wrap_future(future)
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=_ALIVE_POLL_S)
+            if done:
+                return waiting.result()
+            dead = self._dead()
+            if dead is not None:
+                future.cancel()
+                raise dead
 
     def shutdown(self) -> None:
         """Cancel the running tasks (they stay checkpointed as running, so ``resume`` continues them) and stop
@@ -98,7 +145,8 @@ class InProcessSupervisor:
             return
         self._closed = True
         try:
-            self._submit_to_loop(self._core.shutdown()).result(timeout=10)
+            if self._dead() is None:
+                self._submit_to_loop(self._core.shutdown()).result(timeout=10)
         except Exception:  # noqa: BLE001 - the loop is stopped whatever the tasks did while being cancelled
             pass
         self._journal_store.close()

@@ -19,6 +19,7 @@ from typing import Any
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.group_commit import group_commit
+from agents.engine.lease_keeper import LeaseKeeper, lease_runner
 from agents.engine.loop_watch import LoopWatch, log_stall
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
@@ -26,15 +27,20 @@ from agents.engine.runtime import Runtime
 from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
-from agents.errors import TaskNotWaitingError, UnknownTaskError
+from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, TextTooLongError, UnknownTaskError
 from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
 from agents.tools.mcp import ToolRefresher
+from planning.text_limits import MAX_TEXT_CHARS
 
 __all__ = ["SupervisorCore"]
 
 log = logging.getLogger("tetrarch.supervisor")
+
+
+_LIVE_LEASE_CHECKS, _LIVE_LEASE_PAUSE_S = 8, 0.25
+"""How long ``resume`` waits for a live-looking lease to lapse before refusing it: 2 s."""
 
 
 class SupervisorCore:
@@ -66,6 +72,8 @@ class SupervisorCore:
         self._memory = MemoryLink(config)
         self._config_json = config.model_dump(mode="json")
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
+        self._leases: LeaseKeeper | None = None
+        """Renews the leases of the tasks this Supervisor runs, so another's ``resume`` sees them live."""
         self._loop_watch: LoopWatch | None = None
         """Logs where this loop was when it stopped turning (every step's bound is a timer on it); started by the
         first command, on the loop that runs the tasks."""
@@ -78,6 +86,7 @@ class SupervisorCore:
     async def _ready(self) -> None:
         if self._loop_watch is None:
             self._loop_watch = LoopWatch(report=lambda stall: log_stall(stall, "the Supervisor's event loop")).start()
+            self._leases = LeaseKeeper(self._store, self._owner, lambda: list(self._running)).start()
         if not self._needs_reattach:
             return
         async with self._reattach_lock:
@@ -111,6 +120,8 @@ class SupervisorCore:
     async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
         """Answer the task's escalation with ``text``; the answer and ``by`` (who gave it) go into the event log
         before the task continues."""
+        if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:  # every caller's (web view, MCP, API) bound
+            raise TextTooLongError("response", len(text), MAX_TEXT_CHARS)
         await self._ready()
         await self._current_tools()
         if self._is_running(task_id):
@@ -128,12 +139,15 @@ class SupervisorCore:
             answered_by=by or "api")
         return self._continue(state, generation, first=answered)
 
-    async def resume(self, task_id: str) -> int:
-        """Continue an unfinished task from its checkpoint (no-op if it is running here already)."""
+    async def resume(self, task_id: str, force: bool = False) -> int:
+        """Continue an unfinished task from its checkpoint (no-op if it is running here already). A task another
+        live runner holds is refused (``TaskLeaseHeldError``) unless ``force``."""
         await self._ready()
         if self._is_running(task_id):
             return self._runs[task_id]
-        self._load(task_id)  # an unknown task raises here, before any lease is taken
+        loaded = self._load(task_id)  # an unknown task raises here, before any lease is taken
+        if not force and loaded.phase not in ("done", "waiting"):
+            await self._refuse_live_lease(task_id)
         # Take the task over first, then read it: a stale runner (a killed driver's workers, the Supervisor
         # this one replaces) can write nothing after this point, so the state read is the last one.
         generation = self._store.acquire_lease(task_id, self._owner)
@@ -144,6 +158,18 @@ class SupervisorCore:
             self._runs[task_id] = state.run
             return state.run
         return self._continue(state, generation)
+
+    async def _refuse_live_lease(self, task_id: str) -> None:
+        """Raise ``TaskLeaseHeldError`` while another live runner holds the task. A killed driver's runner lives
+        on for about a second (Ray kills its workers, the driver watch revokes its leases): that long is waited
+        out, so a resume right after a crash is not refused."""
+        for check in range(_LIVE_LEASE_CHECKS):
+            held = lease_runner(self._store.lease_holder(task_id), me=self._owner, now=self._clock())
+            if held is None:
+                return
+            if check == _LIVE_LEASE_CHECKS - 1:
+                raise TaskLeaseHeldError(task_id, held.owner, held.until)
+            await asyncio.sleep(_LIVE_LEASE_PAUSE_S)
 
     def _rebuilt_result(self, state: TaskState, generation: int) -> TaskResult:
         """The result of a task that finished but died before its result was stored: from the checkpoint and the
@@ -159,7 +185,7 @@ class SupervisorCore:
         ids = [t for t in self._store.unfinished_task_ids() if self._owns(t) and not self._is_running(t)]
         for task_id in ids:
             try:
-                await self.resume(task_id)
+                await self.resume(task_id, force=True)  # its runner was this shard's predecessor, which is gone
             except Exception:  # one unreadable task must not block the others
                 log.exception("could not re-attach task %s", task_id)
         return ids
@@ -211,6 +237,8 @@ class SupervisorCore:
             task.cancel()
         await asyncio.gather(*self._running.values(), return_exceptions=True)
         group_commit(self._store, asyncio.get_running_loop()).commit()  # what waits for the end of this tick
+        if self._leases is not None:
+            await self._leases.stop()
         self._store.close()
         self._memory.close()
 

@@ -274,7 +274,8 @@ class TaskRunner:
             arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
             reviewed_again=st.reviewed_again())
-        decision = None if fault is not None else decide(context)
+        graph = context if self._exec is None else self._exec.with_graph(context)  # retries the graph allows
+        decision = None if fault is not None else decide(graph)
         st.reflections.append(recorded if decision is None else recorded_with(recorded, decision))
         if decision is None:
             raise TaskStop("failed", "check_failed", error=fault)

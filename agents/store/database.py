@@ -308,16 +308,29 @@ class Store:
             self._require_task(conn, task_id)
             return fencing.acquire(conn, task_id, owner=owner, now=self._clock())
 
+    def lease_holder(self, task_id: str) -> fencing.LeaseHolder | None:
+        """Who holds the task's lease and until when it is live; None: nobody ever took it."""
+        with self._read() as conn:
+            return fencing.holder(conn, task_id)
+
+    def renew_leases(self, owner: str, task_ids: list[str], *, release: bool = False) -> int:
+        """Keep ``owner``'s leases among ``task_ids`` live (``fencing.LEASE_TTL_S``); ``release``: let all of
+        ``owner``'s leases lapse now (its runner stopped them, so a resume needs no force)."""
+        with self._write() as conn:
+            if release:
+                return fencing.release_owner(conn, owner)
+            return fencing.renew(conn, owner, task_ids, now=self._clock())
+
     def revoke_lease(self, task_id: str, generation: int, reason: str) -> bool:
         """Fence out the runner holding ``generation`` (it lost its driver): its writes and claims are refused
         from now on, and a resume takes the task over as usual. False if a newer runner holds the task already."""
         with self._write() as conn:
-            return fencing.revoke(conn, task_id, generation, owner=f"revoked: {reason}", now=self._clock())
+            return fencing.revoke(conn, task_id, generation, owner=f"{fencing.REVOKED}{reason}", now=self._clock())
 
     def revoke_owner(self, owner: str, reason: str) -> list[str]:
         """``revoke_lease`` for every task ``owner`` (a Supervisor's lease name) holds; their ids."""
         with self._write() as conn:
-            return fencing.revoke_owner(conn, owner, reason=f"revoked: {reason}", now=self._clock())
+            return fencing.revoke_owner(conn, owner, reason=f"{fencing.REVOKED}{reason}", now=self._clock())
 
     # ------------------------------------------------------------------ idempotency journal
     def journal_get(self, key: str) -> JournalRecord | None:

@@ -34,19 +34,51 @@ from agents.idempotency import Fence  # the contract shared with the executors t
 from agents.store.dialect import LOCK_ROW
 
 __all__ = [
+    "LEASE_TTL_S",
     "ClaimOutcome",
     "Claimed",
     "Held",
+    "LeaseHolder",
     "LeaseLost",
     "Recorded",
     "acquire",
     "check",
     "claim",
     "current",
+    "holder",
     "record",
+    "release_owner",
+    "renew",
     "revoke",
     "revoke_owner",
 ]
+
+LEASE_TTL_S = 30.0
+"""How long a lease counts as live after its runner last renewed it. A runner renews the leases of the tasks it
+runs every third of this (``agents.engine.lease_keeper``), so only a runner that is gone (or whose loop stalled
+this long) lets its lease lapse; ``orch.resume`` refuses a live lease unless forced."""
+
+REVOKED = "revoked: "
+"""How the owner of a revoked lease begins (``Store.revoke_lease``): a reason, not a runner, so never live."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseHolder:
+    """Who holds a task's lease, and when its runner last renewed it (the ``acquired_at`` column: taking the lease
+    and renewing it both set it)."""
+
+    generation: int
+    owner: str
+    renewed_at: float
+
+    @property
+    def until(self) -> float:
+        """When the lease lapses unless its runner renews it."""
+        return self.renewed_at + LEASE_TTL_S
+
+    def live(self, now: float) -> bool:
+        """Held by a runner that renewed it within ``LEASE_TTL_S`` (a revoked lease has no runner)."""
+        return not self.owner.startswith(REVOKED) and bool(self.owner) and now < self.until
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +125,30 @@ def acquire(conn: Any, task_id: str, *, owner: str, now: float) -> int:
                        " ON CONFLICT(task_id) DO UPDATE SET generation = leases.generation + 1, owner = excluded.owner,"
                        " acquired_at = excluded.acquired_at RETURNING generation", (task_id, owner, now)).fetchone()
     return int(row[0])
+
+
+def holder(conn: Any, task_id: str) -> LeaseHolder | None:
+    """The task's lease as it stands, or None when no runner ever took it."""
+    row = conn.execute("SELECT generation, owner, acquired_at FROM leases WHERE task_id = ?", (task_id,)).fetchone()
+    return None if row is None else LeaseHolder(int(row[0]), str(row[1]), float(row[2]))
+
+
+def renew(conn: Any, owner: str, task_ids: list[str], *, now: float) -> int:
+    """Mark the leases ``owner`` still holds among ``task_ids`` as live at ``now``; how many it holds. A lease
+    another runner took over has another owner and is left alone."""
+    if not task_ids:
+        return 0
+    marks = ", ".join("?" for _ in task_ids)
+    cursor = conn.execute(f"UPDATE leases SET acquired_at = ? WHERE owner = ? AND task_id IN ({marks})",
+                          (now, owner, *task_ids))
+    return int(cursor.rowcount)
+
+
+def release_owner(conn: Any, owner: str) -> int:
+    """Let every lease ``owner`` holds lapse at once (its runner stops: a resume needs no force), keeping the
+    generation, so nothing is fenced that was not already stopped."""
+    cursor = conn.execute("UPDATE leases SET acquired_at = 0 WHERE owner = ?", (owner,))
+    return int(cursor.rowcount)
 
 
 def revoke(conn: Any, task_id: str, generation: int, *, owner: str, now: float) -> bool:

@@ -51,8 +51,8 @@ def classify_exception(exc: BaseException, tool_name: str) -> ToolError:
     429 or ≥ 500), timeouts and connection errors are transient; anything else unknown is permanent,
     because blindly retrying a bug wastes the budget."""
     if isinstance(exc, _ToolExited):
-        return PermanentToolError(f"tool {tool_name!r} called sys.exit({exc.code!r}); a tool must return a value "
-                                  "or raise an exception, not end the process it runs in", tool_name=tool_name)
+        return PermanentToolError(f"tool {tool_name!r} {exc.what}; a tool must return a value or raise an "
+                                  "exception, not end or interrupt the process it runs in", tool_name=tool_name)
     if isinstance(exc, ToolError):
         if exc.tool_name is None:
             exc.tool_name = tool_name
@@ -69,27 +69,33 @@ def classify_exception(exc: BaseException, tool_name: str) -> ToolError:
 
 
 class _ToolExited(Exception):
-    """A tool raised SystemExit. It must not travel as SystemExit: an asyncio task re-raises SystemExit out of
-    the event loop, which stopped the executor actor's loop for good (Ray neither finished the step nor
-    restarted the process), so it is turned into an ordinary exception right where the tool raised it."""
+    """A tool raised SystemExit or KeyboardInterrupt. Neither may travel as it is: an asyncio task re-raises them
+    out of the event loop, which stopped the executor actor's loop for good (Ray neither finished the step nor
+    restarted the process) and killed the in-process runtime's thread, so they are turned into an ordinary
+    exception right where the tool raised them."""
 
-    def __init__(self, code: object) -> None:
-        super().__init__(f"sys.exit({code!r})")
-        self.code = code
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+    @classmethod
+    def of(cls, exc: SystemExit | KeyboardInterrupt) -> _ToolExited:
+        return cls(f"called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else
+                   f"raised {type(exc).__name__}")
 
 
 def _guarded_sync(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     try:
         return fn(**kwargs)
-    except SystemExit as exc:
-        raise _ToolExited(exc.code) from None
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _ToolExited.of(exc) from None
 
 
 async def _guarded(call: Awaitable[Any]) -> Any:
     try:
         return await call
-    except SystemExit as exc:
-        raise _ToolExited(exc.code) from None
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _ToolExited.of(exc) from None
 
 
 _INLINE_OUTPUT_BYTES = 64 * 1024

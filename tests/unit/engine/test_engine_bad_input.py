@@ -39,7 +39,8 @@ def test_prompt_budget_error_pickles_intact():
 @pytest.mark.parametrize(("task", "match"), [
     ("", "non-empty"), ("   ", "non-empty"), (None, "non-empty"),
     ("compare \ud800 and Rome", "lone surrogate .* at index 8"),
-    ("Paris and Rome. " * 4000, "over the prompt budget RuntimeConfig.context_token_budget=6000"),
+    ("Paris and Rome. " * 3000, "over the prompt budget RuntimeConfig.context_token_budget=6000"),
+    ("Paris and Rome. " * 4000, "over the limit of 50000 characters for any one text"),
 ])
 def test_submit_rejects_text_it_cannot_store_or_prompt(task, match):
     with pytest.raises(ConfigError, match=match):
