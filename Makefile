@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo local-llm test test-all test-llm bench bench-quick install clean
+.PHONY: demo local-llm test test-all test-slow test-llm bench bench-quick install clean
 
 # Test workers (pytest-xdist). On 2 cores, 2 workers were fastest for both tiers (docs/testing.md).
 JOBS ?= 2
@@ -26,9 +26,9 @@ local-llm: $(STAMP)
 	@bash scripts/install_local_llm.sh $(PY)
 	@$(PY) -m agents.llm.local models pull $(MODEL)
 
-# The demo pulls its model itself when missing (a stamp check once installed): one Python start less each run.
+# The first run compiles llama.cpp while the weights download; later runs find both (a stamp check, no Python start).
 demo: $(STAMP)
-	@bash scripts/install_local_llm.sh $(PY)
+	@bash scripts/install_local_llm.sh $(PY) --pull $(MODEL)
 	@$(PY) -m agents.cli.demo $(if $(MODEL),--model $(MODEL),)
 
 # The fast tier: unit tests, in-process flows, property tests (a smaller hypothesis profile) and one Ray smoke
@@ -40,6 +40,10 @@ test: $(STAMP)
 test-all: $(STAMP)
 	@bash scripts/install_chromium.sh
 	@$(PY) -m pytest $(XDIST) --tier=all --durations=20
+
+# Every point of the crash matrices and the 10,000-example fuzz, which CI samples (docs/testing.md).
+test-slow: $(STAMP)
+	@$(PY) -m pytest $(XDIST) --tier=slow --durations=20
 
 # The real path against a real llama.cpp server: the client with the smoke model (SmolLM2-135M) and one
 # whole task through Orchestrator(llm=None) with the smallest model that solves it (Qwen2.5-Coder-0.5B).

@@ -2,7 +2,8 @@
 
 Tiers (docs/testing.md): every test belongs to exactly one, decided by its markers in ``tier_of``:
 - ``fast`` — ``make test``: no marker that needs a service, plus the one Ray module marked ``smoke``;
-- ``all`` — ``make test-all``: Ray, clusters, PostgreSQL, the browser, own subprocesses, slow matrices;
+- ``all`` — ``make test-all``: Ray, clusters, PostgreSQL, the browser, own subprocesses;
+- ``slow`` — ``make test-slow``: every point of the crash matrices and the 10,000-example fuzz (CI samples them);
 - ``llm`` — ``make test-llm``: a real local model server.
 ``pytest`` on the whole tree runs the fast tier; ``pytest path/to/test_x.py`` runs every tier but ``llm`` in the
 files named, so a Ray module runs when asked for by name; ``--tier`` chooses explicitly.
@@ -43,8 +44,9 @@ settings.load_profile(os.environ.get("TETRARCH_HYPOTHESIS", "thorough"))
 
 def pytest_addoption(parser):
     parser.addoption("--tier", choices=(*TIERS, "named", "any"), default=None,
-                     help="which tests run: fast (make test), all (make test-all), llm (make test-llm), "
-                          "any; default: fast on the whole tree, every tier but llm in the paths named")
+                     help="which tests run: fast (make test), all (make test-all), slow (make test-slow), "
+                          "llm (make test-llm), any; default: fast on the whole tree, every tier but slow and "
+                          "llm in the paths named")
 
 
 _SERVICE_FIXTURES = {"ray_session": "ray", "postgres_server": "postgres"}
@@ -69,7 +71,7 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(marker)
         names = {mark.name for mark in item.iter_markers()}
         tier = tier_of(names)
-        wanted = chosen == "any" or tier == chosen or (chosen == "named" and tier != "llm")
+        wanted = chosen == "any" or tier == chosen or (chosen == "named" and tier in ("fast", "all"))
         (keep if wanted else drop).append(item)
         if tier != "fast" or "ray" in names:
             # A module that starts Ray, a cluster or a server once runs on one worker, not once on each.

@@ -335,20 +335,14 @@ class Store:
     # ------------------------------------------------------------------ idempotency journal
     def journal_get(self, key: str) -> JournalRecord | None:
         with self._read() as conn:
-            row = conn.execute("SELECT key, task_id, output_json, recorded_at FROM journal WHERE key = ?"
-                               " AND output_json IS NOT NULL", (key,)).fetchone()
+            row = fencing.recorded(conn, key)
         return JournalRecord(key=row[0], task_id=row[1], output=decode(row[2]), recorded_at=row[3]) if row else None
 
     def journal_put(self, key: str, task_id: str, output: Any) -> bool:
         """Record a side effect's output once: True if recorded now, False if the key was already there."""
         text = encode(output, self._redactor, what=f"the journaled output for key {key!r}")
         with self._write() as conn:
-            # An unrecorded claim (its claimant died before recording) counts as absent.
-            cursor = conn.execute("INSERT INTO journal(key, task_id, output_json, recorded_at) VALUES (?, ?, ?, ?)"
-                                  " ON CONFLICT(key) DO UPDATE SET output_json = excluded.output_json,"
-                                  " recorded_at = excluded.recorded_at WHERE journal.output_json IS NULL",
-                                  (key, task_id, text, self._clock()))
-            return cursor.rowcount == 1
+            return fencing.put(conn, key, task_id, text, now=self._clock())
 
     def journal_claim(self, key: str, task_id: str, fence: Fence, grace_s: float) -> ClaimOutcome:
         """Claim a side effect before running it (one SQL statement; see ``agents.store.fencing``)."""

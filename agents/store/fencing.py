@@ -34,10 +34,10 @@ from agents.idempotency import Fence  # the contract shared with the executors t
 from agents.store.dialect import LOCK_ROW
 
 __all__ = [
-    "LEASE_TTL_S",
     "ClaimOutcome",
     "Claimed",
     "Held",
+    "LEASE_TTL_S",
     "LeaseHolder",
     "LeaseLost",
     "Recorded",
@@ -46,7 +46,9 @@ __all__ = [
     "claim",
     "current",
     "holder",
+    "put",
     "record",
+    "recorded",
     "release_owner",
     "renew",
     "revoke",
@@ -216,4 +218,21 @@ def record(conn: Any, key: str, fence: Fence, output_json: str, *, now: float) -
     cursor = conn.execute("UPDATE journal SET output_json = ?, recorded_at = ? WHERE key = ? AND generation = ?"
                           " AND token = ? AND claimant = ? AND output_json IS NULL",
                           (output_json, now, key, fence.generation, fence.token, fence.claimant))
+    return cursor.rowcount == 1
+
+
+def recorded(conn: Any, key: str) -> tuple[str, str, str, float] | None:
+    """The journal's recorded row for ``key`` (key, task_id, output_json, recorded_at); an unrecorded claim is
+    None."""
+    return conn.execute("SELECT key, task_id, output_json, recorded_at FROM journal WHERE key = ?"
+                        " AND output_json IS NOT NULL", (key,)).fetchone()
+
+
+def put(conn: Any, key: str, task_id: str, output_json: str, *, now: float) -> bool:
+    """Record a side effect's output once, without a claim: True if recorded now. An unrecorded claim (its
+    claimant died before recording) counts as absent."""
+    cursor = conn.execute("INSERT INTO journal(key, task_id, output_json, recorded_at) VALUES (?, ?, ?, ?)"
+                          " ON CONFLICT(key) DO UPDATE SET output_json = excluded.output_json,"
+                          " recorded_at = excluded.recorded_at WHERE journal.output_json IS NULL",
+                          (key, task_id, output_json, now))
     return cursor.rowcount == 1

@@ -39,7 +39,12 @@ class _Receiver(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def receiver():
-    """Set up before Ray starts: its workers inherit the endpoint and the path to ``support.otlp_setup``."""
+    """Set up before Ray starts: its workers inherit the endpoint and the path to ``support.otlp_setup``. A Ray
+    another module left running started without them, so this module starts its own."""
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     saved = {k: os.environ.get(k) for k in ("TETRARCH_TEST_OTLP_ENDPOINT", "PYTHONPATH")}

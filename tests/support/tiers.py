@@ -1,7 +1,7 @@
 """Which tier a test belongs to, from its markers: one rule, so the three tiers never overlap or miss a test.
 
-    >>> tier_of({"ray", "smoke"}), tier_of({"postgres"}), tier_of({"llm", "ray"}), tier_of(set())
-    ('fast', 'all', 'llm', 'fast')
+    >>> tier_of({"ray", "smoke"}), tier_of({"postgres"}), tier_of({"llm", "ray"}), tier_of({"ray", "slow"})
+    ('fast', 'all', 'llm', 'slow')
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from collections.abc import Set
 
 __all__ = ["NEEDS_MORE_THAN_A_LAPTOP", "TIERS", "examples", "tier_of"]
 
-TIERS = ("fast", "all", "llm")
+TIERS = ("fast", "all", "slow", "llm")
 
-NEEDS_MORE_THAN_A_LAPTOP = frozenset({"ray", "cluster", "postgres", "browser", "subprocess", "slow"})
-"""Markers that keep a test out of `make test`: a service, root, a browser, or minutes of wall time."""
+NEEDS_MORE_THAN_A_LAPTOP = frozenset({"ray", "cluster", "postgres", "browser", "subprocess"})
+"""Markers that keep a test out of `make test`: a service, root, a browser, or processes of its own."""
 
 _FAST_EXAMPLES = 40
 
@@ -22,6 +22,8 @@ _FAST_EXAMPLES = 40
 def tier_of(markers: Set[str]) -> str:
     if "llm" in markers:
         return "llm"
+    if "slow" in markers:  # the exhaustive matrices and the 10,000-example fuzz: `make test-slow`, not CI
+        return "slow"
     if "smoke" in markers or not markers & NEEDS_MORE_THAN_A_LAPTOP:
         return "fast"
     return "all"
