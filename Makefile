@@ -6,9 +6,10 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
 .PHONY: demo local-llm test test-all test-slow test-llm bench bench-quick install clean
 
-# Test workers (pytest-xdist). On 2 cores, 2 workers were fastest for both tiers (docs/testing.md).
-JOBS ?= 2
-XDIST := -n $(JOBS) --dist loadgroup
+# Test workers (pytest-xdist), measured on 2 cores (docs/testing.md): the fast tier waits on sockets and
+# subprocesses enough for a third worker to pay; each test-all worker starts a Ray of its own, so two.
+JOBS ?= 3
+JOBS_ALL ?= 2
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,16 +35,16 @@ demo: $(STAMP)
 # The fast tier: unit tests, in-process flows, property tests (a smaller hypothesis profile) and one Ray smoke
 # module. No root, no browser, no PostgreSQL. The tiers are chosen by markers in tests/conftest.py.
 test: $(STAMP)
-	@TETRARCH_HYPOTHESIS=fast $(PY) -m pytest $(XDIST) --tier=fast --durations=20
+	@TETRARCH_HYPOTHESIS=fast $(PY) -m pytest -n $(JOBS) --dist loadgroup --tier=fast --durations=20
 
 # Everything else but the real model: Ray flows, clusters, faults and the crash matrix, PostgreSQL, the browser.
 test-all: $(STAMP)
 	@bash scripts/install_chromium.sh
-	@$(PY) -m pytest $(XDIST) --tier=all --durations=20
+	@$(PY) -m pytest -n $(JOBS_ALL) --dist loadgroup --tier=all --durations=20
 
 # Every point of the crash matrices and the 10,000-example fuzz, which CI samples (docs/testing.md).
 test-slow: $(STAMP)
-	@$(PY) -m pytest $(XDIST) --tier=slow --durations=20
+	@$(PY) -m pytest -n $(JOBS_ALL) --dist loadgroup --tier=slow --durations=20
 
 # The real path against a real llama.cpp server: the client with the smoke model (SmolLM2-135M) and one
 # whole task through Orchestrator(llm=None) with the smallest model that solves it (Qwen2.5-Coder-0.5B).

@@ -151,7 +151,8 @@ class SupervisorActor(SupervisorCore, WhereAmI):
         super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
                          owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks,
-                         refresher=ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None)
+                         refresher=ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None,
+                         lives_with_parent=True)
         self._driver_watch = DriverWatch(self._driver_lost).start()
 
     def _driver_lost(self) -> None:

@@ -302,10 +302,10 @@ class PlanExecution(PlanIntake):
         """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
         dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
         Dependents get the value itself when it came inline, else the output's reference (no second copy). A text
-        output (a reasoning step's reply) over the one text limit is cut to it, and the cut text is what every
-        dependent, prompt and record gets."""
+        output of a reasoning step (a model's reply) over the one text limit is cut to it, and the cut text is what
+        every dependent, prompt and record gets; a tool's output has its own bound (``max_tool_output_tokens``)."""
         inline = outcome.output_inline
-        if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+        if self._steps[sid].tool_name is None and isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
             value, inline = cap_text(value), True
         self._sched.complete(sid, value if inline else ref)
         self._st.consecutive_errors = 0

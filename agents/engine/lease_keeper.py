@@ -4,7 +4,9 @@ A lease has no end of its own (every write is fenced by its generation, docs/rel
 needs to know is whether a runner is still at work on the task, so that it does not take a running task over
 silently and run its step in flight a second time. A Supervisor renews the leases of its running tasks every
 third of ``LEASE_TTL_S``; a lease that was not renewed that long, or whose owner is a process of this host that
-no longer exists, or that was revoked, has no runner, and ``resume`` takes it as before.
+no longer exists (or, for a runner that lives with its parent, a Ray worker, whose parent is no longer the one it
+had: its raylet died and it only lingers until it notices), or that was revoked, has no runner, and ``resume``
+takes it as before.
 
 Example:
     >>> from agents.store.fencing import LeaseHolder
@@ -20,18 +22,26 @@ import asyncio
 import logging
 import os
 import socket
+import uuid
 from collections.abc import Callable
 
 from agents.store import Store
 from agents.store.fencing import LEASE_TTL_S, LeaseHolder
 
-__all__ = ["LeaseKeeper", "lease_runner"]
+__all__ = ["LeaseKeeper", "lease_name", "lease_runner"]
 
 log = logging.getLogger("tetrarch")
 
 _RENEWING_HERE: set[str] = set()
 """The lease names of the Supervisors of this process whose keeper runs: one of this process that is not here
 has stopped (shut down, or its event loop ended), whatever its lease says."""
+
+
+def lease_name(lives_with_parent: bool = False) -> str:
+    """A runner's lease name, ``host:pid:nonce``, and ``:ppid`` for a runner that lives only as long as the
+    process that started it (a Ray worker and its raylet)."""
+    name = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    return f"{name}:{os.getppid()}" if lives_with_parent else name
 
 
 def lease_runner(lease: LeaseHolder | None, *, me: str, now: float) -> LeaseHolder | None:
@@ -45,8 +55,7 @@ def lease_runner(lease: LeaseHolder | None, *, me: str, now: float) -> LeaseHold
 def _process_gone(owner: str) -> bool:
     """A Supervisor's lease name is ``host:pid:nonce``: on this host, a pid that no longer runs is a runner that
     died (a killed driver), and waiting out its lease would only delay the resume that follows a crash."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
+    host, pid, _, parent = (owner.split(":") + ["", "", ""])[:4]
     if host != socket.gethostname() or not pid.isdigit():
         return False
     if int(pid) == os.getpid():
@@ -57,18 +66,22 @@ def _process_gone(owner: str) -> bool:
         return True
     except OSError:  # it exists, owned by another user
         return False
-    return _zombie(int(pid))
+    state = _proc_state(int(pid))
+    if state is None:
+        return False  # no /proc (not Linux): the pid answered, so it counts as running
+    status, ppid = state
+    # A zombie exited but was not reaped yet; an orphan whose parent was its raylet has lost its node.
+    return status in ("Z", "X") or (parent.isdigit() and ppid != int(parent))
 
 
-def _zombie(pid: int) -> bool:
-    """A process that exited but was not reaped yet (a killed raylet's orphaned worker, before init reaps it):
-    it still answers ``kill(pid, 0)`` but runs nothing."""
+def _proc_state(pid: int) -> tuple[str, int] | None:
+    """A process's state letter and parent pid, from ``/proc/<pid>/stat`` (None without /proc)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as file:
-            stat = file.read()
+            fields = file.read().rpartition(")")[2].split()
     except OSError:
-        return False  # no /proc (not Linux): the pid answered, so it counts as running
-    return stat.rpartition(")")[2].split()[:1] in (["Z"], ["X"])
+        return None
+    return fields[0], int(fields[1])
 
 
 class LeaseKeeper:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -19,7 +17,7 @@ from typing import Any
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.group_commit import group_commit
-from agents.engine.lease_keeper import LeaseKeeper, lease_runner
+from agents.engine.lease_keeper import LeaseKeeper, lease_name, lease_runner
 from agents.engine.loop_watch import LoopWatch, log_stall
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
@@ -49,7 +47,7 @@ class SupervisorCore:
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
                  clock: Callable[[], float] = time.time, *, reattach_first: bool = False,
                  checks: Sequence[Check] = (), owns: Callable[[str], bool] = lambda task_id: True,
-                 refresher: ToolRefresher | None = None) -> None:
+                 refresher: ToolRefresher | None = None, lives_with_parent: bool = False) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
         self._refresher = refresher
         """Re-lists the MCP servers whose tool lists changed before a task starts or continues (None: no server)."""
@@ -67,8 +65,9 @@ class SupervisorCore:
         self._needs_reattach = reattach_first
         """A restarted Supervisor (its actor was reconstructed) first resumes the tasks its predecessor ran."""
         self._reattach_lock = asyncio.Lock()
-        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        """Names this Supervisor in the task leases it takes."""
+        self._owner = lease_name(lives_with_parent)
+        """Names this Supervisor in the task leases it takes (``lives_with_parent``: a Ray worker, which its raylet
+        started and outlives only as an orphan on its way out)."""
         self._memory = MemoryLink(config)
         self._config_json = config.model_dump(mode="json")
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""

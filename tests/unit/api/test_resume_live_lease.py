@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from agents import Orchestrator, RuntimeConfig, tool
-from agents.engine.lease_keeper import lease_runner
+from agents.engine.lease_keeper import lease_name, lease_runner
 from agents.errors import TaskLeaseHeldError
 from agents.llm import FunctionLLM, LLMRequest
 from agents.store import Store
@@ -106,6 +106,24 @@ def test_a_lapsed_or_dead_runners_lease_is_not_live():
     assert lease_runner(LeaseHolder(2, f"{here}:{os.getpid()}:ab", now - 1), me="me", now=now) is None
     assert lease_runner(LeaseHolder(2, "revoked: the driver is gone", now - 1), me="me", now=now) is None
     assert lease_runner(LeaseHolder(2, "me", now - 1), me="me", now=now) is None
+
+
+def test_a_runner_that_lives_with_its_parent_is_gone_once_orphaned():
+    """A Ray Supervisor's lease names its raylet (its parent). A driver killed with its private Ray leaves the
+    Supervisor's process running for a while, renewing its leases: its parent is no longer the raylet, so a resume
+    from a new driver takes the task over at once, as before leases were renewed."""
+    here, now = socket.gethostname(), 1000.0
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        with_its_parent = f"{here}:{child.pid}:ab:{os.getpid()}"
+        assert lease_runner(LeaseHolder(2, with_its_parent, now - 1), me="me", now=now) is not None
+        orphaned = f"{here}:{child.pid}:ab:{os.getpid() + 1_000_000}"  # started by a parent it no longer has
+        assert lease_runner(LeaseHolder(2, orphaned, now - 1), me="me", now=now) is None
+    finally:
+        child.kill()
+        child.wait()
+    assert lease_name(lives_with_parent=True).endswith(f":{os.getppid()}")
+    assert lease_name().count(":") == 2
 
 
 def test_the_store_renews_and_releases_an_owners_leases(tmp_path):
