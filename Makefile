@@ -35,16 +35,16 @@ demo: $(STAMP)
 # The fast tier: unit tests, in-process flows, property tests (a smaller hypothesis profile) and one Ray smoke
 # module. No root, no browser, no PostgreSQL. The tiers are chosen by markers in tests/conftest.py.
 test: $(STAMP)
-	@TETRARCH_HYPOTHESIS=fast $(PY) -m pytest -n $(JOBS) --dist loadgroup --tier=fast --durations=20
+	@TETRARCH_HYPOTHESIS=fast $(PY) -m pytest -n $(JOBS) --dist loadfile --tier=fast --durations=20
 
 # Everything else but the real model: Ray flows, clusters, faults and the crash matrix, PostgreSQL, the browser.
 test-all: $(STAMP)
 	@bash scripts/install_chromium.sh
-	@$(PY) -m pytest -n $(JOBS_ALL) --dist loadgroup --tier=all --durations=20
+	@$(PY) -m pytest -n $(JOBS_ALL) --dist loadfile --tier=all --durations=20
 
 # Every point of the crash matrices and the 10,000-example fuzz, which CI samples (docs/testing.md).
 test-slow: $(STAMP)
-	@$(PY) -m pytest -n $(JOBS_ALL) --dist loadgroup --tier=slow --durations=20
+	@$(PY) -m pytest -n $(JOBS_ALL) --dist loadfile --tier=slow --durations=20
 
 # The real path against a real llama.cpp server: the client with the smoke model (SmolLM2-135M) and one
 # whole task through Orchestrator(llm=None) with the smallest model that solves it (Qwen2.5-Coder-0.5B).

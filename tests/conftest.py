@@ -60,7 +60,6 @@ def _chosen_tier(config) -> str:
     return "named" if named else "fast"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups it distributes by
 def pytest_collection_modifyitems(config, items):
     chosen = _chosen_tier(config)
     keep, drop = [], []
@@ -73,9 +72,6 @@ def pytest_collection_modifyitems(config, items):
         tier = tier_of(names)
         wanted = chosen == "any" or tier == chosen or (chosen == "named" and tier in ("fast", "all"))
         (keep if wanted else drop).append(item)
-        if tier != "fast" or "ray" in names:
-            # A module that starts Ray, a cluster or a server once runs on one worker, not once on each.
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -41,6 +41,9 @@ from planning.rejected import remember_rejection
 __all__ = ["Limits", "PlanExecution", "number_slots"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
+_REDISPATCH_PAUSE_S = 0.5
+"""The pause before a lost step is sent again, tripled each time (0.5 s, then 1.5 s): time for Ray to restart an
+executor, short beside a step's bound."""
 
 
 def _has_side_effects(spec: ToolSpec | None) -> bool:
@@ -284,19 +287,28 @@ class PlanExecution(PlanIntake):
             self._record_failure(run.step_id, run.attempt, outcome)
 
     def _redispatch(self, run: Running, exc: ExecutorLost) -> None:
-        """The same attempt, on another executor: not a step failure (no retry budget is spent), but the log
-        says it happened and where. The higher dispatch number lets its write tool take the lost call's claim."""
+        """The same attempt, on another executor (or the lost one, once Ray restarted it): not a step failure (no
+        retry budget is spent), but the log says it happened and where. The higher dispatch number lets its write
+        tool take the lost call's claim."""
         run.redispatches += 1
         lost_on = getattr(run.handle, "executor", "")
         run.request = dataclasses.replace(run.request, dispatch=run.request.dispatch + 1)
-        run.handle = self._rt.dispatch(run.request, self._inputs(run.request))
-        self._launch(run)
         self._sink.emit(StepFailedPayload(
             step_id=run.step_id, attempt=run.attempt, error_kind="executor_died", will_retry=True,
-            error=f"{lost_on or 'the executor'} died while running step {run.step_id} ({exc}); sent to "
-                  f"{getattr(run.handle, 'executor', '') or 'another executor'}",
+            error=f"{lost_on or 'the executor'} died while running step {run.step_id} ({exc}); sending it again",
             finished_at=self._clock(), plan_version=self._st.plan_version))
+        fut = asyncio.ensure_future(self._send_again(run, _REDISPATCH_PAUSE_S * 3 ** (run.redispatches - 1)))
+        self._running[fut] = run
+        fut.add_done_callback(self._on_finished)
+
+    async def _send_again(self, run: Running, pause_s: float) -> tuple[StepOutcome, Any]:
+        # The lost executor is often one Ray is restarting (a lone executor, a wedged one replaced): sent again at
+        # once, a step met the same restarting actor three times within a second and failed with it. Cancelled
+        # with the others (a retry, a restart, the task's end), the pause never dispatches.
+        await asyncio.sleep(pause_s)
+        run.handle = self._rt.dispatch(run.request, self._inputs(run.request))
         self._emit_started(run.step_id, run.attempt, run.request.step, run.handle)
+        return await await_outcome(run, self._rt, self._clock)
 
     def _complete(self, sid: int, attempt: int, outcome: StepOutcome, value: Any, ref: Any) -> None:
         """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
