@@ -21,7 +21,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 SPEC="llama-cpp-python[server]==0.3.36"
 MODULES="llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings"
 PROGRESS_EVERY_S=30
-BUILD_ESTIMATE="≈ 6 min on 2 cores"   # measured: docs/testing.md, "First make demo"
+BUILD_ESTIMATE="≈ 2-4 min on 2 cores"   # measured: docs/testing.md, "The first make demo"
 
 if ! "$PY" -c "import sys" 2>/dev/null; then
     echo "install_local_llm: no Python at '$PY'; pass one, e.g. scripts/install_local_llm.sh .venv/bin/python" >&2
