@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["MAX_TEXT_CHARS", "cap_text", "cap_optional"]
+__all__ = ["MAX_TEXT_CHARS", "cap_text"]
 
 MAX_TEXT_CHARS = 50_000
 """Characters (about 12,000 English tokens) any one text may have: twice the default prompt budget, so whatever
@@ -30,8 +30,3 @@ def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + _CUT.format(cut=len(text) - limit, limit=limit)
-
-
-def cap_optional(text: str | None, limit: int = MAX_TEXT_CHARS) -> str | None:
-    """``cap_text`` for a text that may be absent."""
-    return None if text is None else cap_text(text, limit)

@@ -35,7 +35,7 @@ from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import PlanStep
 from planning.policy import ReflectionContext
-from planning.text_limits import MAX_TEXT_CHARS, cap_optional, cap_text
+from planning.text_limits import MAX_TEXT_CHARS, cap_text
 from planning.rejected import remember_rejection
 
 __all__ = ["Limits", "PlanExecution", "number_slots"]
@@ -278,7 +278,7 @@ class PlanExecution(PlanIntake):
                                         f"times: {exc}")
         self._charge("executor", outcome.spend)
         if outcome.error is not None and len(outcome.error) > MAX_TEXT_CHARS:
-            outcome = dataclasses.replace(outcome, error=cap_optional(outcome.error))
+            outcome = dataclasses.replace(outcome, error=cap_text(outcome.error))
         if self._sched.state(run.step_id) is not SchedState.RUNNING or self._sched.attempt(run.step_id) != run.attempt:
             return  # a stale attempt (its step was reset by a retry); its result is dropped
         if outcome.ok:

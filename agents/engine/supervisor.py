@@ -25,12 +25,12 @@ from agents.engine.runtime import Runtime
 from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
-from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, TextTooLongError, UnknownTaskError
+from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
 from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
+from agents.task_text import check_text_length
 from agents.tools.mcp import ToolRefresher
-from planning.text_limits import MAX_TEXT_CHARS
 
 __all__ = ["SupervisorCore"]
 
@@ -119,8 +119,7 @@ class SupervisorCore:
     async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
         """Answer the task's escalation with ``text``; the answer and ``by`` (who gave it) go into the event log
         before the task continues."""
-        if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:  # every caller's (web view, MCP, API) bound
-            raise TextTooLongError("response", len(text), MAX_TEXT_CHARS)
+        check_text_length(text, "response")  # every caller's bound (web view, MCP, API), not only the driver's
         await self._ready()
         await self._current_tools()
         if self._is_running(task_id):
