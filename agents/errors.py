@@ -29,6 +29,7 @@ __all__ = [
     "BudgetExceeded",
     "RoleUnavailableError",
     "InvalidResponseError",
+    "short_repr",
 ]
 
 
@@ -211,12 +212,21 @@ class RoleUnavailableError(TetrarchError):
         self.cause = cause
 
 
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a message about the user's value: at most ``limit`` characters, cut with "...".
+
+    >>> short_repr("x" * 100, limit=10)
+    "'xxxxxx..."
+    """
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
 class InvalidResponseError(UsageError, TypeError):
     """``respond(task_id, text)`` got an answer that is not text (over the API, MCP or HTTP)."""
 
     def __init__(self, what: str, value: object) -> None:
-        shown = repr(value)
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        shown = short_repr(value, limit=80)
         super().__init__(f"respond() takes {what} as text (a str), got {type(value).__name__} {shown}; send e.g. "
                          "'approve', or in words what the task should do")
         self.what = what

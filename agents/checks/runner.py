@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.checks.api import AnswerReview, Check, CheckFinding, Reject
+from agents.errors import short_repr
 from planning.policy import ReflectionContext
 from planning.text_limits import cap_text
 
@@ -103,8 +104,7 @@ async def _one(check: Check, review: AnswerReview, timeout_s: float) -> CheckFin
     if returned is not None:
         # False, "wrong year", True: whether the user meant pass or refuse is a guess either way (a returned
         # False once passed silently). Only None passes; the task fails naming the check and what it returned.
-        shown = repr(returned) if len(repr(returned)) <= 60 else repr(returned)[:57] + "..."
-        return (f"the answer check {name!r} returned {shown} ({type(returned).__name__}); a check returns None "
+        return (f"the answer check {name!r} returned {short_repr(returned)} ({type(returned).__name__}); a check returns None "
                 "to pass and raises agents.checks.Reject('why') to refuse, it never returns a verdict. Fix the "
                 "check and submit the task again")
     return None

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from agents.llm._tool_calls import request_tokens, tool_calls_text
+from agents.errors import short_repr
 from agents.llm.base import LLMError, LLMReply, LLMRequest, ToolCall, Usage
 from prompts import count_tokens
 
@@ -206,5 +207,4 @@ class FunctionLLM(_ProducerLLM):
 def _shown(value: object) -> str:
     if value is None:
         return "None"
-    text = repr(value)
-    return f"a {type(value).__name__} ({text if len(text) <= 60 else text[:57] + '...'})"
+    return f"a {type(value).__name__} ({short_repr(value)})"
