@@ -39,6 +39,7 @@ from agents.llm.base import (
     Usage,
 )
 from agents.llm.function_llm import FunctionLLM
+from agents.llm.profile import HOSTED, SMALL_LOCAL, ModelProfile, Strategy, profile_of
 from agents.llm.records import LLMCallRecord, RecordingLLM
 from agents.llm.replay import ReplayLLM
 from agents.llm.scripted import ScriptedLLM
@@ -54,6 +55,12 @@ __all__ = [  # noqa: RUF022 - grouped by topic, not sorted
     "Usage",
     "Role",
     "ToolCall",
+    # what differs by model
+    "ModelProfile",
+    "Strategy",
+    "HOSTED",
+    "SMALL_LOCAL",
+    "profile_of",
     # backends
     "OpenAIChat",
     "FunctionLLM",

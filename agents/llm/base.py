@@ -126,7 +126,7 @@ class LLMRequest(BaseModel):
     constrain decoding with it do, the others only ask for JSON."""
     grammar: str | None = None
     """A GBNF grammar for a ``"text"`` reply (``planning.grammar.terse_plan_grammar``); OpenAIChat sends it as
-    llama.cpp's ``grammar`` field when built with ``send_grammar=True``, other backends ignore it."""
+    llama.cpp's ``grammar`` field when its profile says ``grammar=True``, other backends ignore it."""
     tools: list[dict[str, Any]] | None = None
     """Tool specs for native function calling, OpenAI's form: ``{"type": "function", "function": {"name",
     "description", "parameters": <JSON Schema>}}``. The reply's ``tool_calls`` hold what the model called."""

@@ -27,6 +27,7 @@ from typing import Any
 from agents.llm._tool_calls import request_tokens, tool_calls_text
 from agents.errors import short_repr
 from agents.llm.base import LLMError, LLMReply, LLMRequest, ToolCall, Usage
+from agents.llm.profile import HOSTED, ModelProfile
 from prompts import count_tokens
 
 __all__ = ["FunctionLLM", "FunctionLLMError", "FunctionLLMReturnError", "ReplyFn", "chunk_text", "counted_reply", "stream_reply"]
@@ -121,8 +122,10 @@ class _ProducerLLM:
     """
 
     def __init__(self, *, stream_chunk_size: int | None, chunk_delay_s: float, model: str,
-                 sleep: Sleep, clock: Callable[[], float]) -> None:
+                 sleep: Sleep, clock: Callable[[], float], profile: ModelProfile = HOSTED) -> None:
         _check_chunking(stream_chunk_size, chunk_delay_s)
+        self.profile = profile
+        """What differs by model (``agents.llm.profile``): the hosted default unless a test sets another."""
         self.stream_chunk_size = stream_chunk_size
         self.chunk_delay_s = chunk_delay_s
         self.model = model
@@ -172,12 +175,12 @@ class FunctionLLM(_ProducerLLM):
 
     def __init__(self, fn: ReplyFn, *, stream_chunk_size: int | None = None, chunk_delay_s: float = 0.0,
                  model: str = "function", sleep: Sleep = asyncio.sleep,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, profile: ModelProfile = HOSTED) -> None:
         if not callable(fn):
             raise TypeError(f"FunctionLLM needs a callable fn(request) -> str | LLMReply, "
                             f"got {type(fn).__name__}")
         super().__init__(stream_chunk_size=stream_chunk_size, chunk_delay_s=chunk_delay_s, model=model,
-                         sleep=sleep, clock=clock)
+                         sleep=sleep, clock=clock, profile=profile)
         self.fn = fn
 
     async def _produce(self, request: LLMRequest) -> str | LLMReply:

@@ -53,6 +53,7 @@ from agents.llm._openai_support import (
 )
 from agents.llm._tool_calls import RawToolCall, StreamedCalls, calls_in_text, tool_names
 from agents.llm._tool_use import finish_tool_reply, tools_rejected, tools_unsupported
+from agents.llm.profile import HOSTED, ModelProfile
 from agents.llm.base import (
     LLMError,
     LLMReply,
@@ -125,7 +126,7 @@ class OpenAIChat:
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  timeout_s: float = 60.0, max_retries: int = 3, structured_output: StructuredOutput = "auto",
-                 extra_body: dict[str, Any] | None = None, *, send_grammar: bool = False,
+                 extra_body: dict[str, Any] | None = None, *, profile: ModelProfile = HOSTED,
                  clock: Callable[[], float] = time.perf_counter,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         if not model:
@@ -143,9 +144,10 @@ class OpenAIChat:
         self.max_retries = max_retries
         self.structured_output: StructuredOutput = structured_output
         self.extra_body = dict(extra_body or {})
-        self.send_grammar = send_grammar
-        """Send ``LLMRequest.grammar`` (GBNF) as the body's ``grammar`` field: llama.cpp's servers constrain
-        decoding with it; off by default because OpenAI's API rejects fields it does not know."""
+        self.profile = profile
+        """What differs by model (``agents.llm.profile``): prompts, reply forms, concurrency, grammars (sent as
+        the body's ``grammar`` field only when ``profile.grammar``: OpenAI's API rejects fields it does not know),
+        strategies. The hosted default unless given."""
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
         self._clock = clock
         self._sleep = sleep
@@ -245,7 +247,7 @@ class OpenAIChat:
             if attempt.stream_options:
                 params["stream_options"] = {"include_usage": True}
         extra = dict(self.extra_body)
-        if self.send_grammar and request.grammar is not None and attempt.mode is None:
+        if self.profile.grammar and request.grammar is not None and attempt.mode is None:
             extra["grammar"] = request.grammar  # llama.cpp's server; OpenAI itself rejects unknown fields
         if extra:
             params["extra_body"] = extra

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agents.llm.profile import profile_of
 from agents.llm.base import LLM, LLMReply, LLMRequest, Role, ToolCall, Usage
 from prompts import count_message_tokens, count_tokens
 
@@ -101,6 +102,7 @@ class RecordingLLM:
     def __init__(self, inner: LLM, sink: Callable[[LLMCallRecord], None], task_id: str = "",
                  *, clock: Callable[[], float] = time.perf_counter) -> None:
         self.inner = inner
+        self.profile = profile_of(inner)
         self._sink = sink
         self.task_id = task_id
         self._clock = clock

@@ -21,6 +21,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from agents.llm.profile import HOSTED, ModelProfile
 from agents.llm.base import LLMError, LLMReplayMismatch, LLMReply, LLMRequest
 from agents.llm.function_llm import stream_reply
 from agents.llm.records import LLMCallRecord, request_fingerprint
@@ -74,7 +75,9 @@ class ReplayLLM:
 
     def __init__(self, records: Sequence[LLMCallRecord] | Sequence[Mapping[str, Any]], *, strict: bool = True,
                  stream_chunk_size: int | None = None, chunk_delay_s: float = 0.0,
-                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, profile: ModelProfile = HOSTED) -> None:
+        self.profile = profile
+        """The recorded model's profile: the roles must ask for the same prompts they were recorded with."""
         parsed = [r if isinstance(r, LLMCallRecord) else LLMCallRecord.model_validate(dict(r))
                   for r in records]
         self._by_role: dict[str, list[LLMCallRecord]] = {}

@@ -19,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 
+from agents.llm.profile import HOSTED, ModelProfile
 from agents.llm.base import LLMReply, LLMRequest, LLMScriptExhausted
 from agents.llm.function_llm import Sleep, _ProducerLLM
 
@@ -48,9 +49,9 @@ class ScriptedLLM(_ProducerLLM):
 
     def __init__(self, script: Mapping[str, Sequence[ScriptEntry]], *, stream_chunk_size: int | None = None,
                  chunk_delay_s: float = 0.0, model: str = "scripted", sleep: Sleep = asyncio.sleep,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, profile: ModelProfile = HOSTED) -> None:
         super().__init__(stream_chunk_size=stream_chunk_size, chunk_delay_s=chunk_delay_s, model=model,
-                         sleep=sleep, clock=clock)
+                         sleep=sleep, clock=clock, profile=profile)
         for role, entries in script.items():
             if isinstance(entries, (str, bytes)):
                 # A bare string would be scripted one character per call — always a typo for [text].

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agents.llm.profile import HOSTED, ModelProfile
 from agents.llm._tool_calls import request_tokens, tool_calls_text
 from agents.llm.base import LLMReply, LLMRequest, LLMResponseError, ToolCall, Usage
 from planning.delta import as_delta
@@ -104,8 +105,9 @@ class SimulatedLLM:
 
     def __init__(self, tasks: Sequence[GoldTask], latency: LatencyModel = DEFAULT_LATENCY, *,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, encoding: str = "o200k_base",
-                 model: str = "simulated") -> None:
+                 model: str = "simulated", profile: ModelProfile = HOSTED) -> None:
         self._tasks = {t.task: t for t in tasks}
+        self.profile = profile
         self.latency = latency
         self._sleep = sleep
         self._encoding = encoding

@@ -358,10 +358,11 @@ def start_local_llm(name: str | None = None, *, cache_dir: Path | str | None = N
         server.spawn()
     try:
         from agents.llm.openai_chat import OpenAIChat
+        from agents.llm.profile import SMALL_LOCAL
 
         llm = OpenAIChat(model=server.alias, base_url=server.base_url, api_key="local", timeout_s=timeout_s,
                          max_retries=max_retries, structured_output="json_object_schema",
-                         send_grammar=True)  # the terse plan form is constrained by its GBNF grammar
+                         profile=SMALL_LOCAL)
     except BaseException:
         server.stop()
         raise

@@ -286,7 +286,7 @@ def test_bad_arguments_say_what_is_wrong(kwargs, message):
 
 def test_a_grammar_is_sent_only_when_asked_for(server):
     grammar = 'root ::= "1. noop()\\n"'
-    asyncio.run(chat(server, send_grammar=True).complete(text_request(grammar=grammar)))
+    asyncio.run(chat(server, profile=ModelProfile(grammar=True)).complete(text_request(grammar=grammar)))
     asyncio.run(chat(server).complete(text_request(grammar=grammar)))  # OpenAI proper would reject the field
     with_grammar, without = server.requests
     assert with_grammar["grammar"] == grammar and "response_format" not in with_grammar
