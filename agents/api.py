@@ -27,11 +27,12 @@ from typing import Any, Callable, Literal, Protocol, get_args
 
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
-from agents.config import RuntimeConfig, for_embedded_model
+from agents.config import RuntimeConfig
 from agents.errors import (ConfigError, InvalidResponseError, InvalidTimeoutError, OrchestratorClosedError,
                            TaskTimeoutError)
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
+from agents.llm.local.catalog import LocalModel
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
@@ -140,12 +141,13 @@ class Orchestrator:
     ``runtime="inprocess"`` in this process without Ray.
 
     ``llm=None`` uses the embedded default: a local model behind llama.cpp's OpenAI-compatible server on
-    127.0.0.1 (``tetrarch models pull`` installs it; ``RuntimeConfig(local_model=...)`` picks another one),
+    127.0.0.1 (``tetrarch models pull`` installs it; ``llm=get_model(name)`` from ``agents.llm.local`` serves
+    another installed one),
     stopped by ``shutdown()``. ``tools=None`` gives the built-in tools. ``checks`` are the user's answer checks
     (``agents.checks``): each runs on every accept before it counts, and a ``Reject`` it raises refuses the answer.
     """
 
-    def __init__(self, llm: LLM | None = None, tools: Sequence[Tool | Callable[..., Any]] | None = None,
+    def __init__(self, llm: LLM | LocalModel | None = None, tools: Sequence[Tool | Callable[..., Any]] | None = None,
                  config: RuntimeConfig | None = None, address: str | None = None, *,
                  runtime: RuntimeName = "ray", checks: Sequence[Check] | None = None) -> None:
         self.config = config or RuntimeConfig()
@@ -160,17 +162,16 @@ class Orchestrator:
         self.runtime: RuntimeName = runtime
         self._closed = False
         self._local_server = None
-        if llm is not None and not isinstance(llm, LLM):
+        embedded = llm is None or isinstance(llm, LocalModel)
+        if not embedded and not isinstance(llm, LLM):
             raise ConfigError(f"llm must be an LLM (an object with async complete(request) and stream(request)), not "
                               f"{type(llm).__name__} {llm!r}; for a model name use "
                               "OpenAIChat(model=..., base_url=...), or llm=None for the embedded local model")
         self.tools = self._resolve_tools(tools)
-        if llm is None:
-            self.config = for_embedded_model(self.config)
-        self.llm = llm if llm is not None else self._start_embedded_llm()
+        self.llm: LLM = self._start_embedded_llm(llm) if embedded else llm  # type: ignore[assignment]
         # The embedded model loads and prefills its prompts while the rest starts: one waits on the CPU, the other
         # mostly not. A warm start finds the prefills on disk (agents/llm/local/_state_shelf.py) and reads nothing.
-        warming = self._warm_embedded_llm(self.llm) if llm is None else None
+        warming = self._warm_embedded_llm(self.llm) if embedded else None
         self._instance = uuid.uuid4().hex[:8]
         try:
             self._backend: _Supervisor = self._start_backend(address, mcp_servers(tools))
@@ -211,10 +212,10 @@ class Orchestrator:
                 raise workspace_error(self.config, workspace, exc) from None
         return resolve_tools(tools)  # Tool objects, plain functions (@tool defaults) and MCP servers (listed now)
 
-    def _start_embedded_llm(self) -> LLM:
+    def _start_embedded_llm(self, model: LocalModel | None) -> LLM:
         from agents.llm.local import start_local_llm
 
-        llm, server = start_local_llm(self.config.local_model, wait=False)  # _warm_embedded_llm waits for it
+        llm, server = start_local_llm(model.name if model is not None else None, wait=False)  # _warm_embedded_llm waits for it
         self._local_server = server
         return llm
 
@@ -223,7 +224,7 @@ class Orchestrator:
         from agents.tools import ToolRegistry
 
         ready = self._local_server.wait_ready if self._local_server is not None else None
-        return start_warming(llm, self.config.prompt_options(), ToolRegistry(self.tools).catalog_text(),
+        return start_warming(llm, ToolRegistry(self.tools).catalog_text(),
                              self.config.max_steps, ready=ready)
 
     def _supervisor_for(self, task_id: str) -> Any:

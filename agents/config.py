@@ -37,22 +37,16 @@ run (docs/checks.md says why, with the measurements); ``Orchestrator(llm=None)``
 # options, not from all of the config), so what a component depends on is visible in its signature.
 @dataclass(frozen=True, slots=True)
 class PromptOptions:
-    versions: Mapping[str, str] = field(default_factory=dict)
-    """Pinned template version per prompt name; unpinned names use the latest."""
     context_token_budget: int = 6000
     checks: tuple[str, ...] = ("sound",)
     """The built-in check sets (``RuntimeConfig.builtin_checks``): which facts the reviewer's prompt shows, and
     whether the roles may read figures or routes by the numeric set's heuristics."""
-
-    def version(self, name: str) -> str | None:
-        return self.versions.get(name)
 
 
 @dataclass(frozen=True, slots=True)
 class RouterOptions:
     prompts: PromptOptions
     min_confidence: float
-    stop_at_plan: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +79,11 @@ class DispatchOptions:
     step_timeout_s: float
     confirm_replanned_writes: bool
     serial_llm: bool = False
-    """The model server answers one request at a time (``RuntimeConfig.serial_llm``)."""
+    """The model server answers one request at a time (``ModelProfile.concurrent_calls`` is False)."""
     checks: tuple[str, ...] = ("sound",)
     """The built-in check sets (``RuntimeConfig.builtin_checks``): with "numeric", code may answer a name hop."""
+    read_through: bool = False
+    """A figure is read through a reasoning step that names a thing (``Strategy.READ_THROUGH`` of the model)."""
 
 
 def default_store_path() -> Path:
@@ -135,11 +131,6 @@ class RuntimeConfig(BaseModel):
     """Start the planner together with the router (off the critical path); nothing is dispatched before the
     route is ``plan``, and on any other route the plan is cancelled and its tokens are charged to the planner.
     False: the planner starts after the router (saves the cancelled plan's tokens on direct/clarify/refuse)."""
-    router_stop_at_plan: bool = False
-    """Stop reading the router's reply once it has written a plan route with a trusted confidence
-    (``planning.settled_route``): the reason after it is shown, never read, and on the embedded model it is ~2 s
-    of decoding before the planner may start (``Orchestrator(llm=None)`` sets it). The route event then says the
-    reason was not written. Other routes are always read whole."""
     max_replans: int = Field(DEFAULT_LIMITS.max_replans, ge=0)
     max_step_retries: int = Field(DEFAULT_LIMITS.max_step_retries, ge=0)
     accept_min_score: int = Field(DEFAULT_LIMITS.accept_min_score, ge=1, le=5)
@@ -173,9 +164,6 @@ class RuntimeConfig(BaseModel):
     workspace_dir: Path | None = None
     """Root of the workspace file tools; None: a directory beside the store."""
 
-    # --- prompts -----------------------------------------------------------------------------------
-    prompt_versions: dict[str, str] = Field(default_factory=dict)
-    """Pin a template version per role, e.g. {"planner": "v1"}; unpinned roles use ``prompts.DEFAULT_VERSIONS``."""
     context_token_budget: int = Field(6000, ge=256)
     """Token budget of one assembled prompt; the context layer is trimmed first."""
     stream_plan: bool = True
@@ -185,11 +173,6 @@ class RuntimeConfig(BaseModel):
     never rewrites a plan. Add "numeric" for look-up-and-compute question answering over passages: its rules
     read English wordings and pick figures out of passages, veto on them and may rewrite a computing step. ()
     turns the built-in checks off (the user's own ``checks=[...]`` still run)."""
-    serial_llm: bool = False
-    """The model server answers one request at a time (the embedded llama.cpp server; ``Orchestrator(llm=None)``
-    sets it). A reasoning step then waits until the plan has streamed, since its call would only queue behind the
-    planner's (and its timeout run meanwhile); and one that only names its search's single hit for arithmetic is
-    answered by code (``agents.checks.numeric.name_hops``). False: reasoning steps start as soon as their inputs are ready."""
 
     # --- memory (docs/memory.md) -------------------------------------------------------------------
     session_history_tokens: int = Field(1500, ge=0)
@@ -200,9 +183,6 @@ class RuntimeConfig(BaseModel):
     unambiguously gets its plan by code, without a planner call (``tetrarch cache list|clear``)."""
 
     # --- deployment ------------------------------------------------------------------------------
-    local_model: str | None = None
-    """The embedded model that ``Orchestrator(llm=None)`` serves (a name from ``tetrarch models list``);
-    None: the default model. Ignored when an ``llm`` is given."""
     namespace: str = "tetrarch"
     num_executors: int = Field(2, ge=1)
     """Size of the executor pool when ``executors_per_node`` is None."""
@@ -239,10 +219,6 @@ class RuntimeConfig(BaseModel):
     runtime_env: dict[str, object] = Field(default_factory=dict)
     """More runtime_env for the job (``pip``, ``env_vars``, extra ``py_modules``…), merged with the shipped code."""
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
-    local_ray_system_config: dict[str, object] = Field(default_factory=dict)
-    """Ray ``_system_config`` entries for a private local Ray that this Orchestrator starts (never sent to a
-    cluster it joins); ``ray_init_kwargs["_system_config"]`` wins on the same key. ``Orchestrator(llm=None)``
-    sets ``QUIET_LOCAL_RAY``."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
     """Level of the driver's ``tetrarch`` logger and of Ray's own logging when the Orchestrator starts Ray."""
 
@@ -272,10 +248,10 @@ class RuntimeConfig(BaseModel):
         return self.store_url if self.store_url is not None else self.store_path
 
     def prompt_options(self) -> PromptOptions:
-        return PromptOptions(dict(self.prompt_versions), self.context_token_budget, tuple(self.builtin_checks))
+        return PromptOptions(self.context_token_budget, tuple(self.builtin_checks))
 
     def router_options(self) -> RouterOptions:
-        return RouterOptions(self.prompt_options(), self.router_min_confidence, self.router_stop_at_plan)
+        return RouterOptions(self.prompt_options(), self.router_min_confidence)
 
     def planner_options(self) -> PlannerOptions:
         return PlannerOptions(self.prompt_options(), self.max_steps, self.stream_plan)
@@ -285,9 +261,10 @@ class RuntimeConfig(BaseModel):
             self.tool_max_attempts, self.tool_backoff_s, self.tool_backoff_max_s, self.max_tool_output_tokens),
             str(self.store_path))
 
-    def dispatch_options(self) -> DispatchOptions:
-        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes, self.serial_llm,
-                               tuple(self.builtin_checks))
+    def dispatch_options(self, *, concurrent_calls: bool = True, read_through: bool = False) -> DispatchOptions:
+        """The model's ``concurrent_calls`` and ``read_through`` (``agents.llm.profile.ModelProfile``)."""
+        return DispatchOptions(self.step_timeout_s, self.confirm_replanned_writes, not concurrent_calls,
+                               tuple(self.builtin_checks), read_through)
 
     def policy_limits(self, extra_replans: int = 0) -> PolicyLimits:
         """The reflection policy's caps; ``extra_replans`` were granted by a human's answer to an escalation."""
@@ -332,12 +309,6 @@ class RuntimeConfig(BaseModel):
                              "'postgresql://user@host:5432/db', or leave store_url None and set store_path")
         if self.tool_backoff_max_s < self.tool_backoff_s:
             raise ValueError("tool_backoff_max_s must be >= tool_backoff_s")
-        if self.local_model is not None:
-            from agents.llm.local.catalog import CATALOG  # cheap: imports neither llama_cpp nor Ray
-
-            if self.local_model not in CATALOG:
-                raise ValueError(f"local_model {self.local_model!r} is not a known local model; "
-                                 f"known: {', '.join(CATALOG)}")
         if self.otel:
             import importlib.util
 
@@ -348,45 +319,3 @@ class RuntimeConfig(BaseModel):
         return self
 
 
-EMBEDDED_MODEL_PROMPTS: dict[str, str] = {"router": "v7", "planner": "v10", "reflector": "v10", "executor": "v3"}
-"""The JSON forms, for the embedded model: its server constrains a JSON reply with the schema, and the small
-CPU models write the terse forms unreliably without a grammar for every role (measured by `make test-llm`:
-qwen2.5-coder-0.5b answered router/v3 with a line that was neither form, twice)."""
-
-
-QUIET_LOCAL_RAY: dict[str, object] = {
-    "raylet_report_resources_period_milliseconds": 1000,
-    "raylet_check_gc_period_milliseconds": 1000,
-    "memory_monitor_refresh_ms": 1000,
-    "task_events_report_interval_ms": 5000,
-    "event_stats": False,
-}
-"""Ray's periodic work, done less often beside the embedded model (defaults: 100, 100, 250 and 1000 ms, and event
-loop statistics on). llama.cpp decodes with one thread per core that meet at every layer, so each wake-up of a
-Ray process on a 2-core machine stalls both; idle Ray with six actors took ~17% of a core, ~10% with these, and
-the model decoded correspondingly slower beside it (docs/architecture.md, "Built-in tools and prompts"). Each is a
-reporting or housekeeping period of one node's own processes: resource reports to the GCS, garbage-collection
-checks, the memory monitor (OOM kills come up to 0.75 s later) and the task-event feed of the dashboard."""
-
-
-def for_embedded_model(config: RuntimeConfig) -> RuntimeConfig:
-    """``config`` as the embedded llama.cpp model needs it, keeping whatever the caller set explicitly:
-    the JSON prompt forms (``EMBEDDED_MODEL_PROMPTS`` under the caller's pins), no speculative planning and
-    ``serial_llm`` — the server runs one request at a time, so a plan started beside the router only queues, and
-    a queued plan ahead of the router would hold every step back until the route arrived —,
-    ``router_stop_at_plan``, since the planner waits for the router's last token, and a quieter private Ray
-    (``QUIET_LOCAL_RAY``).
-
-        >>> for_embedded_model(RuntimeConfig(prompt_versions={"reflector": "v3"})).prompt_versions
-        {'router': 'v7', 'planner': 'v10', 'reflector': 'v3', 'executor': 'v3'}
-    """
-    update: dict[str, object] = {"prompt_versions": {**EMBEDDED_MODEL_PROMPTS, **config.prompt_versions}}
-    if "speculative_planning" not in config.model_fields_set:
-        update["speculative_planning"] = False
-    if "serial_llm" not in config.model_fields_set:
-        update["serial_llm"] = True
-    if "router_stop_at_plan" not in config.model_fields_set:
-        update["router_stop_at_plan"] = True
-    if "local_ray_system_config" not in config.model_fields_set:
-        update["local_ray_system_config"] = dict(QUIET_LOCAL_RAY)
-    return config.model_copy(update=update)

@@ -157,7 +157,7 @@ class ReActAgent:
     # ------------------------------------------------------------------ native function calling
     async def _native_loop(self, task: str, run: _Run) -> None:
         name = self.prompt_name()
-        prompt = load_prompt(name, self._cfg.prompt_versions.get(name)).render(
+        prompt = load_prompt(name).render(
             budget_tokens=self._cfg.context_token_budget, task=task)
         messages = list(prompt.messages)
         specs = self.tool_specs()
@@ -200,7 +200,7 @@ class ReActAgent:
     # ------------------------------------------------------------------ the JSON-in-text form
     async def _json_loop(self, task: str, run: _Run) -> None:
         name = self.prompt_name()
-        prompt = load_prompt(name, self._cfg.prompt_versions.get(name)).render(
+        prompt = load_prompt(name).render(
             budget_tokens=self._cfg.context_token_budget, task=task, tools=self._registry.catalog_text())
         messages = list(prompt.messages)
         schema = self._turn_model.model_json_schema()

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
+from agents.llm.profile import profile_of
+from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig
 from agents.llm.base import LLM
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
@@ -190,12 +191,11 @@ def bench_tools(suite: str, *, seed: int, scale: float) -> list:
     return make_tools(World.load(), seed=seed, time_scale=scale)
 
 
-def bench_config(store: Path, *, embedded: bool = False, **overrides: Any) -> RuntimeConfig:
-    """The benchmark's runtime configuration (generous caps: a benchmark measures, it does not stop)."""
-    config = RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
-                           token_budget=None, max_llm_calls=200, **overrides)
-    # The embedded model as Orchestrator(llm=None) runs it (the JSON forms, no speculation).
-    return for_embedded_model(config) if embedded else config
+def bench_config(store: Path, **overrides: Any) -> RuntimeConfig:
+    """The benchmark's runtime configuration (generous caps: a benchmark measures, it does not stop). What differs
+    for the embedded model is its LLM's profile, not the config."""
+    return RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
+                         token_budget=None, max_llm_calls=200, **overrides)
 
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
@@ -215,7 +215,7 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
     # The bundled corpus asks look-up-and-compute questions over passages: it runs as make demo does, with the
     # numeric check set (docs/checks.md); every other suite with the default.
     corpus = suite_tools_kind(suite) == "builtin"
-    config = bench_config(store, embedded=embedded, **({"builtin_checks": NUMERIC_QA_CHECKS} if corpus else {}))
+    config = bench_config(store, **({"builtin_checks": NUMERIC_QA_CHECKS} if corpus else {}))
     owns_ray = not ray.is_initialized()
     orch = Orchestrator(llm=llm, tools=tools, config=config)
     if embedded:
@@ -251,13 +251,13 @@ def warm_every_system(llm: LLM, config: RuntimeConfig, tetrarch_tools: list, rea
     from agents.tools import ToolRegistry
     from prompts import load_prompt
 
-    prefixes = role_prefixes(config.prompt_options(), ToolRegistry(tetrarch_tools).catalog_text(),
+    prefixes = role_prefixes(profile_of(llm), ToolRegistry(tetrarch_tools).catalog_text(),
                              config.max_steps) if "tetrarch" in systems else []
     for system in SYSTEMS[1:]:
         if system in systems:
             agent = react_agent(system, llm, react_tools, config)
             name = agent.prompt_name()
-            template = load_prompt(name, config.prompt_versions.get(name))
+            template = load_prompt(name)
             prefix = template_prefix("react", template, {"tools": ToolRegistry(react_tools).catalog_text()})
             prefixes.append(replace(prefix, tools=agent.tool_specs() if agent.mode == "native" else None))
     return warm_prefixes(llm, prefixes)

@@ -22,7 +22,6 @@ __all__ = [
     "Plan",
     "PlanStep",
     "POINTING_KINDS",
-    "PointingWords",
     "WordKind",
     "ClassifiedWord",
     "Reflection",
@@ -57,20 +56,14 @@ class RouterDecision(_Wire):
     """The direct answer (route "direct") or the clarifying question (route "clarify")."""
 
 
-class PointingWords(_Wire):
-    """The reply to ``clarify_check``: the task's words that point at something it never names, or None."""
-
-    word: str | None = None
-
-
 WordKind = Literal["pronoun", "demonstrative", "noun", "name", "id", "verb", "adjective", "number"]
 POINTING_KINDS: frozenset[str] = frozenset({"pronoun", "demonstrative"})
 """The kinds of word that can point at something a task never names; nouns, names, ids and the rest name it."""
 
 
 class ClassifiedWord(_Wire):
-    """The reply to a classifying ``clarify_check`` (``# classify: kind``): the word it found and its kind, a
-    closed set the server constrains the reply to. Only a pronoun or a demonstrative points at something."""
+    """The reply to ``clarify_check`` (``Strategy.CLARIFY_CHECK``): the word it found and its kind, a closed set
+    the server constrains the reply to. Only a pronoun or a demonstrative points at something."""
 
     word: str | None = None
     kind: WordKind | None = None

@@ -17,7 +17,7 @@ import pydantic
 
 from planning.errors import LLMOutputError
 from planning.lenient import describe_validation_error, extract_json_object, loads_lenient, normalise_step
-from planning.models import ClassifiedWord, Plan, PointingWords, Reflection, RouterDecision
+from planning.models import ClassifiedWord, Plan, Reflection, RouterDecision
 from planning.stream import StreamingPlanParser
 from planning.terse_reflection import find_verdict_line, parse_terse_reflection
 from planning.terse_route import find_route_line, parse_terse_route
@@ -31,8 +31,6 @@ __all__ = [
     "json_schema_for",
     "classified_word_schema",
     "parse_classified_word",
-    "parse_pointing_words",
-    "pointing_words_schema",
     "router_schema",
     "loads_lenient",
     "normalise_step",
@@ -105,14 +103,9 @@ def _schema_of(model_cls: type[pydantic.BaseModel]) -> dict[str, Any]:
     return drop_titles(inline_refs(model_cls.model_json_schema()))
 
 
-NEED_CHARS = 80
-"""The longest item of a plan's "needs" list ("population of Rome: lookup" is 26)."""
-MAX_NEEDS = 8
-"""The most items a plan's "needs" list may have: beyond, a small model is looping, not planning."""
 
 
-def plan_schema(tools: Mapping[str, Mapping[str, Any]] | Iterable[str], *,
-                needs_first: bool = False) -> dict[str, Any]:
+def plan_schema(tools: Mapping[str, Mapping[str, Any]] | Iterable[str]) -> dict[str, Any]:
     """The plan schema for these tools: given their parameter schemas (name → JSON Schema), each step is a reasoning
     step or one tool's call with that tool's own arguments (``planning.tool_inputs``); given names only,
     ``tool_name`` is limited to them (or null for a reasoning step).
@@ -120,11 +113,10 @@ def plan_schema(tools: Mapping[str, Mapping[str, Any]] | Iterable[str], *,
     Grammar-constrained servers then cannot emit a tool that does not exist: the prompt regression set
     measured qwen2.5-coder-1.5b copying the prompt example's tool name in 13 of 15 invalid plans (8/23 valid);
     with the names enumerated, 22/23 were valid. Validation still checks everything (servers without
-    constrained decoding ignore the schema). ``needs_first``: the object opens with a required ``"needs"`` list
-    of short strings (``PromptTemplate.needs_first``); parsing ignores it.
+    constrained decoding ignore the schema).
 
-        >>> list(plan_schema(["lookup"], needs_first=True)["properties"])
-        ['needs', 'steps']
+        >>> list(plan_schema(["lookup"])["properties"])
+        ['steps']
         >>> schema = plan_schema({"lookup": {"properties": {"city": {"type": "string"}}}})
         >>> len(schema["properties"]["steps"]["items"]["anyOf"])  # a reasoning step; lookup with, without a description
         3
@@ -133,49 +125,36 @@ def plan_schema(tools: Mapping[str, Mapping[str, Any]] | Iterable[str], *,
         # Not sorted: the keys' order is the order the grammar makes the model write the arguments in, the
         # tool's own order, as the catalog shows it.
         key = json.dumps(tools, default=str)
-        return _fresh(_plan_schema_with_inputs(key, needs_first))
-    return _fresh(_plan_schema(tuple(sorted(set(tools))), needs_first))
+        return _fresh(_plan_schema_with_inputs(key))
+    return _fresh(_plan_schema(tuple(sorted(set(tools)))))
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_schema(names: tuple[str, ...], needs_first: bool) -> dict[str, Any]:
+def _plan_schema(names: tuple[str, ...]) -> dict[str, Any]:
     schema = json_schema_for(Plan)
     if names:
         step = schema["properties"]["steps"]["items"]
         step["properties"]["tool_name"] = {"anyOf": [{"enum": list(names), "type": "string"}, {"type": "null"}],
                                            "default": None}
-    return _bounded(schema, needs_first)
+    return _bounded(schema)
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_schema_with_inputs(tools_json: str, needs_first: bool) -> dict[str, Any]:
+def _plan_schema_with_inputs(tools_json: str) -> dict[str, Any]:
     # Keyed by the schemas' JSON: a planner asks once per plan, and the forms for a few dozen tools take ~1 ms.
     schema = json_schema_for(Plan)
     schema["properties"]["steps"]["items"] = {"anyOf": step_forms(json.loads(tools_json))}
-    return _bounded(schema, needs_first)
+    return _bounded(schema)
 
 
-def _bounded(schema: dict[str, Any], needs_first: bool) -> dict[str, Any]:
-    # A plan has at least one step (validation says so too): with two examples in planner/v7's prompt, the 1.5B
-    # model answered comparisons with {"steps": []} until the grammar ruled it out.
+def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    # A plan has at least one step (validation says so too): with two examples in a prompt, the 1.5B model
+    # answered comparisons with {"steps": []} until the grammar ruled it out.
     schema["properties"]["steps"]["minItems"] = 1
-    if needs_first:
-        # Key order is decoding order under a grammar: the list comes before the first step. Short items and a
-        # cap keep a looping model from spending its whole budget on the list.
-        needs = {"type": "array", "items": {"type": "string", "maxLength": NEED_CHARS}, "minItems": 1,
-                 "maxItems": MAX_NEEDS}
-        schema["properties"] = {"needs": needs, **schema["properties"]}
-        schema["required"] = ["needs", *schema.get("required", [])]
     return schema
 
 
 ROUTE_REASON_CHARS = 80
-
-
-def parse_pointing_words(text: str) -> str | None:
-    """``clarify_check``'s reply: the pointing words (stripped; empty is None), or None."""
-    word = parse_model(text, PointingWords).word
-    return word.strip() or None if word is not None else None
 
 
 def parse_classified_word(text: str) -> ClassifiedWord:
@@ -190,10 +169,6 @@ def classified_word_schema() -> dict[str, Any]:
     schema = json_schema_for(ClassifiedWord)
     schema["required"] = ["word", "kind"]
     return schema
-
-
-def pointing_words_schema() -> dict[str, Any]:
-    return json_schema_for(PointingWords)
 
 
 def router_schema() -> dict[str, Any]:

@@ -7,13 +7,7 @@ File format (see prompts/README.md)::
     # purpose: one line
     # variables: task, tools, max_steps, replan_context
     # context: replan_context          (trimmable under a token budget; first listed is trimmed first)
-    # reply: terse                     (optional: "json", the default, or "terse" — the form it asks for)
     # opening: opening/v1              (optional: a shared text the system message starts with, see below)
-    # clarify: checked                 (optional, router: a question back is confirmed by clarify_check)
-    # needs: first                     (optional, JSON planner: the reply lists the facts to look up first)
-    # subject: asked                   (optional, planner: a repair round after invented figures names tools)
-    # second look: answered            (optional, reflector: a second look over an answer without the final
-                                        figure writes only the answer, with the ``answer`` prompt)
     === system
     ... {{tools}} ...
     === user
@@ -46,6 +40,7 @@ __all__ = [
     "PromptRegistry",
     "PromptTemplate",
     "RenderedPrompt",
+    "ReplyForm",
     "available_prompts",
     "load_prompt",
     "prepare_prompts",
@@ -53,19 +48,21 @@ __all__ = [
 
 PROMPTS_DIR = Path(__file__).parent
 ReplyForm = Literal["json", "terse"]
+"""What a template asks the model to write: the JSON wire object (sent with its JSON schema), or the terse
+one-line form (``planning.terse``; with a grammar where the server takes one). The parsers read both. Which one a
+role's template asks for is the model profile's to say (``agents.llm.profile.ModelProfile.reply_forms``)."""
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _SECTIONS = ("system", "user", "guardrails")
+_HEADERS = frozenset({"name", "version", "purpose", "variables", "context", "opening"})
+"""A template is text and its variables: no header switches behaviour."""
 _VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
-DEFAULT_VERSIONS: dict[str, str] = {"router": "v5", "planner": "v4", "reflector": "v5", "executor": "v1"}
-"""The version an unpinned ``load_prompt(name)`` returns, for templates whose newest version is not (yet) the
-default; every other template defaults to its newest version. ``RuntimeConfig(prompt_versions=...)`` pins per
-role either way (e.g. ``{"planner": "v1", "reflector": "v2"}`` for the JSON forms). router/v4, v6 and v7, planner/v5 to
-v13, reflector/v4, v7, v8 and v10 and executor/v2 and v3 are the embedded model's forms
-(``agents.config.EMBEDDED_MODEL_PROMPTS``: JSON replies,
-and they open alike; planner/v11, v12 and v13 are measured options beside its planner/v10), not the defaults; reflector/v6 is reflector/v4 answering in the terse verdict form under a
-grammar (faster, measured with one false accept more; pinned only by choice). router/v5 and reflector/v5 are the
-lean terse forms for hosted models (the router sees tool purposes, not argument schemas; the reviewer one line a
-step and no tool list)."""
+DEFAULT_VERSIONS: dict[str, str] = {
+    "router": "v5", "planner": "v4", "reflector": "v5", "executor": "v1", "executor_repair": "v2",
+    "executor_figures": "v1", "repair": "v2", "clarify_check": "v3", "answer": "v1"}
+"""The version an unpinned ``load_prompt(name)`` returns, and the hosted model profile's
+(``agents.llm.profile.HOSTED``): the lean forms (the router sees tool purposes, not argument schemas; the reviewer
+one line a step and no tool list). Other names default to their newest version. Which version a model uses is its
+``ModelProfile``'s; the versions no profile uses are not shipped (their history: prompts/CHANGELOG.md and git)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +72,6 @@ class RenderedPrompt:
     trimmed: tuple[str, ...]
     template_id: str
     fingerprint: str
-    reply_form: ReplyForm = "json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,36 +83,11 @@ class PromptTemplate:
     context_variables: tuple[str, ...]
     sections: tuple[tuple[str, str], ...]
     fingerprint: str
-    reply_form: ReplyForm = "json"
-    """What the template asks the model to write: the JSON wire object, or the terse form
-    (``planning.terse`` / ``planning.terse_reflection``). The role sends a JSON schema for the one and plain
-    text (with a grammar where the backend takes one) for the other; its parser reads both either way."""
     opening: str | None = None
     """``opening/vN``: the system message starts with that template's system text. Roles whose prompts open alike
     let a model server reuse the opening's prefill from one call to the next, whatever the role (llama.cpp keeps
     the last prompt's state and its prompt cache finds the longest prefix); on two CPU cores that is seconds a
     call. Resolved by ``PromptRegistry.load``, which adds the opening's variables to this template's."""
-    classify_word: bool = False
-    """``# classify: kind`` (clarify_check templates): the reply names its word's kind too
-    (``planning.models.ClassifiedWord``), and only a pronoun or a demonstrative counts as pointing."""
-    clarify_checked: bool = False
-    """``# clarify: checked`` (router templates): a question back stands only when the ``clarify_check`` prompt
-    names words of the task that point at something never named (``Router``, ``planning.grounded_question``)."""
-    needs_first: bool = False
-    """``# needs: first`` (JSON planner templates): the plan object opens with a ``"needs"`` list, in English,
-    of the facts to look up and the tool for each, before its ``"steps"`` (``planning.parse.plan_schema``).
-    Naming the facts first moved the embedded 1.5B model from computing with figures from memory to looking
-    them up on tasks in other languages than the tool descriptions', but it then computed less with tools and
-    answered worse end to end (docs/generality.md), so no default template says it. The list is not part of the
-    plan: the wire plan is ``{"steps": [...]}``, and parsing ignores other keys."""
-    subject_asked: bool = False
-    """``# subject: asked`` (planner templates): the repair round after a plan computed with figures no tool looked
-    up asks the ``subject`` prompt what the task is about and names the tools whose descriptions say it
-    (``planning.subject_tools``)."""
-    second_look_answered: bool = False
-    """``# second look: answered`` (reflector templates): the second look after an accept whose answer left out the
-    figure the plan computed last (``planning.policy.ReviewAgain``, reason ``unstated_figure``) asks the ``answer``
-    prompt for the answer alone; the first review's verdict and scores stand (``agents.roles.reflector``)."""
 
     @property
     def template_id(self) -> str:
@@ -138,7 +109,7 @@ class PromptTemplate:
         trimmed: tuple[str, ...] = ()
         if budget_tokens is not None and tokens > budget_tokens:
             messages, tokens, trimmed = self._fit(texts, budget_tokens, encoding)
-        return RenderedPrompt(messages, tokens, trimmed, self.template_id, self.fingerprint, self.reply_form)
+        return RenderedPrompt(messages, tokens, trimmed, self.template_id, self.fingerprint)
 
     def _fit(self, texts: dict[str, str], budget: int, encoding: str) -> tuple[list[dict[str, Any]], int, tuple[str, ...]]:
         fixed = count_message_tokens(self._messages({**texts, **{c: "" for c in self.context_variables}}), encoding)
@@ -219,16 +190,14 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
         raise PromptFormatError(f"{name}/{version}: needs '=== system' and '=== user' sections")
     declared = _names(header.get("variables", ""))
     context = _names(header.get("context", ""))
-    reply = header.get("reply", "json")
-    if reply not in ("json", "terse"):
-        raise PromptFormatError(f"{name}/{version}: '# reply: {reply}' must be json or terse")
+    switches = sorted(set(header) - _HEADERS)
+    if switches:
+        raise PromptFormatError(f"{name}/{version}: unknown header line(s) {', '.join(f'# {k}:' for k in switches)}; "
+                                f"a template declares only {', '.join(sorted(_HEADERS))}: what a model's replies "
+                                "look like and which strategies run are its ModelProfile's (agents.llm.profile)")
     opening = header.get("opening") or None
     if opening is not None and not re.fullmatch(r"opening/v\d+", opening):
         raise PromptFormatError(f"{name}/{version}: '# opening: {opening}' must name an opening, e.g. opening/v1")
-    clarify, classify, needs, subject, answered = (
-        _flag(header, key, word, f"{name}/{version}")
-        for key, word in (("clarify", "checked"), ("classify", "kind"), ("needs", "first"), ("subject", "asked"),
-                          ("second look", "answered")))
     body = {k: "\n".join(v) for k, v in sections.items()}
     used = {m.group(1) for b in body.values() for m in _PLACEHOLDER.finditer(b)}
     # With an opening, variables only it uses are declared here too (checked when the opening is joined).
@@ -237,18 +206,7 @@ def parse_template(text: str, *, name: str, version: str) -> PromptTemplate:
                                 f"{sorted(used)}; context {sorted(context)} must be declared too")
     return PromptTemplate(name=name, version=version, purpose=header.get("purpose", ""), variables=declared,
                           context_variables=context, sections=tuple(body.items()),
-                          fingerprint=hashlib.sha256(text.encode()).hexdigest(),
-                          reply_form="terse" if reply == "terse" else "json", opening=opening,
-                          clarify_checked=clarify, classify_word=classify, needs_first=needs,
-                          subject_asked=subject, second_look_answered=answered)
-
-
-def _flag(header: dict[str, str], key: str, word: str, template_id: str) -> bool:
-    """A header line that is either left out or says its one word (``# clarify: checked``)."""
-    value = header.get(key, "")
-    if value not in ("", word):
-        raise PromptFormatError(f"{template_id}: '# {key}: {value}' must be {word} (or left out)")
-    return value == word
+                          fingerprint=hashlib.sha256(text.encode()).hexdigest(), opening=opening)
 
 
 def join_opening(template: PromptTemplate, opening: PromptTemplate) -> PromptTemplate:

@@ -97,11 +97,12 @@ def answer_facts(answer: str | None, results: Sequence[Result], task: str,
 def review_context(reflection: Reflection, task: str, views: Sequence[StepLike], plan: Plan, *,
                    checks: Sequence[str] = DEFAULT_CHECKS, step_retries: Mapping[int, int] | None = None,
                    replans: int = 0, limits: PolicyLimits | None = None,
-                   reviewed_again: bool = False) -> ReflectionContext:
+                   reviewed_again: bool = False, final_figure_look: bool = False) -> ReflectionContext:
     """The policy's input for one review, with what the sets find: what is wrong with an accepted answer (an
     accept it contradicts is not one), whether the results themselves hold (then what is wrong is the answer's
     own, and the reviewer is asked again before anything is replanned), whether a contradiction-free accept leaves
-    out the figure the plan's final result holds (``sound.omitted_final``: it is asked about once more), and, with
+    out the figure the plan's final result holds (``sound.omitted_final``, with ``final_figure_look``, a model
+    profile's ``Strategy.FINAL_FIGURE_LOOK``: it is asked about once more), and, with
     the numeric set only, whether it states the figure the plan computed (a low score is then asked about once
     more)."""
     results = evidence_of(views, plan)
@@ -112,7 +113,8 @@ def review_context(reflection: Reflection, task: str, views: Sequence[StepLike],
         contradictions = tuple(f.text for f in (*of_results, *answer_facts(reflection.answer, results, task, checks)))
     computed = "numeric" in checks and numeric.states_computed(reflection.answer, results)
     built_in = "sound" in checks or "numeric" in checks
-    omitted = sound.omitted_final(reflection.answer, results) if accepted and not contradictions and built_in else None
+    look = final_figure_look and accepted and not contradictions and built_in
+    omitted = sound.omitted_final(reflection.answer, results) if look else None
     return ReflectionContext(
         reflection=reflection, step_retries=dict(step_retries or {}), replans=replans, limits=limits or PolicyLimits(),
         step_ids=frozenset(s.step_id for s in plan.steps), contradictions=contradictions,

@@ -44,10 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     # No Ray dashboard: its processes start with Ray and compete with the model for the two cores; a user's own
     # Orchestrator keeps Ray's defaults. The demo asks a look-up-and-compute question over the bundled passages:
     # the numeric check set's domain.
-    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout, local_model=args.model,
+    cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout,
                         ray_init_kwargs={"include_dashboard": False}, builtin_checks=NUMERIC_QA_CHECKS)
     started = time.monotonic()
-    orch = Orchestrator(llm=None, config=cfg, runtime=args.runtime)  # starts the model server; shutdown() stops it
+    orch = Orchestrator(llm=model, config=cfg, runtime=args.runtime)  # starts the model server; shutdown() stops it
     prefill = ("each role's static prompt loaded from the last run" if warm else
                "a prefill of each role's static prompt (the tool list and its instructions), kept for the next run")
     ray = "Ray, " if args.runtime == "ray" else ""

@@ -28,6 +28,7 @@ from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
 from agents.idempotency import ClaimReply, ClaimState, Fence
+from agents.llm.profile import HOSTED, ModelProfile, profile_of
 from agents.llm.base import LLM
 from agents.roles.messages import PlanItem, ReplanContext
 from agents.roles.planner import Planner
@@ -130,7 +131,7 @@ class SupervisorActor(SupervisorCore, WhereAmI):
 
     def __init__(self, config: RuntimeConfig, instance: str, tool_specs: dict[str, Any],
                  tools: Sequence[Tool] = (), servers: Sequence[MCPServer] = (), shard: int = 0,
-                 checks: Sequence[Check] = (), llm: LLM | None = None) -> None:
+                 checks: Sequence[Check] = (), llm: LLM | None = None, profile: ModelProfile = HOSTED) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
         def peers(role: str) -> list[Any]:
@@ -152,7 +153,7 @@ class SupervisorActor(SupervisorCore, WhereAmI):
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
                          owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks,
                          refresher=ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None,
-                         lives_with_parent=True)
+                         lives_with_parent=True, profile=profile)
         self._driver_watch = DriverWatch(self._driver_lost).start()
 
     def _driver_lost(self) -> None:
@@ -336,7 +337,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     supervisors = [ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", shard_name(instance, k), max_task_retries=-1, max_concurrency=100_000, **where,
     )).remote(config, instance, specs, list(tools) if servers or config.roles_in_supervisors else (), list(servers),
-              k, list(checks), llm if config.roles_in_supervisors else None)
+              k, list(checks), llm if config.roles_in_supervisors else None, profile_of(llm))
         for k, where in enumerate(_shard_placement(config, nodes, home))]
     return ActorSet(supervisors[0], routers, planners, reflectors, executors, journal, executor_nodes, supervisors)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import ray
 
+from agents.llm.profile import profile_of
 from agents.cluster.actors import ExecutorFactory, cluster_nodes, create_actors, kill_actors
 from agents.cluster.node_watch import NodeWatcher
 from agents.cluster.shards import shard_of
@@ -43,11 +44,12 @@ def _init_kwargs(config: RuntimeConfig, address: str | None, ship: bool, tools: 
     kwargs: dict[str, Any] = {"namespace": config.namespace, "log_to_driver": False, "configure_logging": True,
                               "logging_level": getattr(logging, config.log_level)}
     kwargs.update(config.ray_init_kwargs)
-    if address is None and config.local_ray_system_config:
+    quiet = profile_of(llm).local_ray_system_config
+    if address is None and quiet:
         # Only a Ray this Orchestrator starts takes _system_config (joining a cluster refuses it); the caller's
-        # own entries win.
+        # own entries win. A model whose server shares these cores asks for a quieter Ray (its profile).
         mine = config.ray_init_kwargs.get("_system_config") or {}
-        kwargs["_system_config"] = {**config.local_ray_system_config, **mine}
+        kwargs["_system_config"] = {**quiet, **mine}
     if ship:
         from agents.cluster.deploy import build_runtime_env, merge_runtime_env
 

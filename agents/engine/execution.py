@@ -236,7 +236,8 @@ class PlanExecution(PlanIntake):
         # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
         self._limits.budget.check(self._st.usage.total, before_call=True)
         attempt = self._sched.start(sid)
-        through = read_through(step, self._steps, lambda sid: self._sched.state(sid) is SchedState.COMPLETED)
+        through = read_through(step, self._steps, lambda sid: self._sched.state(sid) is SchedState.COMPLETED) \
+            if self._limits.dispatch.read_through else {}
         return StepRequest(
             task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
             attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,

@@ -26,6 +26,7 @@ from agents.config import RuntimeConfig
 from agents.engine.runtime import LocalRuntime
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import InProcessRuntimeDiedError
+from agents.llm.profile import profile_of
 from agents.llm.base import LLM
 from agents.roles.executor import Executor
 from agents.roles.planner import Planner
@@ -84,7 +85,8 @@ class InProcessSupervisor:
         runtime = build_local_runtime(config, llm, tools, StoreJournal(journal_store))
         refresher = ToolRefresher(ToolCatalog(tools, servers), runtime.use_tools) if servers else None
         store = Store(config.store_location(), pool_size=config.store_pool_size)
-        return SupervisorCore(store, runtime, config, checks=checks, refresher=refresher), journal_store
+        return SupervisorCore(store, runtime, config, checks=checks, refresher=refresher,
+                              profile=profile_of(llm)), journal_store
 
     def _run_loop(self) -> None:
         # The user's checks and tools are isolated where they run; this names anything else that escapes, so every

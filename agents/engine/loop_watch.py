@@ -62,7 +62,7 @@ class LoopWatch:
     """Start it on the loop it watches (from a coroutine); ``stop()`` from anywhere."""
 
     # A beat a second: each wake-up of a process beside the embedded model stalls its decoding threads
-    # (agents.config.QUIET_LOCAL_RAY), and a stall shorter than a few seconds harms no bound.
+    # (agents.llm.profile.QUIET_LOCAL_RAY), and a stall shorter than a few seconds harms no bound.
     def __init__(self, *, stall_s: float = 5.0, interval_s: float = 1.0,
                  report: Callable[[LoopStall], None] = log_stall, clock: Callable[[], float] = time.monotonic) -> None:
         if stall_s <= interval_s:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agents.llm.profile import HOSTED, ModelProfile
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.group_commit import group_commit
@@ -47,9 +48,12 @@ class SupervisorCore:
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
                  clock: Callable[[], float] = time.time, *, reattach_first: bool = False,
                  checks: Sequence[Check] = (), owns: Callable[[str], bool] = lambda task_id: True,
-                 refresher: ToolRefresher | None = None, lives_with_parent: bool = False) -> None:
+                 refresher: ToolRefresher | None = None, lives_with_parent: bool = False,
+                 profile: ModelProfile = HOSTED) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
         self._refresher = refresher
+        self._profile = profile
+        """The model's (``llm.profile``): whether its calls may run at once."""
         """Re-lists the MCP servers whose tool lists changed before a task starts or continues (None: no server)."""
         self._checks = tuple(checks)
         """The user's answer checks, given to every task this Supervisor runs."""
@@ -322,7 +326,7 @@ class SupervisorCore:
         if first is not None:
             traced.emit(first)
         runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
-                            memory=self._memory, checks=self._checks)
+                            memory=self._memory, checks=self._checks, profile=self._profile)
         self._runs[state.task_id] = state.run
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task

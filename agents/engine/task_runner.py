@@ -31,6 +31,7 @@ from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, Tas
 from agents.engine.task_stop import TaskStop, stop_for_error
 from agents.errors import InvalidLLMOutputError
 from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
+from agents.llm.profile import HOSTED, ModelProfile, Strategy
 from agents.llm.base import LLMError, Spend
 from agents.results import TaskResult
 from agents.roles.messages import ReplanContext, RoleResult, StepView
@@ -52,11 +53,17 @@ class TaskRunner:
 
     def __init__(self, state: TaskState, *, config: RuntimeConfig, runtime: Runtime, sink: TaskSink,
                  clock: Callable[[], float] = time.time, memory: MemoryLink | None = None,
-                 checks: Sequence[Check] = ()) -> None:
+                 checks: Sequence[Check] = (), profile: ModelProfile = HOSTED) -> None:
         self.state, self._checks = state, tuple(checks)  # the user's answer checks, run on every accept
         self._cfg, self._rt, self._sink, self._clock = config, runtime, sink, clock
         self._memory = memory
-        self._limits = Limits(config.dispatch_options(), Budget(config.token_budget, config.max_llm_calls),
+        # One request at a time (a profile without concurrent calls): the planner waits for the router, and a
+        # reasoning step for the plan, rather than queue behind each other at the server.
+        self._speculate_plan = config.speculative_planning and profile.concurrent_calls
+        self._final_figure_look = profile.uses(Strategy.FINAL_FIGURE_LOOK)
+        dispatch = config.dispatch_options(concurrent_calls=profile.concurrent_calls,
+                                           read_through=profile.uses(Strategy.READ_THROUGH))
+        self._limits = Limits(dispatch, Budget(config.token_budget, config.max_llm_calls),
                               FailureCaps(config.max_consecutive_errors, config.loop_window))
         self._exec: PlanExecution | None = None
         self._reviewed: tuple[int, str] | None = None
@@ -204,7 +211,7 @@ class TaskRunner:
         ``hint``: a cached template to adapt. It rides in the planner's ``history`` context item, which is
         otherwise a session's earlier turns: never both, since a follow-up does not use the cache."""
         st = self.state
-        if not self._cfg.speculative_planning or not self._limits.budget.affords(st.usage.total, calls=2):
+        if not self._speculate_plan or not self._limits.budget.affords(st.usage.total, calls=2):
             return None
         return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history))
 
@@ -273,7 +280,7 @@ class TaskRunner:
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
             arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
-            reviewed_again=st.reviewed_again())
+            reviewed_again=st.reviewed_again(), final_figure_look=self._final_figure_look)
         graph = context if self._exec is None else self._exec.with_graph(context)  # retries the graph allows
         decision = None if fault is not None else decide(graph)
         st.reflections.append(recorded if decision is None else recorded_with(recorded, decision))

@@ -18,18 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from prompts.registry import DEFAULT_VERSIONS, ReplyForm
+
 __all__ = ["HOSTED", "PROMPT_NAMES", "SMALL_LOCAL", "ModelProfile", "ReplyForm", "Strategy", "profile_of"]
 
-ReplyForm = Literal["json", "terse"]
-"""What a role's template asks the model to write: the JSON wire object (sent with its JSON schema), or the terse
-one-line form (``planning.terse``; with a grammar where the server takes one). The parsers read both."""
-
-PROMPT_NAMES = ("router", "planner", "reflector", "executor", "executor_repair", "executor_figures", "repair",
-                "clarify_check", "answer")
+PROMPT_NAMES = tuple(DEFAULT_VERSIONS)
 """The prompts a profile names a version of (``prompts/<name>/v<N>.txt``)."""
 
 
@@ -82,7 +79,8 @@ class ModelProfile(BaseModel):
 
     name: str = "hosted"
     prompts: Mapping[str, str] = Field(default_factory=dict)
-    """Template version per prompt name (``PROMPT_NAMES``); a name not given uses ``HOSTED``'s."""
+    """Template version per prompt name (``PROMPT_NAMES``); a name not given uses ``HOSTED``'s
+    (``prompts.DEFAULT_VERSIONS``)."""
     reply_forms: Mapping[str, ReplyForm] = Field(default_factory=dict)
     """The reply form per role whose template asks for one; a role not given: ``HOSTED``'s."""
     concurrent_calls: bool = True
@@ -118,7 +116,7 @@ class ModelProfile(BaseModel):
 
     def prompt(self, name: str) -> str:
         """The version of prompt ``name`` this model uses."""
-        return self.prompts.get(name) or _HOSTED_PROMPTS[name]
+        return self.prompts.get(name) or DEFAULT_VERSIONS[name]
 
     def reply_form(self, role: str) -> ReplyForm:
         return self.reply_forms.get(role) or _HOSTED_FORMS.get(role, "json")
@@ -131,12 +129,9 @@ class ModelProfile(BaseModel):
         return self.model_copy(update={"prompts": {**self.prompts, **versions}})
 
 
-_HOSTED_PROMPTS: dict[str, str] = {
-    "router": "v5", "planner": "v4", "reflector": "v5", "executor": "v1", "executor_repair": "v2",
-    "executor_figures": "v1", "repair": "v2", "clarify_check": "v3", "answer": "v1"}
 _HOSTED_FORMS: dict[str, ReplyForm] = {"router": "terse", "planner": "terse", "reflector": "terse"}
 
-HOSTED = ModelProfile(name="hosted", prompts=_HOSTED_PROMPTS, reply_forms=_HOSTED_FORMS)
+HOSTED = ModelProfile(name="hosted", reply_forms=_HOSTED_FORMS)
 """The default of ``OpenAIChat`` and the test fakes: the lean terse prompts (the router sees tool purposes, the
 reviewer one line a step), calls at once, and no coping strategy."""
 

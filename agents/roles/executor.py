@@ -1,10 +1,10 @@
 """The Executor role: runs one plan step — a tool call, or a reasoning step answered by one LLM call.
 
 The LLM is called only for ``tool_name: null`` steps, for one argument-repair round after a
-``ToolArgumentError`` (reading the figures a calculation needs out of passages, ``figure_fit``, or else
-rewriting the call), and when the reflector asked to retry a tool step with a modification. A rewrite that puts
-a different value in place of the plan's (another name the tool knows) fails the step instead
-(``agents.roles.repair_scope``).
+``ToolArgumentError`` (rewriting the call; with ``Strategy.FIGURE_FIT``, reading the figures a calculation needs
+out of passages first), and when the reflector asked to retry a tool step with a modification. With
+``Strategy.REPAIR_SCOPE`` a rewrite that puts a different value in place of the plan's (another name the tool
+knows) fails the step instead (``agents.roles.repair_scope``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from agents.config import ExecutorOptions
 from agents.errors import InvalidLLMOutputError
 from agents.idempotency import Fence, IdempotencyJournal
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
+from agents.llm.profile import Strategy, profile_of
 from agents.roles.figure_fit import (
     code_figures,
     figures_schema,
@@ -66,6 +67,7 @@ class Executor:
         self._documents_path = options.documents_path  # doc_search's user documents, per tool call
         self.use_tools(tools)
         self._llm = llm
+        self._profile = profile_of(llm)
         self._prompts = options.prompts
         self._name = name
         self._node_id = node_id
@@ -76,7 +78,7 @@ class Executor:
         tokenizer measures tool outputs, ``agents.tools.output.truncate_output``): the actors call this while the
         model server starts, so no task waits for it."""
         names = ("executor", "executor_figures", "executor_repair")
-        prepare_prompts({name: self._prompts.version(name) for name in names})
+        prepare_prompts({name: self._profile.prompt(name) for name in names})
 
     def use_tools(self, tools: Sequence[Tool]) -> None:
         """Run steps with these tools from now on (an MCP server's tool list changed); calls already under
@@ -158,7 +160,8 @@ class Executor:
                     args = {**args, **exc.fix}
                     continue
                 acc.unrepaired = str(exc)
-                fitted = await self._fit_numbers(req, inputs, acc) if is_read else None
+                fitting = is_read and self._profile.uses(Strategy.FIGURE_FIT)
+                fitted = await self._fit_numbers(req, inputs, acc) if fitting else None
                 if fitted is not None:
                     # The earlier outputs (passages) went where the tool wants numbers: each one's figure about what
                     # its step looked up is the number the plan meant (figure_fit: code first, then one model call).
@@ -167,7 +170,8 @@ class Executor:
                     continue
                 repaired = await self._repair_arguments(req, args, str(exc), acc)
                 acc.unrepaired = None
-                if (swap := changed_subject(args, repaired, req.step.description)) is not None:
+                scoped = self._profile.uses(Strategy.REPAIR_SCOPE)
+                if scoped and (swap := changed_subject(args, repaired, req.step.description)) is not None:
                     raise _StepFailure("argument", (
                         f"{exc} (the argument repair put {swap[1]!r} where the plan had {swap[0]!r}: a different "
                         "value, not another spelling of it, so that call was not made)")) from exc
@@ -196,7 +200,7 @@ class Executor:
 
     async def _reason(self, req: StepRequest, inputs: Mapping[int, Any], acc: _Accumulator) -> str:
         step_text = req.step.description + (f"\nReviewer's instruction: {req.modification}" if req.modification else "")
-        template = load_prompt("executor", self._prompts.version("executor"))
+        template = load_prompt("executor", self._profile.prompt("executor"))
         # A template that opens like the other roles' prompts takes the tool list (its shared prefix).
         extra = {"tools": self._registry.catalog_text()} if "tools" in template.variables else {}
         prompt = template.render(
@@ -259,7 +263,7 @@ class Executor:
     async def _read_figures(self, req: StepRequest, inputs: Mapping[int, Any], deps: list[int],
                             about: Mapping[int, str], acc: _Accumulator) -> dict[int, float]:
         choices = {dep: stated_figures(inputs[dep]) for dep in deps}
-        template = load_prompt("executor_figures", self._prompts.version("executor_figures"))
+        template = load_prompt("executor_figures", self._profile.prompt("executor_figures"))
         prompt = template.render(task=req.task, step=req.step.description,
                                  sources=render_sources(deps, inputs, about))
         try:
@@ -280,7 +284,7 @@ class Executor:
     async def _repair_arguments(self, req: StepRequest, args: dict[str, Any], error: str,
                                 acc: _Accumulator) -> dict[str, Any]:
         tool = self._registry.get(req.step.tool_name or "")
-        template = load_prompt("executor_repair", self._prompts.version("executor_repair"))
+        template = load_prompt("executor_repair", self._profile.prompt("executor_repair"))
         arguments = json.dumps(args, ensure_ascii=False, default=str)
         if req.step.depends_on:  # filled in from earlier steps' output: untrusted data, fenced as such
             arguments = fence_untrusted(arguments, "arguments filled in from earlier steps' output")

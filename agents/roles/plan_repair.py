@@ -1,33 +1,24 @@
 """The planner's repair round: what it is told about its first reply, and which tools it may use.
 
 Kept apart from the streaming in ``agents.roles.planner``: the first round's question about calls that ignore the
-task (``planning.blind_calls``), the note a problem of sense becomes, and, for a template that asks it
-(``# subject: asked``), one narrow question to the model about what the task is about so the note can name the
-tools whose descriptions say so (``planning.subject_tools``).
+task (``planning.blind_calls``, ``Strategy.BLIND_CALLS``) and the note a problem of sense becomes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from agents.checks.numbers import numbers_in
-from agents.errors import InvalidLLMOutputError
-from agents.llm.base import LLM, LLMError, Spend
-from agents.roles.json_call import call_json, repair_messages
+from agents.roles.json_call import repair_messages
 from agents.roles.messages import ReplanContext
 from planning.blind_calls import blind_call
 from planning.errors import PlanningError, PlanValidationError
 from planning.models import PlanStep
-from planning.subject_tools import parse_subject, subject_note, subject_schema, tools_about
 from planning.validate import PlanProblem, ProblemCode
-from prompts import load_prompt
 from prompts.registry import ReplyForm
 
-__all__ = ["BlindCheck", "RepairRound", "repair_round", "subject_hint"]
-
-_SUBJECT_TOKENS = 24
-"""A reply of one short English phrase in a JSON object (``planning.subject_tools.SUBJECT_CHARS``)."""
+__all__ = ["BlindCheck", "RepairRound", "repair_round"]
 
 
 class BlindCheck:
@@ -36,12 +27,10 @@ class BlindCheck:
     def __init__(self, task: str, entries: Mapping[str, str]) -> None:
         self._task = task
         self.entries = entries
-        """Each tool's catalog lines (``catalog_entries``), also what the subject hint matches against."""
+        """Each tool's catalog lines (``catalog_entries``)."""
         self._figures = frozenset(numbers_in(task))
         self.copied_from: set[str] = set()
         """Tools whose documented example the reply copied: the repair round's catalog leaves their examples out."""
-        self.invented_by: set[str] = set()
-        """Tools the reply gave figures from nowhere: the subject hint names other tools."""
 
     def refuse(self, step: PlanStep) -> None:
         if step.tool_name is None:
@@ -50,8 +39,6 @@ class BlindCheck:
         if found is not None:
             if found.copied:
                 self.copied_from.add(step.tool_name)
-            if found.invented:
-                self.invented_by.add(step.tool_name)
             raise PlanValidationError((PlanProblem(ProblemCode.BLIND_CALL, found.reason, step.step_id),))
 
 
@@ -68,16 +55,15 @@ class RepairRound(Protocol):
 
 
 def repair_round(messages: list[dict[str, Any]], raw: str, exc: PlanningError, form: ReplyForm,
-                 round_: RepairRound, replan: ReplanContext | None, schemas: dict[str, dict[str, Any]],
-                 hint: str | None = None) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+                 round_: RepairRound, replan: ReplanContext | None, schemas: dict[str, dict[str, Any]]
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """The repair round's conversation and the tools its reply may use (``round_.refused_tools`` left out, unless
-    a step of the previous plan completed with one: the new plan may need it again). ``hint``: one more line
-    for the note (``subject_hint``)."""
+    a step of the previous plan completed with one: the new plan may need it again)."""
     problems = exc.problems if isinstance(exc, PlanValidationError) else ()
     if not problems or not all(isinstance(p, PlanProblem) and p.code in _NOTED for p in problems):
         return repair_messages(messages, raw, str(exc), form), schemas
     *head, last = messages
-    lines = [f"- {getattr(p, 'message', p)}" for p in problems] + ([f"- {hint}"] if hint else [])
+    lines = [f"- {getattr(p, 'message', p)}" for p in problems]
     note = "\n".join(lines)
     convo = [*head, {**last, "content": f"{last['content']}\n\nNote, from checking an earlier attempt:\n{note}"}]
     worked = {v.tool_name for v in replan.results if v.status == "completed"} if replan is not None else set()
@@ -85,19 +71,3 @@ def repair_round(messages: list[dict[str, Any]], raw: str, exc: PlanningError, f
     offered = {name: schema for name, schema in schemas.items() if name not in banned}
     return convo, offered or schemas
 
-
-async def subject_hint(llm: LLM, *, task: str, catalog: str, entries: Mapping[str, str], reads: Collection[str],
-                       invented_by: Collection[str], version: str | None, task_id: str) -> tuple[str | None, Spend]:
-    """The note's line naming the tools about what ``task`` is about, and what asking cost; no line when the
-    model's reply is unusable or names no tool's subject (the repair round goes on without it)."""
-    prompt = load_prompt("subject", version).render(task=task, tools=catalog)
-    try:
-        call = await call_json(llm, role="planner", messages=prompt.messages, parse=parse_subject,
-                               json_schema=subject_schema(), max_tokens=_SUBJECT_TOKENS,
-                               metadata={"task_id": task_id, "purpose": "subject"})
-    except InvalidLLMOutputError as exc:  # twice no usable reply: its spend still counts
-        return None, exc.spend or Spend()
-    except LLMError:
-        return None, Spend()
-    tools = tools_about(call.value, entries, reads=reads, exclude=invented_by)
-    return (subject_note(call.value, tools) if tools else None), call.spend

@@ -7,6 +7,7 @@ from typing import Any
 
 from agents.config import PlannerOptions
 from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend
+from agents.llm.profile import Strategy, profile_of
 from agents.roles.json_call import abandoned_spend, close_stream, reply_record
 from agents.roles.messages import (
     PlanCallStarted,
@@ -17,7 +18,7 @@ from agents.roles.messages import (
     ReplanContext,
     StepEmitted,
 )
-from agents.roles.plan_repair import BlindCheck, repair_round, subject_hint
+from agents.roles.plan_repair import BlindCheck, repair_round
 from agents.roles.replan import kept_steps, next_step_id, replan_context
 from agents.tools.registry import catalog_entries, catalog_permissions, catalog_without_examples
 from planning.delta import call_key, same_call
@@ -58,6 +59,7 @@ class Planner:
     def __init__(self, llm: LLM, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str,
                  options: PlannerOptions) -> None:
         self._llm = llm
+        self._profile = profile_of(llm)
         self._schemas = dict(tool_schemas)
         self._catalog = tools_catalog
         self._reads = _read_tools(tools_catalog)
@@ -67,7 +69,7 @@ class Planner:
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
         call this while the model server starts, so no task waits for it."""
-        prepare_prompts({"planner": self._options.prompts.version("planner")})
+        prepare_prompts({"planner": self._profile.prompt("planner")})
 
     def use_tools(self, tool_schemas: Mapping[str, dict[str, Any]], tools_catalog: str) -> None:
         """Plan with these tools from the next ``plan`` call on (an MCP server's tool list changed); a plan
@@ -76,17 +78,17 @@ class Planner:
         self._reads = _read_tools(tools_catalog)
 
     def _form(self) -> ReplyForm:
-        return self._template().reply_form
+        return self._profile.reply_form("planner")
 
     def _template(self) -> PromptTemplate:
-        return load_prompt("planner", self._options.prompts.version("planner"))
+        return load_prompt("planner", self._profile.prompt("planner"))
 
     def _messages(self, task: str, replan: ReplanContext | None, history: str = "",
                   without_examples: Collection[str] = ()) -> list[dict[str, Any]]:
         """The planner's prompt; ``without_examples``: tools whose examples the catalog leaves out."""
         template = self._template()
         catalog = catalog_without_examples(self._catalog, without_examples) if without_examples else self._catalog
-        context = "" if replan is None else replan_context(replan, terse=template.reply_form == "terse")
+        context = "" if replan is None else replan_context(replan, terse=self._form() == "terse")
         # A session's earlier turns: their own trimmable context item (planner/v4 on); an older pinned
         # template gets them ahead of its replan context instead, so follow-ups still resolve.
         extra = {"history": history} if "history" in template.variables else {}
@@ -102,7 +104,7 @@ class Planner:
         metadata = {"task_id": task_id, "round": str(round_no)}
         if form == "json":
             return LLMRequest(role="planner", messages=convo, response_format="json",
-                              json_schema=plan_schema(schemas, needs_first=self._template().needs_first),
+                              json_schema=plan_schema(schemas),
                               stream=self._options.stream_plan, metadata=metadata)
         if schemas is not self._schemas:  # a plan begun before use_tools: its own grammar, not cached
             grammar = terse_plan_grammar(schemas)
@@ -126,7 +128,7 @@ class Planner:
             unfinished = abandoned_spend("planner", convo, "", "the stream was abandoned before it finished")
             yield PlanCallStarted(spend + unfinished)
             # a blind call is asked about in the first round only: the repaired plan's word stands
-            asked = f"{history}\n{task}" if not round_no else None
+            asked = f"{history}\n{task}" if not round_no and self._profile.uses(Strategy.BLIND_CALLS) else None
             round_ = self._round(kept, first_new_id, steps, reads, replan, asked)
             try:
                 request = self._request(task_id, convo, round_no, form, offered)
@@ -175,7 +177,8 @@ class Planner:
     def _round(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep], reads: frozenset[str],
                replan: ReplanContext | None, asked: str | None) -> _Round:
         """One reply's bookkeeping; ``asked`` (the task and its history): also ask about blind calls."""
-        round_ = _Round(kept, first_new_id, steps, reads, replan.rejected if replan is not None else ())
+        rejected = replan.rejected if replan is not None and self._profile.uses(Strategy.REJECTED_CALLS) else ()
+        round_ = _Round(kept, first_new_id, steps, reads, rejected, loops=self._profile.uses(Strategy.LOOP_CUT))
         if asked is not None:
             round_.blind = BlindCheck(asked, catalog_entries(self._catalog))
         return round_
@@ -183,19 +186,12 @@ class Planner:
     async def _repair(self, task_id: str, task: str, replan: ReplanContext | None, history: str, raw: str,
                       exc: PlanningError, round_: _Round, schemas: dict[str, dict[str, Any]], spent: Spend
                       ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], Spend]:
-        """The repair round's conversation and tools, and ``spent`` with what preparing it cost; after a copied
-        example the catalog shows no example of that tool, after figures from nowhere a ``# subject: asked``
-        template names the tools about what the task is about (``agents.roles.plan_repair``)."""
+        """The repair round's conversation and tools, and what was spent so far; after a copied example the
+        catalog shows no example of that tool (``agents.roles.plan_repair``)."""
         blind = round_.blind
         copied = blind.copied_from if blind is not None else set()
-        hint, spend = None, Spend()
-        if blind is not None and blind.invented_by and self._template().subject_asked:
-            hint, spend = await subject_hint(
-                self._llm, task=task, catalog=self._catalog, entries=blind.entries,
-                reads=self._reads, invented_by=blind.invented_by, task_id=task_id,
-                version=self._options.prompts.version("subject"))
         messages = self._messages(task, replan, history, without_examples=copied)
-        return (*repair_round(messages, raw, exc, self._form(), round_, replan, schemas, hint), spent + spend)
+        return (*repair_round(messages, raw, exc, self._form(), round_, replan, schemas), spent)
 
     async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
@@ -262,8 +258,11 @@ class _Round:
     in a delta (they cost no token and are preloaded, not run)."""
 
     def __init__(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep],
-                 reads: frozenset[str] = frozenset(), rejected: tuple[RejectedCall, ...] = ()) -> None:
+                 reads: frozenset[str] = frozenset(), rejected: tuple[RejectedCall, ...] = (), *,
+                 loops: bool = False) -> None:
         self._kept = {s.step_id: s for s in kept}
+        self._watch_loops = loops
+        """``Strategy.LOOP_CUT``: a read call written a third time cuts the reply there."""
         self._rejected = rejected
         self._wrote = False
         """A model step of this reply writes: what a rejected read call is refused for may change before it."""
@@ -289,7 +288,7 @@ class _Round:
         are separate side effects a plan may well ask for. Once it has, every later step is past the loop too."""
         if self.cut is not None:
             return True
-        if step.tool_name not in self._reads:
+        if not self._watch_loops or step.tool_name not in self._reads:
             return False
         same = self._calls.setdefault(call_key(step), [])
         self.cut = repeated_call(step, same)

@@ -13,6 +13,7 @@ from agents.checks.sound import final_figure
 from agents.config import PromptOptions
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, Spend
+from agents.llm.profile import Strategy, profile_of
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, SecondLook, StepView
 from agents.roles.render import render_checks, render_plan, render_results, step_calls
@@ -35,6 +36,7 @@ _ANSWER_TOKENS = 200
 class Reflector:
     def __init__(self, llm: LLM, prompts: PromptOptions, tools_catalog: str = "") -> None:
         self._llm = llm
+        self._profile = profile_of(llm)
         self._prompts = prompts
         self._tools = tools_catalog
         """Shown only by a template that opens like the other roles' prompts (the shared prefix); otherwise read
@@ -42,15 +44,18 @@ class Reflector:
 
     @property
     def checks(self) -> tuple[str, ...]:
-        """The built-in check sets whose facts its prompt shows (``RuntimeConfig.builtin_checks``)."""
-        return tuple(self._prompts.checks)
+        """The built-in check sets whose facts its prompt shows: ``RuntimeConfig.builtin_checks``, the sound set's
+        notes only for a model whose profile uses ``Strategy.REVIEW_NOTES``."""
+        if self._profile.uses(Strategy.REVIEW_NOTES):
+            return tuple(self._prompts.checks)
+        return tuple(c for c in self._prompts.checks if c != "sound")
 
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
         call this while the model server starts, so no task waits for it."""
-        version = self._prompts.version("reflector")
-        answered = load_prompt("reflector", version).second_look_answered
-        prepare_prompts({"reflector": version, **({"answer": self._prompts.version("answer")} if answered else {})})
+        answered = self._profile.uses(Strategy.ANSWER_AGAIN)
+        prepare_prompts({"reflector": self._profile.prompt("reflector"),
+                         **({"answer": self._profile.prompt("answer")} if answered else {})})
 
     def use_tools(self, tools_catalog: str) -> None:
         self._tools = tools_catalog
@@ -60,16 +65,16 @@ class Reflector:
         """Review the results and propose what happens next. ``again``: this is a second look at results this
         reviewer already reviewed (``planning.policy.ReviewAgain``); why is shown among the facts code checked (a
         contradiction when code found the answer wrong; a note otherwise), or after the task in a template that
-        shows none. A ``# second look: answered`` template writes only the answer again when the previous one left
-        out the figure the plan computed last (``answer_again``)."""
-        template = load_prompt("reflector", self._prompts.version("reflector"))
-        if again is not None and again.reason == "unstated_figure" and template.second_look_answered:
+        shows none. With ``Strategy.ANSWER_AGAIN`` only the answer is written again when the previous one left out
+        the figure the plan computed last (``answer_again``)."""
+        if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN):
             return await self.answer_again(task_id, task, plan, results, again)
         return await self._review(task_id, task, plan, results, again)
 
     async def _review(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
                       again: SecondLook | None) -> RoleResult[Reflection]:
-        template = load_prompt("reflector", self._prompts.version("reflector"))
+        template = load_prompt("reflector", self._profile.prompt("reflector"))
+        form = self._profile.reply_form("reflector")
         refused, refused_fault = ("", True) if again is None else (again.feedback, again.answer_fault)
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
@@ -79,10 +84,10 @@ class Reflector:
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=shown_task,
                                  **self._variables(template, task, plan, results, note if shows_checks else "",
                                                    refused_fault))
-        schema = reflection_schema() if template.reply_form == "json" else None  # a copy, only where it is sent
+        schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=schema, metadata={"task_id": task_id},
-                               form=template.reply_form, grammar=TERSE_REFLECTION_GRAMMAR)
+                               form=form, grammar=TERSE_REFLECTION_GRAMMAR)
         return RoleResult(filled_answer(call.value, results, task), call.spend)
 
     async def answer_again(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
@@ -98,11 +103,11 @@ class Reflector:
         pattern = figure_pattern(found[1].value) if found is not None else None
         if pattern is None:
             return await self._review(task_id, task, plan, results, again)
-        template = load_prompt("answer", self._prompts.version("answer"))
+        template = load_prompt("answer", self._profile.prompt("answer"))
         prompt = template.render(
             budget_tokens=self._prompts.context_token_budget, task=task, tools=self._tools,
             steps=render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools))),
-            checks=render_facts(result_facts(task, evidence, self._prompts.checks)))
+            checks=render_facts(result_facts(task, evidence, self.checks)))
         try:
             call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_written_answer,
                                    json_schema=written_answer_schema(pattern), max_tokens=_ANSWER_TOKENS,
@@ -122,13 +127,13 @@ class Reflector:
         newer (opening) JSON templates (on the embedded model every token of the verbose form costs ~22 ms of
         prefill); the JSON ones that predate them keep the verbose rendering they were measured with."""
         wants = set(template.variables)
-        terse = template.reply_form == "terse"
+        terse = self._profile.reply_form("reflector") == "terse"
         compact = terse or template.opening is not None
         out: dict[str, str] = {}
         if "tools" in wants:
             out["tools"] = self._tools
         if wants & {"checks", "code_checks"}:  # facts computed by code, which a model misses (agents.checks)
-            facts = result_facts(task, evidence_of(results, plan), self._prompts.checks)
+            facts = result_facts(task, evidence_of(results, plan), self.checks)
             if refused_note:
                 facts = (*facts, Fact(Severity.CONTRADICTION if refused_fault else Severity.NOTE, refused_note))
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agents.checks.numeric.referents import named_only, planned_route
 from agents.config import RouterOptions
 from agents.llm.base import LLM, Spend
+from agents.llm.profile import Strategy, profile_of
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
@@ -13,9 +14,7 @@ from planning.models import POINTING_KINDS, RouterDecision
 from planning.parse import (
     classified_word_schema,
     parse_classified_word,
-    parse_pointing_words,
     parse_router_decision,
-    pointing_words_schema,
     router_schema,
 )
 from planning.policy import effective_route
@@ -36,13 +35,14 @@ class Router:
 
     def __init__(self, llm: LLM, tools_catalog: str, options: RouterOptions) -> None:
         self._llm = llm
+        self._profile = profile_of(llm)
         self._tools = tools_catalog
         self._options = options
 
     def warm_up(self) -> None:
         """Load the prompt template and tokenizer the first call would (``prompts.prepare_prompts``): the actors
         call this while the model server starts, so no task waits for it."""
-        prepare_prompts({"router": self._options.prompts.version("router")})
+        prepare_prompts({"router": self._profile.prompt("router")})
 
     def use_tools(self, tools_catalog: str) -> None:
         """Route with this tool catalog from the next task on (an MCP server's tool list changed)."""
@@ -53,7 +53,7 @@ class Router:
         template pinned to a version without it (router/v1, v2) routes without it. A template that declares
         ``tool_purposes`` (router/v5) sees what each tool is for and no argument schemas: choosing a route needs
         no arguments; one that declares ``tools`` sees the whole catalog."""
-        template = load_prompt("router", self._options.prompts.version("router"))
+        template = load_prompt("router", self._profile.prompt("router"))
         wants = set(template.variables)
         extra = {"history": history} if "history" in wants else {}
         if "tools" in wants:
@@ -61,15 +61,16 @@ class Router:
         if "tool_purposes" in wants:
             extra["tool_purposes"] = catalog_summary(self._tools)
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **extra)
-        json_form = template.reply_form == "json"
-        settle = self._settled_plan if self._options.stop_at_plan and json_form else None
+        form = self._profile.reply_form("router")
+        json_form = form == "json"
+        settle = self._settled_plan if self._profile.stop_at_plan and json_form else None
         # The schema is a fresh copy per call (a request may be narrowed in place): made only for the JSON form,
         # the one that sends it.
         call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
                                json_schema=router_schema() if json_form else None, metadata={"task_id": task_id},
-                               form=template.reply_form, settle=settle)
+                               form=form, settle=settle)
         decision = call.value
-        if template.clarify_checked and decision.route == "clarify":
+        if decision.route == "clarify" and self._profile.uses(Strategy.CLARIFY_CHECK):
             decision, spend = await self._confirmed(decision, task_id, task, history, extra)
             call_spend = call.spend + spend
         else:
@@ -90,24 +91,19 @@ class Router:
 
     async def _confirmed(self, decision: RouterDecision, task_id: str, task: str, history: str,
                          extra: dict[str, str]) -> tuple[RouterDecision, Spend]:
-        """A question back (``# clarify: checked`` templates) stands only if one narrow follow-up question
-        (``clarify_check``) finds words the task writes that point at something never named (with ``# classify:
-        kind`` templates, words the model itself calls a pronoun or a demonstrative: a closed set of kinds the
-        server constrains the reply to); otherwise the task is planned and the reason says why. Small models ask back about any name they do not know; the follow-up
+        """A question back (``Strategy.CLARIFY_CHECK``) stands only if one narrow follow-up question
+        (``clarify_check``) finds a word the task writes that points at something never named (a word the model
+        itself calls a pronoun or a demonstrative: a closed set of kinds the server constrains the reply to);
+        otherwise the task is planned and the reason says why. Small models ask back about any name they do not know; the follow-up
         asks only about pointing words, and costs a call only when the router chose to ask. (The router's own
         quote is not required to match: it may quote the task's words translated.)"""
-        template = load_prompt("clarify_check", self._options.prompts.version("clarify_check"))
-        values = {k: v for k, v in extra.items() if k in template.variables}
+        template = load_prompt("clarify_check", self._profile.prompt("clarify_check"))
+        values = {k: v for k, v in {"history": history, **extra}.items() if k in template.variables}
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **values)
-        if template.classify_word:
-            check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_classified_word,
-                                    json_schema=classified_word_schema(), metadata={"task_id": task_id})
-            word, kind = check.value.word, check.value.kind
-        else:
-            plain = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_pointing_words,
-                                    json_schema=pointing_words_schema(), metadata={"task_id": task_id})
-            check, word, kind = plain, plain.value, None
-        pointing = kind is None or kind in POINTING_KINDS
+        check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_classified_word,
+                                json_schema=classified_word_schema(), metadata={"task_id": task_id})
+        word, kind = check.value.word, check.value.kind
+        pointing = kind in POINTING_KINDS
         if word is not None and pointing and written_in(word, task, history):
             return decision, check.spend
         found = f"found {word!r}, which the task does not say" if word and pointing else \

@@ -128,7 +128,6 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
     """The tasks on the embedded model: ``Orchestrator(llm=None)`` with every tool of the suite, and the ReAct
     baselines on the same server (``orch.llm``). Writes ``out_dir/<stem>.json`` and ``.md``."""
     from agents import Orchestrator, RuntimeConfig
-    from agents.config import for_embedded_model
     from benchmarks.generality.suite import suite_tools
 
     unknown = set(systems) - set(SYSTEMS)
@@ -140,7 +139,7 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
     config = RuntimeConfig(store_path=store, task_timeout_s=TASK_TIMEOUT_S)
     orch = Orchestrator(llm=None, tools=tools, config=config)
     try:
-        react_config = for_embedded_model(config)
+        react_config = config
         runners: dict[str, Callable[[str], TaskResult]] = {}
         for system in systems:
             runners[system] = (lambda q: orch.run(q)) if system == "tetrarch" else \

@@ -16,6 +16,7 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
+from agents.llm.profile import SMALL_LOCAL, ModelProfile
 from agents.config import RuntimeConfig
 from agents.tools.registry import ToolRegistry
 from benchmarks.prompt_regression.case_files import ROLES, Case, load_cases
@@ -120,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_on_local_model(args: argparse.Namespace, info: dict[str, Any], registry: ToolRegistry, config: RuntimeConfig,
-                        cases: Mapping[str, Sequence[Case]]) -> tuple[list[CaseResult], bool, float]:
+                        cases: Mapping[str, Sequence[Case]], profile: ModelProfile
+                        ) -> tuple[list[CaseResult], bool, float]:
     """Start the embedded server, run every case, and stop the server also on Ctrl-C, SIGTERM or a server that
     stopped answering. Returns what was measured (all of it only when the run completed) and the wall time."""
     from agents.llm.local import start_local_llm
@@ -135,6 +137,7 @@ def _run_on_local_model(args: argparse.Namespace, info: dict[str, Any], registry
     server = None
     try:
         llm, server = start_local_llm(args.model, n_threads=args.n_threads)
+        llm.profile = profile  # the embedded model's, with the versions --prompt pins
         info.update(n_threads=args.n_threads, structured_output=getattr(llm, "mode", "json_object_schema"))
         print(f"server up at {server.base_url} after {time.perf_counter() - t0:.1f}s", flush=True)
         asyncio.run(run_cases(build_roles(llm, registry, config), cases, progress=lambda s: print(s, flush=True),
@@ -161,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be >= 1")
 
-    config = demo_config(_parse_pins(args.prompt))
+    config = demo_config()
+    profile = SMALL_LOCAL.with_prompts(**_parse_pins(args.prompt))
     if args.checks is not None:
         sets = RuntimeConfig(builtin_checks=tuple(args.checks)).builtin_checks  # validated: a clear error if unknown
         config = config.model_copy(update={"builtin_checks": sets})
@@ -174,8 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     print(f"prompt regression: {', '.join(f'{r} {len(cases[r])}' for r in roles)} cases on {args.model}", flush=True)
 
-    results, complete, wall = _run_on_local_model(args, info, registry, config, cases)
-    report = build_report(results, cases, model=info, config=config, wall_s=wall, started_at=started_at,
+    results, complete, wall = _run_on_local_model(args, info, registry, config, cases, profile)
+    report = build_report(results, cases, model=info, config=config, profile=profile, wall_s=wall, started_at=started_at,
                           command=command, complete=complete)
     sets = "" if args.checks is None else "-checks-" + "-".join(config.builtin_checks)
     stem = f"prompt-regression-{args.model}{sets}" + ("" if complete else ".partial")

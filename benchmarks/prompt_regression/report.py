@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.llm.profile import ModelProfile
 from agents.config import RuntimeConfig
 from benchmarks.prompt_regression.case_files import ROLES, Case
 from benchmarks.prompt_regression.scoring import CaseResult
@@ -30,16 +31,16 @@ def _git() -> dict[str, Any]:
         return {"commit": None, "dirty": None}
 
 
-def prompt_info(config: RuntimeConfig) -> dict[str, dict[str, str]]:
+def prompt_info(profile: ModelProfile) -> dict[str, dict[str, str]]:
     out = {}
     for name in PROMPTS_USED:
-        t = load_prompt(name, config.prompt_versions.get(name))
+        t = load_prompt(name, profile.prompt(name))
         out[name] = {"template_id": t.template_id, "fingerprint": t.fingerprint}
     return out
 
 
 def build_report(results: Sequence[CaseResult], cases: Mapping[str, Sequence[Case]], *, model: Mapping[str, Any],
-                 config: RuntimeConfig, wall_s: float, started_at: str, command: str,
+                 config: RuntimeConfig, profile: ModelProfile, wall_s: float, started_at: str, command: str,
                  complete: bool = True) -> dict[str, Any]:
     roles = [r for r in ROLES if cases.get(r)]
     return {
@@ -49,12 +50,12 @@ def build_report(results: Sequence[CaseResult], cases: Mapping[str, Sequence[Cas
         "command": command,
         "wall_s": round(wall_s, 1),
         "model": dict(model),
-        "prompts": prompt_info(config),
+        "prompts": prompt_info(profile),
         "config": {"context_token_budget": config.context_token_budget, "stream_plan": config.stream_plan,
                    "max_steps": config.max_steps, "router_min_confidence": config.router_min_confidence,
                    "accept_min_score": config.accept_min_score,
                    "accept_min_correctness": config.accept_min_correctness,
-                   "prompt_versions": dict(config.prompt_versions)},
+                   "prompt_versions": dict(profile.prompts)},
         "host": {"python": platform.python_version(), "machine": platform.machine(), **_git()},
         "cases_run": {r: len([x for x in results if x.role == r]) for r in roles},
         "cases_in_set": {r: len(cases[r]) for r in roles},

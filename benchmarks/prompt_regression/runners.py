@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents.checks.review import DEFAULT_CHECKS
-from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
+from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, LLMError, Spend
 from agents.roles.messages import PlanItem, SecondLook, StepEmitted
@@ -105,12 +105,11 @@ async def run_reflector_case(reflector: Reflector, case: ReflectorCase, limits: 
                            latency_s=time.perf_counter() - started, first=first)
 
 
-def demo_config(prompt_versions: Mapping[str, str] | None = None) -> RuntimeConfig:
+def demo_config() -> RuntimeConfig:
     """The ``RuntimeConfig`` ``make demo`` runs with (agents/cli/demo.py), the role-relevant part: default limits,
-    ``context_token_budget``, streamed plans, the embedded model's prompt forms (``for_embedded_model``, as
-    ``Orchestrator(llm=None)`` applies them) unless pinned, and the demo's built-in check sets."""
-    return for_embedded_model(RuntimeConfig(step_timeout_s=120, task_timeout_s=600, builtin_checks=NUMERIC_QA_CHECKS,
-                                            prompt_versions=dict(prompt_versions or {})))
+    ``context_token_budget``, streamed plans and the demo's built-in check sets. The prompts are the model's
+    (``SMALL_LOCAL``, the embedded server's profile)."""
+    return RuntimeConfig(step_timeout_s=120, task_timeout_s=600, builtin_checks=NUMERIC_QA_CHECKS)
 
 
 def regression_tools(workspace: Path) -> ToolRegistry:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.config import PromptOptions
+from agents.llm.profile import ModelProfile, profile_of
 from agents.llm.base import LLM, LLMError, LLMRequest, Role
 from prompts import PromptTemplate, load_prompt
 
@@ -46,20 +46,19 @@ class RolePrefix:
     prompt's start, so the warm-up request must carry them too."""
 
 
-def role_prefixes(prompts: PromptOptions, tools_catalog: str, max_steps: int) -> list[RolePrefix]:
+def role_prefixes(profile: ModelProfile, tools_catalog: str, max_steps: int) -> list[RolePrefix]:
     """Each warmed role's prompt as its template renders it with no task (the task's values empty): everything
     a call of that role shares with every other call of it. Templates without the shared opening (the hosted
     forms, e.g. router/v5) are left out: nothing is prefilled for a hosted model.
 
-        >>> from agents.config import RuntimeConfig, for_embedded_model
-        >>> cfg = for_embedded_model(RuntimeConfig())
-        >>> [p.role for p in role_prefixes(cfg.prompt_options(), "calculator: arithmetic", cfg.max_steps)]
+        >>> from agents.llm.profile import SMALL_LOCAL
+        >>> [p.role for p in role_prefixes(SMALL_LOCAL, "calculator: arithmetic", 50)]
         ['router', 'planner', 'executor', 'reflector']
     """
     static = {"tools": tools_catalog, "max_steps": str(max_steps)}
     prefixes = []
     for role in WARMED_ROLES:
-        template = load_prompt(role, prompts.version(role))
+        template = load_prompt(role, profile.prompt(role))
         if template.opening is None:
             continue
         prefixes.append(template_prefix(role, template, static))
@@ -120,12 +119,12 @@ class Warming:
             raise self._error
 
 
-def start_warming(llm: LLM, prompts: PromptOptions, tools_catalog: str, max_steps: int,
+def start_warming(llm: LLM, tools_catalog: str, max_steps: int,
                   ready: Callable[[], None] | None = None) -> Warming:
     """Wait for the server (``ready``, e.g. ``LlamaServer.wait_ready``) and prefill each role's static prompt, on a
     thread, while the caller starts the rest (Ray, the actors); a task's first calls would only queue behind the
     prefill at the server, so the caller joins it before taking tasks."""
-    return Warming(llm, role_prefixes(prompts, tools_catalog, max_steps), ready)
+    return Warming(llm, role_prefixes(profile_of(llm), tools_catalog, max_steps), ready)
 
 
 def warm_prefixes(llm: LLM, prefixes: Sequence[RolePrefix], timeout_s: float = 300.0) -> float | None:
