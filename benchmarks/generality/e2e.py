@@ -117,7 +117,7 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
         raise SystemExit(f"unknown system(s) {sorted(unknown)}; use {', '.join(SYSTEMS)}")
     started_at = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     tools = suite_tools()
-    store = Path(tempfile.mkdtemp(prefix="tetrarch-generality-e2e-")) / "e2e.db"
+    store = Path(tempfile.mkdtemp(prefix="tetrarch-e2e-run-")) / "e2e.db"
     print(f"the runs' store, kept to read what each role was sent and said: {store}", flush=True)
     config = RuntimeConfig(store_path=store, task_timeout_s=TASK_TIMEOUT_S)
     orch = Orchestrator(llm=None, tools=tools, config=config)

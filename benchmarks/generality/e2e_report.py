@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["BASELINES", "HALF_NAMES", "JSON_KEYS", "KINDS", "REPORT", "history_row", "render", "updated", "write_report"]
+__all__ = ["BASELINES", "HALF_NAMES", "JSON_KEYS", "KINDS", "REPORT", "history_row", "render", "updated",
+           "write_report"]
 
 REPORT = "generality-e2e"
 BASELINES = ("react", "react_parallel")
