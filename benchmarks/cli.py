@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="the plan-cache benchmark instead (python -m benchmarks.memory.plan_cache: with and without "
                         "RuntimeConfig(plan_cache=True), warm-up then held-out tasks; honours --quick and --out)")
     p.add_argument("--no-plan-cache", action="store_true", help="skip the plan-cache benchmark with --all")
+    p.add_argument("--label", help="--suite generality: what is measured (with --llm local, the run's row in the "
+                                   "history of benchmarks/results/generality-e2e.md, keyed by its start and this)")
+    p.add_argument("--note", help="--suite generality --llm local: how the run was made, for its history row")
     p.add_argument("--rerender", action="store_true",
                    help="rewrite the reports (md, plots) from the JSON already in --out; measures nothing")
     return p
@@ -155,6 +158,12 @@ def _generality(args: argparse.Namespace) -> int:
         argv += ["--limit", str(args.limit if args.limit is not None else QUICK_TASKS * 4)]
     if args.systems and args.llm == "local":
         argv += ["--systems", ",".join(args.systems)]
+    if args.label:
+        argv += ["--label", args.label]
+    if args.note:
+        if args.llm != "local":
+            raise SystemExit("--note is for a run's history row: give it with --suite generality --llm local")
+        argv += ["--note", args.note]
     return generality_main(argv)
 
 

@@ -1,5 +1,6 @@
 """``tetrarch bench --suite generality`` (also ``python -m benchmarks.generality``): the scripted measurement
-by default; ``--llm local`` runs the embedded model end to end instead (``e2e``)."""
+by default (``generality.json``/``.md``); ``--llm local`` runs the embedded model end to end instead (``e2e``) and
+folds the run into the one end-to-end report (``generality-e2e.json``/``.md``: latest run, dated history)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,19 @@ def parser() -> argparse.ArgumentParser:
                    help="configuration(s) to measure (default: both; one missing from this build is skipped)")
     p.add_argument("--split", choices=SPLITS, default="all", help="the half to run (default: both, reported apart)")
     p.add_argument("--limit", type=int, help="an even spread of at most this many tasks")
-    p.add_argument("--label", default="current code", help="what is measured, shown in the report's title")
-    p.add_argument("--stem", default="generality", help="file name of the report (STEM.json, STEM.md)")
+    p.add_argument("--label", default="current code",
+                   help="what is measured: the report's title; with --llm local, the run's history row (a run is "
+                        "keyed by the minute it started and this label)")
+    p.add_argument("--stem", help="file name of the report (STEM.json, STEM.md; default: generality, or "
+                                  "generality-e2e with --llm local)")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--llm", default="scripted", choices=("scripted", "local"),
                    help="scripted (every role scripted: measures code) or local (the embedded model end to end, "
                         "held-out half, beside the ReAct baselines)")
     p.add_argument("--systems", default="tetrarch,react",
                    help="with --llm local: comma-separated systems (tetrarch, react, react_parallel)")
-    p.add_argument("--sample-note", default="", help="with --llm local: how the sample was drawn, for the report")
+    p.add_argument("--note", default="", help="with --llm local: how the run was made and what changed, for its "
+                                              "history row")
     return p
 
 
@@ -39,12 +44,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.monotonic()
     if args.llm == "local":
         from benchmarks.generality.e2e import run_local
+        from benchmarks.generality.e2e_report import REPORT
 
         split = "heldout" if args.split == "all" else args.split
         run_local(select(split, args.limit), args.out, split=split,
                   systems=tuple(s.strip() for s in args.systems.split(",") if s.strip()),
-                  stem="generality-e2e" if args.stem == "generality" else args.stem, note=args.sample_note,
-                  label=args.label)
+                  stem=args.stem or REPORT, note=args.note, label=args.label)
         print(f"generality (--llm local) finished in {time.monotonic() - t0:.0f}s")
         return 0
     from benchmarks.generality.measure import measure
@@ -54,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configs = tuple(args.configs or CONFIGS)
     rights, wrongs, available = measure(tasks, configs, suite_tools(), progress=lambda s: print(s, flush=True))
     doc = build_doc(tasks, rights, wrongs, configs, available, args.label)
-    js, md = write_report(doc, args.out, args.stem)
+    js, md = write_report(doc, args.out, args.stem or "generality")
     for name, cfg in doc["configs"].items():
         for half, s in cfg.items():
             r, w = s["right"], s["wrong"]["all"]

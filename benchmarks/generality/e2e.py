@@ -3,13 +3,12 @@ planner and reviewer, ONE Orchestrator holding every tool of the suite, as a use
 ReAct baselines on the same model and tools. Each answer is scored right / accepted wrong / other (``scoring``).
 
 ``run_systems`` is the loop (any runner per system, so the scoring is tested with ``FunctionLLM``);
-``run_local`` starts the embedded model and writes ``<stem>.json`` / ``<stem>.md``.
+``run_local`` starts the embedded model and folds the run into the one report (``e2e_report``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 import time
 from collections import Counter
@@ -19,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.results import TaskResult
+from benchmarks.generality.e2e_report import HALF_NAMES, REPORT, write_report
 from benchmarks.generality.model import GenTask
 from benchmarks.generality.scoring import verdict
 
-__all__ = ["E2ERecord", "render", "run_local", "run_systems", "tally"]
+__all__ = ["E2ERecord", "run_local", "run_systems", "tally"]
 
 SYSTEMS = ("tetrarch", "react", "react_parallel")
-_HALF = {"dev": "dev half", "heldout": "held-out half", "all": "whole suite"}
 TASK_TIMEOUT_S = 240.0
 """A task still running after this is stopped and scored "other" (the machine's model is shared: a sample must
 finish in minutes)."""
@@ -85,25 +84,6 @@ def tally(records: Sequence[E2ERecord]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def render(doc: dict[str, Any]) -> str:
-    lines = [f"# Generality suite end to end — {doc['label']}", "", doc["note"], "",
-             f"Model: {doc['model']}. Tasks: {len(doc['task_ids'])} of the {_HALF[doc.get('split', 'heldout')]}. Goal (issue 37): >= 50% "
-             "right and <= 5% accepted wrong.", "",
-             "| system | tasks | right | accepted wrong | other | median wall s |", "|---|---|---|---|---|---|"]
-    for system, s in doc["systems"].items():
-        lines.append(f"| {system} | {s['tasks']} | {s['right']} ({100 * s['right_share']:.0f}%) | "
-                     f"{s['accepted_wrong']} ({100 * s['accepted_wrong_share']:.0f}%) | {s['other']} | "
-                     f"{s['median_wall_s']} |")
-    lines += ["", "Runs (verdict, status, answer):", ""]
-    lines += [f"- `{r['task_id']}` {r['system']}: **{r['verdict']}** ({r['status']}) {(r['answer'] or '')[:140]!r}"
-              for r in doc["records"]]
-    lines += ["", "JSON keys: `label`, `split`, `note`, `model`, `task_ids`, `systems.<name>` (`tasks`, `right`, "
-              "`accepted_wrong`, `other`, `right_share`, `accepted_wrong_share`, `median_wall_s`), `records[]` (one "
-              "run each: `task_id`, `shape`, `lang`, `system`, `status`, `verdict`, `answer`, `wall_s`, "
-              "`llm_calls`, `error`).", ""]
-    return "\n".join(lines)
-
-
 def _react_runner(llm: Any, tools: list, config: Any, parallel: bool) -> Callable[[str], TaskResult]:
     from agents.react import ReActAgent
 
@@ -123,18 +103,20 @@ def _react_runner(llm: Any, tools: list, config: Any, parallel: bool) -> Callabl
 
 
 def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str] = ("tetrarch",),
-              stem: str = "generality-e2e", note: str = "", label: str = "embedded model",
+              stem: str = REPORT, note: str = "", label: str = "embedded model",
               split: str = "heldout") -> dict[str, Any]:
     """The tasks on the embedded model: ``Orchestrator(llm=None)`` with every tool of the suite, and the ReAct
-    baselines on the same server (``orch.llm``). Writes ``out_dir/<stem>.json`` and ``.md``."""
+    baselines on the same server (``orch.llm``). Folds the run into ``out_dir/<stem>.json`` and ``.md``: the
+    latest run, and its history row keyed by the minute it started and ``label``."""
     from agents import Orchestrator, RuntimeConfig
     from benchmarks.generality.suite import suite_tools
 
     unknown = set(systems) - set(SYSTEMS)
     if unknown:
         raise SystemExit(f"unknown system(s) {sorted(unknown)}; use {', '.join(SYSTEMS)}")
+    started_at = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     tools = suite_tools()
-    store = Path(tempfile.mkdtemp(prefix="tetrarch-generality-e2e-")) / "e2e.db"
+    store = Path(tempfile.mkdtemp(prefix="tetrarch-e2e-run-")) / "e2e.db"
     print(f"the runs' store, kept to read what each role was sent and said: {store}", flush=True)
     config = RuntimeConfig(store_path=store, task_timeout_s=TASK_TIMEOUT_S)
     orch = Orchestrator(llm=None, tools=tools, config=config)
@@ -148,13 +130,12 @@ def run_local(tasks: Sequence[GenTask], out_dir: Path, *, systems: Sequence[str]
 
         def save(records: list[E2ERecord]) -> dict[str, Any]:
             done = len({r.task_id for r in records})
-            doc = {"label": label, "split": split, "note": (note or f"A deterministic spread of the {_HALF[split]}.")
-                   + ("" if done == len(tasks) else f" PARTIAL: {done} of {len(tasks)} tasks run so far."),
+            partial = "" if done == len(tasks) else f" PARTIAL: {done} of {len(tasks)} tasks run so far."
+            doc = {"label": label, "started_at": started_at, "split": split,
+                   "note": (note or f"A deterministic spread of the {HALF_NAMES[split]}.") + partial,
                    "model": model, "task_ids": [t.id for t in tasks[:done]], "systems": tally(records),
                    "records": [asdict(r) for r in records]}
-            out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / f"{stem}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-            (out_dir / f"{stem}.md").write_text(render(doc))
+            write_report(doc, out_dir, stem)
             return doc
 
         records = run_systems(tasks, runners, progress=lambda s: print(s, flush=True), on_record=save)
