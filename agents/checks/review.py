@@ -107,7 +107,9 @@ def review_context(reflection: Reflection, task: str, views: Sequence[StepLike],
     more)."""
     results = evidence_of(views, plan)
     accepted = reflection.action == "accept"
-    of_results = [f for f in result_facts(task, results, checks) if f.severity is Severity.CONTRADICTION]
+    # Only the numeric set finds contradictions in the results alone; the sound set's are notes for the reviewer.
+    of_results = [f for f in result_facts(task, results, checks) if f.severity is Severity.CONTRADICTION] \
+        if "numeric" in checks else []
     contradictions: tuple[str, ...] = ()
     if accepted and reflection.answer:
         contradictions = tuple(f.text for f in (*of_results, *answer_facts(reflection.answer, results, task, checks)))

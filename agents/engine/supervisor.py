@@ -73,7 +73,8 @@ class SupervisorCore:
         """Names this Supervisor in the task leases it takes (``lives_with_parent``: a Ray worker, which its raylet
         started and outlives only as an orphan on its way out)."""
         self._memory = MemoryLink(config)
-        self._config_json = config.model_dump(mode="json")
+        # fallback: a runtime_env may hold a callable (Ray's worker_process_setup_hook); the record shows its repr.
+        self._config_json = config.model_dump(mode="json", fallback=repr)
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
         self._leases: LeaseKeeper | None = None
         """Renews the leases of the tasks this Supervisor runs, so another's ``resume`` sees them live."""
