@@ -68,14 +68,10 @@ def e2e(tmp_path_factory):
     if ray.is_initialized():  # the real path starts (and owns) its own Ray
         ray.shutdown()
     store = tmp_path_factory.mktemp("e2e") / "tetrarch.db"
-    # The 0.5B model runs the forms it was measured reliable with (router/v1, planner/v1, reflector/v2). With the
-    # 1.5B model's forms (router/v4, planner/v5, reflector/v4: agents.config.EMBEDDED_MODEL_PROMPTS) it retried
-    # a right calculator step until max_step_retries (measured 2026-11-24, 98 s); pins still win over them.
-    config = RuntimeConfig(store_path=store, local_model=E2E_MODEL, step_timeout_s=120,
-                           task_timeout_s=TASK_TIMEOUT_S,
-                           prompt_versions={"router": "v1", "planner": "v1", "reflector": "v2", "executor": "v1"})
+    # The embedded model's own profile (SMALL_LOCAL), as a user gets it: llm=<a catalog entry> serves that model.
+    config = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=TASK_TIMEOUT_S)
     t0 = time.monotonic()
-    orch = Orchestrator(llm=None, config=config)
+    orch = Orchestrator(llm=get_model(E2E_MODEL), config=config)
     server = orch._local_server
     try:
         assert server is not None and server.pid is not None, "llm=None did not start the embedded server"

@@ -53,8 +53,8 @@ def turns(tmp_path_factory):
     if ray.is_initialized():  # the real path starts (and owns) its own Ray
         ray.shutdown()
     store = tmp_path_factory.mktemp("session") / "tetrarch.db"
-    config = RuntimeConfig(store_path=store, local_model=MODEL, step_timeout_s=120, task_timeout_s=TASK_TIMEOUT_S)
-    orch = Orchestrator(llm=None, config=config)
+    config = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=TASK_TIMEOUT_S)
+    orch = Orchestrator(llm=get_model(MODEL), config=config)
     try:
         session = orch.session()
         first = session.run(FIRST, timeout=TASK_TIMEOUT_S + 60)
