@@ -3,8 +3,8 @@
 Importing this package makes ``tiktoken.get_encoding("cl100k_base" | "o200k_base")`` work offline.
 
     >>> from prompts import load_prompt
-    >>> load_prompt("router", "v1").variables
-    ('task', 'tools')
+    >>> load_prompt("router", "v5").variables
+    ('tool_purposes', 'task', 'history')
 """
 
 from prompts.tokens import count_message_tokens, count_tokens, ensure_offline_encodings, get_encoding

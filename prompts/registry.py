@@ -15,9 +15,9 @@ File format (see prompts/README.md)::
     === guardrails
     ...
 
-    >>> p = load_prompt("repair", "v1").render(error="Expecting ',' delimiter")
+    >>> p = load_prompt("repair", "v2").render(error="Expecting ',' delimiter", expected="the JSON object")
     >>> p.template_id, p.messages[1]["role"]
-    ('repair/v1', 'user')
+    ('repair/v2', 'user')
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def _parse_pins(values: Sequence[str]) -> dict[str, str]:
     for v in values:
         role, sep, version = v.partition("=")
         if not sep or not role or not version:
-            raise SystemExit(f"--prompt takes ROLE=VERSION (e.g. planner=v1), got {v!r}")
+            raise SystemExit(f"--prompt takes ROLE=VERSION (e.g. planner=v10), got {v!r}")
         load_prompt(role, version)  # fails early, naming the versions that exist
         pins[role] = version
     return pins
@@ -109,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="at most N cases per role")
     p.add_argument("--case", action="append", default=[], help="only this case id (repeatable)")
     p.add_argument("--prompt", action="append", default=[], metavar="ROLE=VERSION",
-                   help="pin a prompt version, e.g. planner=v1 (default: the latest of each)")
+                   help="pin a prompt version, e.g. planner=v10 (default: the embedded model's, SMALL_LOCAL)")
     p.add_argument("--checks", action="append", default=None, metavar="SET",
                    help="a built-in check set (RuntimeConfig.builtin_checks; repeatable, e.g. --checks sound "
                         "--checks numeric); default: what the demo's configuration runs")

@@ -1,7 +1,7 @@
 """Run the prompt regression set against a local model and write the results.
 
     python -m benchmarks.prompt_regression.run [--model qwen2.5-coder-1.5b] [--role planner] [--limit N]
-        [--case ID] [--prompt planner=v2] [--out benchmarks/results]
+        [--case ID] [--prompt planner=v10] [--out benchmarks/results]
     python -m benchmarks.prompt_regression.run --rerender benchmarks/results/prompt-regression-MODEL.json
 
 The embedded llama.cpp server is started once (``agents.llm.local.start_local_llm``, the client the
@@ -9,8 +9,9 @@ Orchestrator uses with ``llm=None``) and stopped at the end, also on Ctrl-C, SIG
 goes through the real role class — ``Router``, ``Planner``, ``Reflector`` — built the way
 ``agents.cluster.actors.create_actors`` builds them for the demo: the built-in tools (``builtin_tools(workspace)``:
 calculator, doc_search, run_python, read_file, write_file, list_files), their catalogue text and JSON
-Schemas, and the demo's ``RuntimeConfig`` (latest prompt versions unless pinned with ``--prompt``). Nothing
-runs a tool: reflector cases carry recorded step results.
+Schemas, and the demo's ``RuntimeConfig``; the prompt versions and reply forms are the embedded model's profile's
+(``agents.llm.SMALL_LOCAL``) unless pinned with ``--prompt``. Nothing runs a tool: reflector cases carry recorded
+step results.
 
 Metrics (each case passes or fails; a model reply that stays invalid after the repair round is a failure):
 

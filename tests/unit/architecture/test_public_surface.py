@@ -10,6 +10,7 @@ import agents.llm
 FIXED_IMPORTS = """
 from agents import Orchestrator, RuntimeConfig, tool
 from agents.llm import OpenAIChat, FunctionLLM, SimulatedLLM, LLMRequest, LLMReply, ToolCall
+from agents.llm import ModelProfile
 from agents.llm.local import start_local_llm
 from agents.react import ReActAgent
 from prompts import count_tokens
@@ -31,7 +32,8 @@ def test_llm_exports_are_pinned_and_resolve():
         "LLM", "LLMRequest", "LLMReply", "Usage", "Role", "OpenAIChat", "FunctionLLM", "ScriptedLLM", "RecordingLLM",
         "ReplayLLM", "LLMCallRecord", "SimulatedLLM", "LatencyModel", "GoldTask", "LLMError", "LLMTimeoutError",
         "LLMRateLimitError", "LLMConnectionError", "LLMServerError", "LLMResponseError", "LLMStreamTruncated",
-        "LLMScriptExhausted", "LLMReplayMismatch", "ToolCall", "LLMToolCallError", "LLMToolsUnsupported"])
+        "LLMScriptExhausted", "LLMReplayMismatch", "ToolCall", "LLMToolCallError", "LLMToolsUnsupported",
+        "ModelProfile", "Strategy", "HOSTED", "SMALL_LOCAL", "profile_of"])
     for name in agents.llm.__all__:
         assert getattr(agents.llm, name) is not None
 

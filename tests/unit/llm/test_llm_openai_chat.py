@@ -10,6 +10,7 @@ import traceback
 import pytest
 
 from agents.llm import (
+    HOSTED,
     LLM,
     LLMConnectionError,
     LLMRateLimitError,
@@ -19,6 +20,7 @@ from agents.llm import (
     LLMServerError,
     LLMStreamTruncated,
     LLMTimeoutError,
+    ModelProfile,
     OpenAIChat,
 )
 from agents.llm._openai_support import JSON_INSTRUCTION
@@ -286,6 +288,7 @@ def test_bad_arguments_say_what_is_wrong(kwargs, message):
 
 def test_a_grammar_is_sent_only_when_asked_for(server):
     grammar = 'root ::= "1. noop()\\n"'
+    assert chat(server).profile is HOSTED and not HOSTED.grammar  # a hosted API gets no field it does not know
     asyncio.run(chat(server, profile=ModelProfile(grammar=True)).complete(text_request(grammar=grammar)))
     asyncio.run(chat(server).complete(text_request(grammar=grammar)))  # OpenAI proper would reject the field
     with_grammar, without = server.requests

@@ -100,19 +100,6 @@ def test_plan_schema_enumerates_the_registered_tools():
     assert plan_schema([])["properties"]["steps"]["items"]["properties"]["tool_name"]["anyOf"][0] == {"type": "string"}
 
 
-def test_a_plan_schema_with_needs_first_opens_with_a_bounded_list_and_still_parses_as_a_plan():
-    from planning.parse import MAX_NEEDS, NEED_CHARS, parse_plan, plan_schema
-
-    schema = plan_schema({"lookup": {}}, needs_first=True)
-    assert list(schema["properties"]) == ["needs", "steps"]  # key order is decoding order under a grammar
-    assert schema["required"][:2] == ["needs", "steps"]
-    needs = schema["properties"]["needs"]
-    assert needs["maxItems"] == MAX_NEEDS and needs["items"]["maxLength"] == NEED_CHARS and needs["minItems"] == 1
-    assert "needs" not in plan_schema({"lookup": {}})["properties"]
-    reply = '{"needs": ["population of Rome: lookup"], "steps": [{"step_id": 1, "tool_name": "lookup"}]}'
-    assert [s.tool_name for s in parse_plan(reply).steps] == ["lookup"]
-
-
 def test_reflection_schema_spells_scores_out():
     from planning.parse import reflection_schema
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.config import EMBEDDED_MODEL_PROMPTS
+from agents.llm import HOSTED, SMALL_LOCAL
 from prompts import load_prompt
 from prompts.errors import PromptFormatError
 from prompts.registry import PromptRegistry
@@ -62,23 +62,26 @@ def test_an_opening_must_be_named_as_one(tmp_path):
 
 def test_the_shipped_embedded_router_opens_with_the_shared_text():
     opening = load_prompt("opening", "v1").render(tools=CATALOG).messages[0]["content"]
-    router = load_prompt("router", EMBEDDED_MODEL_PROMPTS["router"]).render(tools=CATALOG, task="t", history="").messages[0]["content"]
-    assert router.startswith(opening)
+    router = load_prompt("router", SMALL_LOCAL.prompt("router")).render(tools=CATALOG, task="t", history="")
+    assert router.messages[0]["content"].startswith(opening)
+    # the hosted router sees tool purposes, not the shared catalog: no opening to share with a llama.cpp slot
+    assert load_prompt("router", HOSTED.prompt("router")).opening is None
 
 
 def test_every_embedded_role_opens_alike_and_the_reviewer_sees_the_facts():
-    """The embedded model's forms (agents.config.EMBEDDED_MODEL_PROMPTS): one opening, so llama.cpp prefills the
-    tool list once for a task's router, planner, executors and reviewer."""
+    """The embedded model's forms (``SMALL_LOCAL.prompts``): one opening, so llama.cpp prefills the tool list once
+    for a task's router, planner, executors and reviewer."""
     import asyncio
 
-    from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig, for_embedded_model
+    from agents.config import RuntimeConfig
     from agents.llm import FunctionLLM
     from agents.roles.messages import StepView
     from agents.roles.reflector import Reflector
     from planning.models import Plan, PlanStep
 
     opening = load_prompt("opening", "v1").render(tools=CATALOG).messages[0]["content"]
-    assert all(load_prompt(role, version).opening == "opening/v1" for role, version in EMBEDDED_MODEL_PROMPTS.items())
+    assert {"router", "planner", "reflector", "executor"} <= set(SMALL_LOCAL.prompts)
+    assert all(load_prompt(role, version).opening == "opening/v1" for role, version in SMALL_LOCAL.prompts.items())
     seen: list[list[dict]] = []
 
     def model(request):
@@ -87,8 +90,8 @@ def test_every_embedded_role_opens_alike_and_the_reviewer_sees_the_facts():
                '"action": "accept", "retry_details": null, "feedback": "", "answer": "x"}'
 
     # the negative difference below is a fact of the numeric set (the demo's), asked for explicitly
-    options = for_embedded_model(RuntimeConfig(builtin_checks=("sound", "numeric"))).prompt_options()
-    reflector = Reflector(FunctionLLM(model), options, CATALOG)
+    options = RuntimeConfig(builtin_checks=("sound", "numeric")).prompt_options()
+    reflector = Reflector(FunctionLLM(model, profile=SMALL_LOCAL), options, CATALOG)
     plan = Plan(steps=[PlanStep(step_id=1, description="difference", tool_name="lookup", tool_input={})])
     views = [StepView(step_id=1, description="difference", tool_name="lookup", status="completed", output=-650000.0)]
     asyncio.run(reflector.reflect("t", "How many more people live in the larger city?", plan, views))

@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.llm import HOSTED, SMALL_LOCAL, ModelProfile
+from agents.llm.profile import PROMPT_NAMES
 from agents.react import ParallelReActTurn, ReActTurn
-from planning import parse_plan, parse_reflection, parse_router_decision
-from planning.parse import extract_json_object
+from planning import parse_plan, parse_router_decision
+from planning.parse import extract_json_object, parse_classified_word
 from prompts import load_prompt
 from prompts.assemble import MARKER, ContextItem, assemble, trim_middle
 from prompts.errors import PromptBudgetError, PromptFormatError, PromptNotFoundError, PromptVariableError
@@ -42,22 +44,27 @@ def test_every_role_has_a_template_that_renders() -> None:
             assert f"<{variable} value>" in rendered.messages[0]["content"] + rendered.messages[1]["content"]
 
 
-@pytest.mark.parametrize(("version", "last"), [("v1", "Output only the JSON object."),
-                                               ("v2", "Output only the numbered step lines.")])
+@pytest.mark.parametrize(("version", "last"), [("v10", "Output only the JSON object."),
+                                               ("v4", "Output only the numbered step lines.")])
 def test_guardrails_come_last_in_the_system_message(version: str, last: str) -> None:
     rendered = load_prompt("planner", version).render(**_values(load_prompt("planner", version)))
     assert rendered.messages[0]["content"].rstrip().endswith(last)
 
 
-def test_the_default_planner_and_reflector_ask_for_the_terse_forms_and_say_so() -> None:
-    assert (load_prompt("planner").reply_form, load_prompt("reflector").reply_form) == ("terse", "terse")
-    assert (load_prompt("planner", "v1").reply_form, load_prompt("reflector", "v2").reply_form) == ("json", "json")
+@pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=lambda p: p.name)
+def test_each_profiles_templates_ask_for_the_reply_form_the_profile_parses(profile: ModelProfile) -> None:
+    # No header says a template's reply form any more: the profile does, and the text must ask for that form.
+    for role in ("router", "planner", "reflector"):
+        template = load_prompt(role, profile.prompt(role))
+        system = template.render(**_values(template)).messages[0]["content"]
+        asks_json = system.rstrip().endswith("Output only the JSON object.")
+        assert asks_json is (profile.reply_form(role) == "json"), (template.template_id, profile.reply_form(role))
 
 
 @pytest.mark.parametrize(("name", "parse"), [
-    ("router@v1", parse_router_decision),
-    ("planner@v1", parse_plan),
-    ("reflector@v2", parse_reflection),
+    ("router@v7", parse_router_decision),
+    ("planner@v10", parse_plan),
+    ("clarify_check@v3", parse_classified_word),
     ("react", lambda text: ReActTurn.model_validate(extract_json_object(text))),
     ("react_parallel", lambda text: ParallelReActTurn.model_validate(extract_json_object(text))),
 ])
@@ -69,16 +76,7 @@ def test_worked_examples_parse_with_the_reply_parsers(name: str, parse) -> None:
     parsed = parse(example)
     assert parsed is not None
     if name == "planner":
-        assert [s.depends_on for s in parsed.steps] == [[], [], [1, 2]]
-
-
-def test_a_planner_example_that_opens_with_its_needs_parses_as_its_plan() -> None:
-    template = load_prompt("planner", "v11")
-    system = dict(template.sections)["system"]
-    example = system[system.index("Example"):]
-    example = example[example.index("{"):]
-    assert template.needs_first and example.startswith('{"needs": [')
-    assert [s.tool_name for s in parse_plan(example).steps] == ["search", "search", None, "search", "calculator"]
+        assert [s.depends_on for s in parsed.steps] == [[], [], [2], [3], [1, 4]]
 
 
 def test_missing_and_unknown_variables_are_named() -> None:
@@ -96,19 +94,19 @@ def test_values_are_inserted_once_never_expanded_again() -> None:
 
 
 def test_latest_and_pinned_versions_and_fingerprints(tmp_path: Path) -> None:
-    for name in ("router", "planner"):
+    for name, version in (("router", "v5"), ("planner", "v4")):
         (tmp_path / name).mkdir()
-        (tmp_path / name / "v1.txt").write_text((PROMPTS_DIR / name / "v1.txt").read_text())
-    v2 = (PROMPTS_DIR / "router" / "v1.txt").read_text().replace("# version: 1", "# version: 2")
-    (tmp_path / "router" / "v2.txt").write_text(v2.replace("You are", "You are now"))
+        (tmp_path / name / f"{version}.txt").write_text((PROMPTS_DIR / name / f"{version}.txt").read_text())
+    v6 = (PROMPTS_DIR / "router" / "v5.txt").read_text().replace("# version: 5", "# version: 6")
+    (tmp_path / "router" / "v6.txt").write_text(v6.replace("You route", "You now route"))
     (tmp_path / "router" / "notes.txt").write_text("not a version")
     registry = PromptRegistry(tmp_path)
-    assert registry.available() == {"planner": ["v1"], "router": ["v1", "v2"]}
-    latest, pinned = registry.load("router"), registry.load("router", "1")
-    assert (latest.version, pinned.version) == ("v2", "v1")
+    assert registry.available() == {"planner": ["v4"], "router": ["v5", "v6"]}
+    latest, pinned = registry.load("router"), registry.load("router", "5")
+    assert (latest.version, pinned.version) == ("v6", "v5")
     assert latest.fingerprint != pinned.fingerprint
-    assert pinned.fingerprint == load_prompt("router", "v1").fingerprint  # same bytes, same fingerprint
-    with pytest.raises(PromptNotFoundError, match="available: v1, v2"):
+    assert pinned.fingerprint == load_prompt("router", "v5").fingerprint  # same bytes, same fingerprint
+    with pytest.raises(PromptNotFoundError, match="available: v5, v6"):
         registry.load("router", "v9")
     with pytest.raises(PromptNotFoundError, match="no prompt named 'ruoter'"):
         registry.load("ruoter")
@@ -120,13 +118,53 @@ def test_latest_and_pinned_versions_and_fingerprints(tmp_path: Path) -> None:
     ("# name: x\n# version: 1\n=== system\n{{a}}\n=== user\nu", "declared variables"),
     ("# name: x\n# version: 1\n=== system\ns\n=== system\ns\n=== user\nu", "repeated section"),
     ("# name: x\n# version: 1\nstray text\n=== system\ns\n=== user\nu", "text before"),
-    ("# name: x\n# version: 1\n# needs: yes\n=== system\ns\n=== user\nu", "'# needs: yes' must be first"),
 ])
 def test_malformed_templates_are_rejected_with_the_fix(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "v1.txt").write_text(text)
     with pytest.raises(PromptFormatError, match=message):
         PromptRegistry(tmp_path).load("x")
+
+
+@pytest.mark.parametrize("switch", ["reply: json", "clarify: checked", "classify: kind", "needs: first",
+                                    "subject: asked", "second look: answered"])
+def test_a_removed_header_switch_is_rejected_and_the_error_points_at_the_model_profile(tmp_path: Path,
+                                                                                        switch: str) -> None:
+    # What a model's replies look like and which strategies run are its ModelProfile's, never a prompt file's.
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "v1.txt").write_text(f"# name: x\n# version: 1\n# {switch}\n=== system\ns\n=== user\nu")
+    with pytest.raises(PromptFormatError, match="ModelProfile") as err:
+        PromptRegistry(tmp_path).load("x")
+    assert f"# {switch.partition(':')[0]}:" in str(err.value) and "x/v1" in str(err.value)
+
+
+SHIPPED_PROFILES = (HOSTED, SMALL_LOCAL)
+
+
+def _versions_the_profiles_use() -> set[tuple[str, str]]:
+    """Every (name, version) a shipped profile names, and the openings those templates start with."""
+    used = {(name, profile.prompt(name)) for profile in SHIPPED_PROFILES for name in PROMPT_NAMES}
+    openings = {load_prompt(name, version).opening for name, version in used}
+    return used | {tuple(o.split("/")) for o in openings if o is not None}  # type: ignore[misc]
+
+
+def test_every_version_a_shipped_profile_names_is_shipped() -> None:
+    for profile in SHIPPED_PROFILES:
+        for name in PROMPT_NAMES:
+            assert load_prompt(name, profile.prompt(name)).version == profile.prompt(name), (profile.name, name)
+
+
+def test_every_shipped_prompt_version_is_used_by_a_shipped_profile() -> None:
+    """Issue 61: only the versions a profile uses ship; a retired one lives in prompts/CHANGELOG.md and git. The
+    ReAct baselines' templates are the baseline's own, not a profile's."""
+    shipped = {(name, version) for name, versions in available_prompts().items() for version in versions}
+    unused = sorted(f"prompts/{name}/{version}.txt" for name, version in shipped - _versions_the_profiles_use()
+                    if not name.startswith("react"))
+    profiles = ", ".join(p.name for p in SHIPPED_PROFILES)
+    assert not unused, (f"{', '.join(unused)}: used by no shipped profile ({profiles}); delete it (its history is "
+                        "prompts/CHANGELOG.md and git) or name it in a profile")
+    for name, version in shipped:  # every shipped file loads: no removed header switch hides in one
+        load_prompt(name, version)
 
 
 def test_a_budget_trims_only_the_context_variable_from_the_middle() -> None:
@@ -182,7 +220,7 @@ def test_fenced_data_can_never_close_or_reopen_the_fence(payload: str) -> None:
 
 def test_replan_context_goes_to_the_user_message_not_the_system_message() -> None:
     # Issue 19: the replan context (with fenced tool output) sat in the planner's system message.
-    for version in ("v1", "v2"):
+    for version in ("v4", "v10"):
         template = load_prompt("planner", version)
         rendered = template.render(**{**_values(template), "replan_context": "RESULTS <untrusted-data>x</untrusted-data>"})
         system, user = (m["content"] for m in rendered.messages)

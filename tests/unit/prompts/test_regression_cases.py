@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from agents.checks.review import review_context
-from agents.config import EMBEDDED_MODEL_PROMPTS
-from agents.llm import FunctionLLM
+from agents.llm import SMALL_LOCAL, FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.tools.builtins import builtin_tools
 from benchmarks.prompt_regression.run import (
@@ -39,6 +38,7 @@ from benchmarks.prompt_regression.run import (
     summarize,
 )
 from planning.models import Reflection, ReflectionAction, Route
+from prompts.errors import PromptNotFoundError
 
 ROUTES = set(Route.__args__)  # type: ignore[attr-defined]
 ACTIONS = set(ReflectionAction.__args__)  # type: ignore[attr-defined]
@@ -55,7 +55,8 @@ def shipped(registry):
 
 
 def _roles(fn, registry):
-    return build_roles(FunctionLLM(fn, stream_chunk_size=7), registry, demo_config())
+    # The set measures the embedded model: its profile's prompt versions and JSON reply forms, as the CLI runs it.
+    return build_roles(FunctionLLM(fn, stream_chunk_size=7, profile=SMALL_LOCAL), registry, demo_config())
 
 
 def _route(route: str, confidence: float = 0.9, answer: str | None = None) -> str:
@@ -330,12 +331,13 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
 
     model = {"name": "canned", "title": "FunctionLLM", "quantization": "-", "n_ctx": 0, "path": "-", "size": 0,
              "sha256": None, "sha256_source": "none"}
-    report = build_report(results, shipped, model=model, config=demo_config(), wall_s=1.0,
+    report = build_report(results, shipped, model=model, config=demo_config(), profile=SMALL_LOCAL, wall_s=1.0,
                           started_at="2026-01-01T00:00:00Z", command="test")
     assert json.loads(json.dumps(report))["summary"]["planner"]["valid"] == n - 1
-    # The embedded model's forms (agents.config.for_embedded_model): the regression set measures that model.
-    embedded = {f"{role}/{version}" for role, version in EMBEDDED_MODEL_PROMPTS.items() if role != "executor"}
-    assert {p["template_id"] for p in report["prompts"].values()} >= embedded | {"repair/v2"}
+    # The embedded model's forms (agents.llm.SMALL_LOCAL): the regression set measures that model.
+    embedded = {f"{role}/{SMALL_LOCAL.prompt(role)}" for role in ("router", "planner", "reflector", "repair")}
+    assert {p["template_id"] for p in report["prompts"].values()} == embedded
+    assert report["config"]["prompt_versions"] == dict(SMALL_LOCAL.prompts)
     assert all(len(p["fingerprint"]) == 64 for p in report["prompts"].values())
     md = render_markdown(report)
     assert f"planner valid plans: {n - 1}/{n}" in md and "## Failures" in md
@@ -345,9 +347,11 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
 
 
 def test_cli_helpers() -> None:
-    assert _parse_pins(["planner=v1", "reflector=v2"]) == {"planner": "v1", "reflector": "v2"}
+    assert _parse_pins(["planner=v4", "reflector=v5"]) == {"planner": "v4", "reflector": "v5"}
     with pytest.raises(SystemExit):
         _parse_pins(["planner"])
+    with pytest.raises(PromptNotFoundError, match="available: v4, v10"):  # a retired version fails before the run
+        _parse_pins(["planner=v1"])
     cases = {"router": [RouterCase("router-01", "a", "plan"), RouterCase("router-02", "b", "direct")],
              "planner": [PlannerCase("planner-01", "c")]}
     assert [c.id for c in _select(cases, [], 1)["router"]] == ["router-01"]
@@ -376,8 +380,8 @@ def test_rerender_rebuilds_the_summary_from_the_recorded_cases(tmp_path, registr
 
     cases = {"router": [RouterCase("router-01", "Hello", "direct"), RouterCase("router-02", "Sum it", "plan")]}
     results = asyncio.run(run_cases(_roles(lambda r: _route("direct"), registry), cases))
-    report = build_report(results, cases, model={"name": "m"}, config=demo_config(), wall_s=1.0,
-                          started_at="t", command="c")
+    report = build_report(results, cases, model={"name": "m"}, config=demo_config(), profile=SMALL_LOCAL,
+                          wall_s=1.0, started_at="t", command="c")
     report["summary"]["router"]["headline"] = "stale"
     jpath, mpath = _write(report, tmp_path, "prompt-regression-m")
     assert rerender(jpath) == mpath

@@ -1,122 +1,102 @@
-"""planner/v2 and reflector/v3 (the terse forms): loadable, the defaults, their examples parse
-with the reply parsers, and the task-specific text comes after a stable prefix (prompt caching)."""
+"""The hosted model profile's terse forms (router/v5, planner/v4, reflector/v5) and the small-local profile's JSON
+forms (router/v7, planner/v10, reflector/v10): which profile uses which, the forms their texts describe parse with
+the reply parsers, and the task-specific text comes after a prefix shared by every task (prompt caching)."""
 
 from __future__ import annotations
 
+import pytest
+
+from agents.llm import HOSTED, SMALL_LOCAL, ModelProfile
+from agents.llm.profile import PROMPT_NAMES
 from planning import parse_plan, parse_reflection
 from planning.parse import parse_router_decision
 from planning.stream import StreamingPlanParser
 from prompts import load_prompt
 from prompts.registry import DEFAULT_VERSIONS, PromptRegistry
 
-
-def test_the_terse_versions_are_the_defaults() -> None:
-    # planner/v5 and reflector/v4 are the embedded model's JSON forms: pinned as not the default. The hosted
-    # defaults are the terse forms; router/v5 and reflector/v5 the lean ones (test_lean_prompts.py).
-    assert (DEFAULT_VERSIONS["planner"], DEFAULT_VERSIONS["reflector"]) == ("v4", "v5")
-    assert (load_prompt("planner").version, load_prompt("reflector").version) == ("v4", "v5")
-    assert load_prompt("planner").reply_form == load_prompt("reflector").reply_form == "terse"
-    assert load_prompt("router").version == "v5" and load_prompt("router").reply_form == "terse"
-    assert PromptRegistry(defaults={"planner": "v1"}).load("planner").version == "v1"
+ROLES = ("router", "planner", "reflector")
+STATIC = {"tools": "T", "tool_purposes": "P", "max_steps": "20"}
+"""The variables whose values are the same on every task of a run (the catalog, the caps)."""
 
 
-def test_planner_v2_example_is_a_terse_plan() -> None:
-    system = dict(load_prompt("planner", "v2").sections)["system"]
+def _system(name: str, version: str) -> str:
+    return dict(load_prompt(name, version).sections)["system"]
+
+
+def test_the_hosted_profile_uses_the_terse_defaults_and_the_small_one_the_json_forms() -> None:
+    assert {r: DEFAULT_VERSIONS[r] for r in ROLES} == {"router": "v5", "planner": "v4", "reflector": "v5"}
+    assert {r: load_prompt(r).version for r in ROLES} == {r: DEFAULT_VERSIONS[r] for r in ROLES}
+    assert all(HOSTED.prompt(name) == DEFAULT_VERSIONS[name] for name in PROMPT_NAMES)
+    assert {r: HOSTED.reply_form(r) for r in ROLES} == dict.fromkeys(ROLES, "terse")
+    assert {r: SMALL_LOCAL.prompt(r) for r in ROLES} == {"router": "v7", "planner": "v10", "reflector": "v10"}
+    assert {r: SMALL_LOCAL.reply_form(r) for r in ROLES} == dict.fromkeys(ROLES, "json")
+    assert ModelProfile().prompt("planner") == "v4"  # a profile that names no version gets the hosted one
+    assert PromptRegistry(defaults={"planner": "v10"}).load("planner").version == "v10"
+
+
+def test_planner_v4_example_is_a_terse_plan_with_arguments_by_position() -> None:
+    system = _system("planner", "v4")
+    assert "# note" not in system  # no step notes: arguments by position keep a step short
     example = system[system.index("Example"):].split("\n", 1)[1]
-    plan = parse_plan(example)
-    assert [s.tool_name for s in plan.steps] == ["weather", "weather", "calculator"]
-    assert plan.steps[2].tool_input == {"expression": "{$step_1_result.temperature} - {$step_2_result.temperature}"}
-    assert plan.steps[2].depends_on == [1, 2]
-
-
-def test_reflector_v3_example_is_a_terse_verdict() -> None:
-    system = dict(load_prompt("reflector", "v3").sections)["system"]
-    example = system[system.index("Example"):].split("\n", 1)[1]
-    reflection = parse_reflection(example)
-    assert (reflection.action, reflection.overall_pass) == ("accept", True)
-
-
-def test_task_specific_text_comes_after_a_prefix_shared_by_every_task() -> None:
-    for name, version, static in (("planner", "v2", {"tools": "T", "max_steps": "20"}),
-                                  ("planner", "v4", {"tools": "T", "max_steps": "20"}),
-                                  ("router", "v3", {"tools": "T"}),
-                                  ("reflector", "v3", {})):
-        template = load_prompt(name, version)
-        free = [v for v in template.variables if v not in static]
-        one = template.render(**static, **{v: f"first {v}" for v in free}).messages
-        two = template.render(**static, **{v: f"second {v}" for v in free}).messages
-        assert one[0] == two[0], f"{name}/{version}: the system message must not depend on the task"
-
-
-def test_router_v2_example_is_a_terse_decision() -> None:
-    system = dict(load_prompt("router", "v2").sections)["system"]
-    example = system[system.index("Example"):].split("\n", 1)[1]
-    decision = parse_router_decision(example)
-    assert (decision.route, decision.confidence, decision.answer) == ("plan", 0.95, None)
-
-
-def test_planner_v3_drops_step_notes_and_gives_arguments_by_position() -> None:
-    v2, v3 = (dict(load_prompt("planner", v).sections)["system"] for v in ("v2", "v3"))
-    assert "# note" in v2 and "# note" not in v3
-    example = v3[v3.index("Example"):].split("\n", 1)[1]
     plan = StreamingPlanParser({"weather": ["city"], "calculator": ["expression"]})
     steps = plan.feed(example) + plan.close()
     assert [s.tool_input for s in steps] == [{"city": "Lisbon"}, {"city": "Oslo"}, {
         "expression": "{$step_1_result.temperature} - {$step_2_result.temperature}"}]
-    assert steps[2].depends_on == [1, 2]
+    assert [s.depends_on for s in steps] == [[], [], [1, 2]]
 
 
-def test_router_v3_and_planner_v4_add_the_session_history_to_the_user_message_only() -> None:
-    """The new versions differ from router/v2 and planner/v3 only by the trimmable history in the user message
-    (and the router's guardrail that fenced history is data)."""
-    for name, old, new in (("planner", "v3", "v4"), ("router", "v2", "v3")):
-        before, after = load_prompt(name, old), load_prompt(name, new)
-        assert "history" in after.context_variables and after.context_variables[0] == "history"
-        assert dict(before.sections)["system"] == dict(after.sections)["system"]
-        assert "{{history}}" in dict(after.sections)["user"]
-    rendered = load_prompt("router", "v3").render(task="And Rome?", tools="T", history="Turn 1: Paris 2.1M")
+@pytest.mark.parametrize(("form", "reply", "action"), [
+    ("accept C R F", "accept 5 5 4\nanswer: Lisbon is 3 degrees warmer than Oslo.", "accept"),
+    ("retry C R F step N:", "retry 3 2 4 step 2: search Oslo instead", "retry_step"),
+    ("replan C R F:", "replan 2 3 4: look up both cities", "replan"),
+    ("escalate C R F:", "escalate 1 1 1: which Paris?", "escalate"),
+])
+def test_each_verdict_form_reflector_v5_describes_parses(form: str, reply: str, action: str) -> None:
+    assert f"\n{form}" in _system("reflector", "v5")
+    reflection = parse_reflection(reply)
+    assert (reflection.action, reflection.overall_pass) == (action, action == "accept")
+    assert reflection.scores.completeness == int(reply.split()[1])
+    if action == "accept":
+        assert reflection.answer == "Lisbon is 3 degrees warmer than Oslo."
+
+
+def test_the_route_line_router_v5_describes_parses() -> None:
+    assert "Reply with one line: the route, your confidence from 0 to 1, a colon, then" in _system("router", "v5")
+    decision = parse_router_decision("plan 0.95: two temperatures to look up")
+    assert (decision.route, decision.confidence, decision.answer) == ("plan", 0.95, None)
+    decision = parse_router_decision("direct 0.9: Hello! How can I help?")
+    assert (decision.route, decision.answer) == ("direct", "Hello! How can I help?")
+
+
+@pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=lambda p: p.name)
+def test_task_specific_text_comes_after_a_prefix_shared_by_every_task(profile: ModelProfile) -> None:
+    for name in ROLES:
+        template = load_prompt(name, profile.prompt(name))
+        static = {k: v for k, v in STATIC.items() if k in template.variables}
+        free = [v for v in template.variables if v not in static]
+        one = template.render(**static, **{v: f"first {v}" for v in free}).messages
+        two = template.render(**static, **{v: f"second {v}" for v in free}).messages
+        assert one[0] == two[0], f"{template.template_id}: the system message must not depend on the task"
+
+
+@pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=lambda p: p.name)
+def test_the_router_and_the_planner_add_the_session_history_to_the_user_message_only(profile: ModelProfile) -> None:
+    for name in ("router", "planner"):
+        template = load_prompt(name, profile.prompt(name))
+        assert template.context_variables[0] == "history", template.template_id  # trimmed first
+        assert "{{history}}" in dict(template.sections)["user"]
+        assert "{{history}}" not in dict(template.sections)["system"]
+    rendered = load_prompt("router", "v5").render(task="And Rome?", tool_purposes="P", history="Turn 1: Paris 2.1M")
     assert rendered.messages[1]["content"] == "Turn 1: Paris 2.1M\n\nTask: And Rome?"
 
 
-def test_planner_v6_example_is_a_short_json_plan_whose_dependencies_are_implied() -> None:
-    # The embedded model's planner form leaves out what the calls imply (about half the tokens of each step).
-    system = dict(load_prompt("planner", "v6").sections)["system"]
-    example = system[system.index("Example"):].split("\n", 1)[1]
-    plan = parse_plan(example)
-    assert [s.tool_name for s in plan.steps] == ["search", "search", "calculator"]
-    assert [s.depends_on for s in plan.steps] == [[], [], [1, 2]]
-    assert plan.steps[0].description == "search query=length of the Danube"
-
-
-def test_planner_v7_shows_a_look_up_that_needs_a_name_another_step_finds_first() -> None:
-    # Its first example: search, a reasoning step that answers the name, a search with that name in its query.
-    system = dict(load_prompt("planner", "v7").sections)["system"]
-    first = system[system.index("Example"):].split("\n", 1)[1].split("\n]}", 1)[0] + "\n]}"
-    plan = parse_plan(first)
-    assert [s.tool_name for s in plan.steps] == ["search", None, "search"]
-    assert [s.depends_on for s in plan.steps] == [[], [1], [2]]
-    assert plan.steps[2].tool_input == {"query": "length of {$step_2_result}"}
-    assert "Danube" in system[system.rindex("Example"):]  # planner/v6's example stays, second
-
-
-def test_planner_v8_example_finds_one_name_first_and_searches_the_named_entity_directly() -> None:
-    # One example holds both patterns: the name hop (search, reasoning, search with the name) only for the
-    # entity the task does not name, and both figures from passages straight into the calculator.
-    system = dict(load_prompt("planner", "v8").sections)["system"]
-    assert system.count("Example") == 1
-    example = system[system.index("Example"):].split("\n", 1)[1].split("\n]}", 1)[0] + "\n]}"
-    plan = parse_plan(example)
-    assert [s.tool_name for s in plan.steps] == ["search", None, "search", "search", "calculator"]
-    assert [s.depends_on for s in plan.steps] == [[], [1], [2], [], [3, 4]]
-    assert plan.steps[2].tool_input == {"query": "length of {$step_2_result}"}
-
-
-def test_planner_v9_example_searches_the_named_entity_first_then_finds_the_other_ones_name() -> None:
-    system = dict(load_prompt("planner", "v9").sections)["system"]
+def test_planner_v10_example_searches_the_named_entity_first_then_finds_the_other_ones_name() -> None:
+    # The embedded model's planner form leaves out what the calls imply: the dependencies come from the references.
+    system = _system("planner", "v10")
     assert system.count("Example") == 1
     example = system[system.index("Example"):].split("\n", 1)[1].split("\n]}", 1)[0] + "\n]}"
     plan = parse_plan(example)
     assert [s.tool_name for s in plan.steps] == ["search", "search", None, "search", "calculator"]
     assert [s.depends_on for s in plan.steps] == [[], [], [2], [3], [1, 4]]
     assert plan.steps[0].tool_input == {"query": "length of the Volga"}
-
+    assert plan.steps[3].tool_input == {"query": "length of {$step_3_result}"}
