@@ -137,7 +137,8 @@ class SupervisorActor(SupervisorCore, WhereAmI):
         dep = config.deployment
 
         def peers(role: str) -> list[Any]:
-            return [ray.get_actor(n, namespace=dep.namespace) for n in replica_names(role, instance, dep.role_replicas)]
+            return [ray.get_actor(n, namespace=dep.namespace)
+                    for n in replica_names(role, instance, dep.role_replicas)]
 
         prefix = f"executor-{instance}-"
         names = sorted((a["name"] for a in ray.util.list_named_actors(all_namespaces=True)

@@ -105,4 +105,5 @@ class NodeWatcher:
                 self.poll_once()
             except Exception:
                 self.errors += 1
-                log.exception("node watcher: poll failed; trying again in %.1fs", self._dep.node_watch_interval_s)
+                log.exception("node watcher: poll failed; trying again in %.1fs",
+                              self._dep.node_watch_interval_s)

@@ -237,7 +237,8 @@ def test_a_version_mismatch_says_what_to_install(cluster):
         from agents.errors import ClusterVersionMismatchError
         from agents.llm import FunctionLLM
         try:
-            Orchestrator(llm=FunctionLLM(lambda request: ""), tools=[], config=RuntimeConfig(deployment=Deployment(ship_code=False)),
+            Orchestrator(llm=FunctionLLM(lambda request: ""), tools=[],
+                         config=RuntimeConfig(deployment=Deployment(ship_code=False)),
                          address={c.address!r})
         except ClusterVersionMismatchError as exc:
             print("MISMATCH", exc)

@@ -1,5 +1,5 @@
 """Live spans over OTLP/HTTP, as a user's Jaeger / Phoenix / Langfuse receives them: a task runs in another
-process with RuntimeConfig(observability=Observability(otel=True, otel_setup=...)) and a receiver on 127.0.0.1 decodes what arrives."""
+process with Observability(otel=True, otel_setup=...) and a receiver on 127.0.0.1 decodes what arrives."""
 
 from __future__ import annotations
 

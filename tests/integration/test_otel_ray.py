@@ -1,4 +1,4 @@
-"""Live spans on Ray: the runner runs in the Supervisor actor, where RuntimeConfig.observability.otel_setup installs the
+"""Live spans on Ray: the runner runs in the Supervisor actor, where Observability.otel_setup installs the
 TracerProvider; its spans reach an OTLP/HTTP receiver on 127.0.0.1 with the same names as in-process."""
 
 from __future__ import annotations

@@ -79,7 +79,8 @@ def orch(ray_session, tmp_path_factory):
     orch = Orchestrator(llm=FunctionLLM(_script), tools=[*T.ALL, exits, floods, wedges],
                         # The step bound also covers the restart of the wedged executor that the next task's step
                         # waits for: a new worker process, 5-8 s when another Ray shares the two cores.
-                        config=RuntimeConfig(store_path=store, deployment=Deployment(num_executors=1), step_timeout_s=12))
+                        config=RuntimeConfig(store_path=store, step_timeout_s=12,
+                                             deployment=Deployment(num_executors=1)))
     yield orch
     orch.shutdown()
 

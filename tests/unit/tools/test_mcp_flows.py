@@ -107,7 +107,8 @@ def test_a_server_that_crashes_on_every_call_ends_in_a_clear_error_naming_it(mcp
     server, _ = mcp
     llm = ScriptedLLM({"router": [wire.route()], "planner": [wire.plan(wire.step(1, "m_crash", {}))],
                        "reflector": [wire.reflection("escalate", (1, 1, 1), answer=None, feedback="server down")]})
-    result, _ = run(llm, server, config=CONFIG.model_copy(update={"tools": CONFIG.tools.model_copy(update={"max_attempts": 2})}))
+    once_more = CONFIG.tools.model_copy(update={"max_attempts": 2})
+    result, _ = run(llm, server, config=CONFIG.model_copy(update={"tools": once_more}))
     error = result.steps[0].error
     assert result.steps[0].status == "failed" and server.label in error and "gave up after 2 attempts" in error
 

@@ -157,7 +157,8 @@ def test_the_post_hoc_export_names_spans_as_the_live_ones_do(tmp_path):
 
     live = global_exporter()
     db = tmp_path / "t.db"
-    task_id, result, _ = run_stored(db, SCENARIOS["accepted"][0], TASK, config=RuntimeConfig(store_path=db, observability=Observability(otel=True)))
+    task_id, result, _ = run_stored(db, SCENARIOS["accepted"][0], TASK,
+                                    config=RuntimeConfig(store_path=db, observability=Observability(otel=True)))
     assert result.status == "accepted"
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
