@@ -20,12 +20,16 @@ __all__ = [
     "TaskResult",
     # configuration
     "RuntimeConfig",
+    "Deployment",
+    "Observability",
+    "ToolPolicy",
     # tools
     "tool",
 ]
 
 _WHERE = {"Orchestrator": "agents.api", "TaskHandle": "agents.api", "TaskResult": "agents.results",
-          "RuntimeConfig": "agents.config", "tool": "agents.tools"}
+          "RuntimeConfig": "agents.config", "Deployment": "agents.config", "Observability": "agents.config",
+          "ToolPolicy": "agents.config", "tool": "agents.tools"}
 
 
 CLASHING_DISTRIBUTIONS = ("openai_agents",)

@@ -158,7 +158,7 @@ class Orchestrator:
             self.checks = validate_checks(checks)
         except TypeError as exc:
             raise ConfigError(str(exc)) from None
-        log.setLevel(self.config.log_level)
+        log.setLevel(self.config.observability.log_level)
         self.runtime: RuntimeName = runtime
         self._closed = False
         self._local_server = None

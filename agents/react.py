@@ -110,9 +110,10 @@ class ReActAgent:
         self._cfg = config or RuntimeConfig()
         self._budget = Budget(self._cfg.token_budget, self._cfg.max_llm_calls)
         self._registry = ToolRegistry(resolve_tools(tools))  # Tool objects, functions and MCP servers alike
+        retry = self._cfg.tools
         self._dispatcher = ToolDispatcher(
-            self._registry, max_attempts=self._cfg.tool_max_attempts, backoff_s=self._cfg.tool_backoff_s,
-            backoff_max_s=self._cfg.tool_backoff_max_s, max_output_tokens=self._cfg.max_tool_output_tokens)
+            self._registry, max_attempts=retry.max_attempts, backoff_s=retry.backoff_s,
+            backoff_max_s=retry.backoff_max_s, max_output_tokens=retry.max_output_tokens)
         self.parallel = parallel
         self.tool_calling: ToolCalling = tool_calling
         self._native = tool_calling != "json"

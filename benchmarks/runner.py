@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.llm.profile import profile_of
-from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig
+from agents.config import NUMERIC_QA_CHECKS, Deployment, RuntimeConfig
 from agents.llm.base import LLM
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.react import ReActAgent
@@ -194,8 +194,8 @@ def bench_tools(suite: str, *, seed: int, scale: float) -> list:
 def bench_config(store: Path, **overrides: Any) -> RuntimeConfig:
     """The benchmark's runtime configuration (generous caps: a benchmark measures, it does not stop). What differs
     for the embedded model is its LLM's profile, not the config."""
-    return RuntimeConfig(store_path=store, max_steps=64, num_executors=2, step_timeout_s=120, task_timeout_s=600,
-                         token_budget=None, max_llm_calls=200, **overrides)
+    return RuntimeConfig(store_path=store, max_steps=64, deployment=Deployment(num_executors=2), step_timeout_s=120,
+                         task_timeout_s=600, token_budget=None, max_llm_calls=200, **overrides)
 
 
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,

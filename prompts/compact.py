@@ -98,7 +98,7 @@ def _one_line(value: Any, max_chars: int | None) -> str:
 def render_results_compact(results: Iterable[StepResult], *, max_chars: int | None = None,
                            calls: Mapping[int, str] | None = None) -> str:
     """One line a step inside one fence; ``max_chars`` caps each output or error (None: no cap — tool
-    outputs are already capped by ``max_tool_output_tokens``). ``calls``: step id → its arguments, written after
+    outputs are already capped by ``ToolPolicy.max_output_tokens``). ``calls``: step id → its arguments, written after
     the status (``#1 lookup ok ("Rome") → 2.8``), inside the fence like everything else on the line (they may
     quote earlier data). The tool name and status come first either way, so a line reads alike with or without."""
     lines = []

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="ray: the roles as Ray actors (default); inprocess: every role in this process, no Ray")
     args = parser.parse_args(argv)
 
-    from agents import Orchestrator, RuntimeConfig
+    from agents import Deployment, Orchestrator, RuntimeConfig
     from agents.config import NUMERIC_QA_CHECKS
     from agents.cli.progress import ProgressView, render_result
     from agents.llm.local import get_model, pull
@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     # Orchestrator keeps Ray's defaults. The demo asks a look-up-and-compute question over the bundled passages:
     # the numeric check set's domain.
     cfg = RuntimeConfig(store_path=store, step_timeout_s=120, task_timeout_s=args.timeout,
-                        ray_init_kwargs={"include_dashboard": False}, builtin_checks=NUMERIC_QA_CHECKS)
+                        deployment=Deployment(ray_init_kwargs={"include_dashboard": False}),
+                        builtin_checks=NUMERIC_QA_CHECKS)
     started = time.monotonic()
     orch = Orchestrator(llm=model, config=cfg, runtime=args.runtime)  # starts the model server; shutdown() stops it
     prefill = ("each role's static prompt loaded from the last run" if warm else

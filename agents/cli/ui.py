@@ -66,7 +66,7 @@ def open_store(args: argparse.Namespace) -> tuple[Any, RuntimeConfig]:
 
     if args.store_url:
         config = RuntimeConfig(store_url=args.store_url)
-        return Store(args.store_url, pool_size=config.store_pool_size, create=False), config
+        return Store(args.store_url, pool_size=config.deployment.store_pool_size, create=False), config
     config = RuntimeConfig(store_path=Path(args.store)) if args.store else RuntimeConfig()
     if problem := missing_store(config.store_path):
         raise SystemExit(f"tetrarch ui: {problem}")

@@ -134,22 +134,24 @@ class SupervisorActor(SupervisorCore, WhereAmI):
                  checks: Sequence[Check] = (), llm: LLM | None = None, profile: ModelProfile = HOSTED) -> None:
         # Peers are found by name (not passed as handles, which break restarts: ray-project/ray#53727);
         # every executor named for this instance counts, including ones added after start-up.
+        dep = config.deployment
+
         def peers(role: str) -> list[Any]:
-            return [ray.get_actor(n, namespace=config.namespace)
-                    for n in replica_names(role, instance, config.role_replicas)]
+            return [ray.get_actor(n, namespace=dep.namespace)
+                    for n in replica_names(role, instance, dep.role_replicas)]
 
         prefix = f"executor-{instance}-"
         names = sorted((a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
-                        if a["namespace"] == config.namespace and a["name"].startswith(prefix)),
+                        if a["namespace"] == dep.namespace and a["name"].startswith(prefix)),
                        key=lambda n: int(n.removeprefix(prefix)))
-        executors = [ray.get_actor(n, namespace=config.namespace) for n in names]
-        if config.roles_in_supervisors:
+        executors = [ray.get_actor(n, namespace=dep.namespace) for n in names]
+        if dep.roles_in_supervisors:
             assert llm is not None, "roles_in_supervisors: create_actors passes the LLM"
             self._ray = ShardRolesRuntime(llm, tools, config, executors, tool_specs)
             self._ray.warm_up()
         else:
             self._ray = RayRuntime(peers("router"), peers("planner"), peers("reflector"), executors, tool_specs)
-        super().__init__(Store(config.store_location(), pool_size=config.store_pool_size), self._ray, config,
+        super().__init__(Store(config.store_location(), pool_size=dep.store_pool_size), self._ray, config,
                          reattach_first=ray.get_runtime_context().was_current_actor_reconstructed,
                          owns=lambda task_id: shard_of(task_id, config.supervisors) == shard, checks=checks,
                          refresher=ToolRefresher(ToolCatalog(tools, servers), self._ray.use_tools) if servers else None,
@@ -223,10 +225,10 @@ class ActorSet:
 
 def _options(config: RuntimeConfig, role: str, name: str, **extra: Any) -> dict[str, Any]:
     opts: dict[str, Any] = {
-        "name": name, "namespace": config.namespace, "num_cpus": 0,
-        "max_restarts": config.actor_max_restarts, "max_concurrency": 1000,
+        "name": name, "namespace": config.deployment.namespace, "num_cpus": 0,
+        "max_restarts": config.deployment.actor_max_restarts, "max_concurrency": 1000,
     }
-    resources = config.role_resources.get(role)
+    resources = config.deployment.role_resources.get(role)
     if resources:
         opts["resources"] = dict(resources)
     opts.update(extra)
@@ -244,7 +246,7 @@ def _on(node_id: str | None, config: RuntimeConfig, role: str) -> dict[str, Any]
         return {}
     # Soft: if the node dies, Ray restarts the actor on another node instead of waiting for this one.
     extra: dict[str, Any] = {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id, soft=True)}
-    if not any(amount > 0 for amount in config.role_resources.get(role, {}).values()):
+    if not any(amount > 0 for amount in config.deployment.role_resources.get(role, {}).values()):
         extra["num_cpus"] = _TOKEN_CPU
     return extra
 
@@ -268,7 +270,7 @@ class ExecutorFactory:
         """Every executor this factory started (so shutdown kills the ones added later as well)."""
 
     def start(self, node_ids: Sequence[str | None]) -> list[Any]:
-        handles = []
+        handles, dep = [], self._config.deployment
         for node_id in node_ids:
             i = self.count
             self.count += 1
@@ -276,24 +278,25 @@ class ExecutorFactory:
                 self._config, "executor", f"executor-{self._instance}-{i}",
                 # The actor limits its running steps itself (a batch is one call but many steps); the calls
                 # beyond that limit are control calls (cancel_steps, use_tools, ping), never queued behind steps.
-                max_concurrency=self._config.executor_max_concurrency + _CONTROL_CALLS,
+                max_concurrency=dep.executor_max_concurrency + _CONTROL_CALLS,
                 **_on(node_id, self._config, "executor"),
             )).remote(self._tools, self._llm, self._config.executor_options(), f"executor-{i}",
-                      f"journal-{self._instance}", self._config.namespace, f"supervisor-{self._instance}",
-                      self._config.executor_max_concurrency))
+                      f"journal-{self._instance}", dep.namespace, f"supervisor-{self._instance}",
+                      dep.executor_max_concurrency))
         self.started.extend(handles)
         return handles
 
 
 def plan_initial_executors(config: RuntimeConfig, nodes: Sequence[NodeView], home: str) -> list[str | None]:
-    request = config.role_resources.get("executor", {})
-    if config.executors_per_node is not None:
-        planned: list[str | None] = list(plan_executors(nodes, home, request, config.executors_per_node, {}))
+    dep = config.deployment
+    request = dep.role_resources.get("executor", {})
+    if dep.executors_per_node is not None:
+        planned: list[str | None] = list(plan_executors(nodes, home, request, dep.executors_per_node, {}))
         if planned:
             return planned
-    if config.placement == "spread":
-        return plan_roles(nodes, home, request, config.num_executors)
-    return [None] * config.num_executors
+    if dep.placement == "spread":
+        return plan_roles(nodes, home, request, dep.num_executors)
+    return [None] * dep.num_executors
 
 
 def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instance: str,
@@ -301,7 +304,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
                   checks: Sequence[Check] = ()) -> ActorSet:
     """Create every actor of one Orchestrator. The Supervisor and the journal (both write the SQLite
     store) are pinned to the driver's node; role replicas and executors are spread over the other nodes
-    (``RuntimeConfig.placement``), within their custom resources."""
+    (``Deployment.placement``), within their custom resources."""
     registry = ToolRegistry(tools)
     catalog, schemas = registry.catalog_text(), registry.schemas()
     specs = {t.name: t.spec for t in registry}
@@ -309,12 +312,12 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     here = NodeAffinitySchedulingStrategy(node_id=home, soft=False)
     if config.store_url is None:
         config.store_path.parent.mkdir(parents=True, exist_ok=True)
-    nodes = cluster_nodes()
+    nodes, dep = cluster_nodes(), config.deployment
 
     def nodes_for(role: str, count: int) -> list[str | None]:
-        if config.placement != "spread":
+        if dep.placement != "spread":
             return [None] * count
-        return plan_roles(nodes, home, config.role_resources.get(role, {}), count)
+        return plan_roles(nodes, home, dep.role_resources.get(role, {}), count)
 
     journal = ray.remote(JournalActor).options(
         **_options(config, "journal", f"journal-{instance}", scheduling_strategy=here, max_task_retries=-1)
@@ -322,10 +325,10 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
 
     def replicas_of(shell: type, role: str, *args: Any) -> list[Any]:
         return [ray.remote(shell).options(**_options(config, role, name, **_on(node, config, role))).remote(*args)
-                for name, node in zip(replica_names(role, instance, config.role_replicas),
-                                      nodes_for(role, config.role_replicas))]
+                for name, node in zip(replica_names(role, instance, dep.role_replicas),
+                                      nodes_for(role, dep.role_replicas))]
 
-    routers, planners, reflectors = ([], [], []) if config.roles_in_supervisors else (
+    routers, planners, reflectors = ([], [], []) if dep.roles_in_supervisors else (
         replicas_of(RouterActor, "router", llm, catalog, config.router_options()),
         replicas_of(PlannerActor, "planner", llm, schemas, catalog, config.planner_options()),
         replicas_of(ReflectorActor, "reflector", llm, config.prompt_options(), catalog))
@@ -336,8 +339,8 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
     supervisors = [ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", shard_name(instance, k), max_task_retries=-1, max_concurrency=100_000, **where,
-    )).remote(config, instance, specs, list(tools) if servers or config.roles_in_supervisors else (), list(servers),
-              k, list(checks), llm if config.roles_in_supervisors else None, profile_of(llm))
+    )).remote(config, instance, specs, list(tools) if servers or dep.roles_in_supervisors else (), list(servers),
+              k, list(checks), llm if dep.roles_in_supervisors else None, profile_of(llm))
         for k, where in enumerate(_shard_placement(config, nodes, home))]
     return ActorSet(supervisors[0], routers, planners, reflectors, executors, journal, executor_nodes, supervisors)
 
@@ -358,7 +361,8 @@ def _wait_started(roles: list[Any], journal: Any, config: RuntimeConfig, timeout
     except ray.exceptions.GetTimeoutError:
         raise ActorStartError(
             f"the role actors did not start within {timeout_s:.0f}s; Ray cannot place them. Check that the "
-            f"cluster has the resources named in RuntimeConfig.role_resources ({dict(config.role_resources)}) "
+            "cluster has the resources named in RuntimeConfig.deployment.role_resources "
+            f"({dict(config.deployment.role_resources)}) "
             "and free CPUs (`ray status`)") from None
 
 

@@ -6,7 +6,7 @@ Workers on other machines import whatever the actors' pickled arguments name: th
 those *by reference*), and the LLM's class. ``build_runtime_env`` finds those modules on this driver and
 lists their directories (or single ``.py`` files); Ray zips them, uploads them to the cluster once (content
 hash) and puts them on every worker's ``sys.path``. Modules installed in site-packages are left to the
-cluster's own environment (add them with ``RuntimeConfig.runtime_env={"pip": [...]}``); ``__main__`` and
+cluster's own environment (add them with ``Deployment(runtime_env={"pip": [...]})``); ``__main__`` and
 modules registered with ``cloudpickle.register_pickle_by_value`` travel by value already.
 
 Ray accepts local paths only at the job level (``ray.init(runtime_env=...)``), not per actor, so the

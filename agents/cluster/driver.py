@@ -41,22 +41,23 @@ def _unwrap(exc: BaseException) -> BaseException:
 
 def _init_kwargs(config: RuntimeConfig, address: str | None, ship: bool, tools: Sequence[Tool],
                  llm: LLM) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"namespace": config.namespace, "log_to_driver": False, "configure_logging": True,
-                              "logging_level": getattr(logging, config.log_level)}
-    kwargs.update(config.ray_init_kwargs)
+    dep = config.deployment
+    kwargs: dict[str, Any] = {"namespace": dep.namespace, "log_to_driver": False, "configure_logging": True,
+                              "logging_level": getattr(logging, config.observability.log_level)}
+    kwargs.update(dep.ray_init_kwargs)
     quiet = profile_of(llm).local_ray_system_config
     if address is None and quiet:
         # Only a Ray this Orchestrator starts takes _system_config (joining a cluster refuses it); the caller's
         # own entries win. A model whose server shares these cores asks for a quieter Ray (its profile).
-        mine = config.ray_init_kwargs.get("_system_config") or {}
+        mine = dep.ray_init_kwargs.get("_system_config") or {}
         kwargs["_system_config"] = {**quiet, **mine}
     if ship:
         from agents.cluster.deploy import build_runtime_env, merge_runtime_env
 
-        shipped = build_runtime_env(tools, llm, config.runtime_env)
+        shipped = build_runtime_env(tools, llm, dep.runtime_env)
         kwargs["runtime_env"] = merge_runtime_env(kwargs.get("runtime_env"), shipped)
-    elif config.runtime_env:
-        kwargs["runtime_env"] = dict(config.runtime_env)
+    elif dep.runtime_env:
+        kwargs["runtime_env"] = dict(dep.runtime_env)
     return kwargs
 
 
@@ -68,7 +69,7 @@ def connect(config: RuntimeConfig, address: str | None, tools: Sequence[Tool], l
     # RAY_ADDRESS is honoured: `ray job submit` sets it for the driver it starts.
     if address is None:
         address = os.environ.get("RAY_ADDRESS") or None
-    ship = config.ship_code if config.ship_code is not None else address is not None
+    ship = address is not None if config.deployment.ship_code is None else config.deployment.ship_code
     if ray.is_initialized():
         if ship and address is not None:
             # Ray takes local code paths only at ray.init (job level), which has happened already.
@@ -95,7 +96,7 @@ def connect(config: RuntimeConfig, address: str | None, tools: Sequence[Tool], l
         raise CodeShippingError(
             f"could not ship the code to the cluster at {address!r} ({type(exc).__name__}: {exc}). Fix the "
             "path it names, or install tetrarch and your tool modules on every node and pass "
-            "RuntimeConfig(ship_code=False)") from exc
+            "RuntimeConfig(deployment=Deployment(ship_code=False))") from exc
     global _started_ray
     _started_ray = True
 
@@ -138,7 +139,7 @@ class RaySupervisor:
             _live.discard(instance)
             raise
         self._supervisor = self._actors.supervisor
-        if config.executors_per_node is not None and config.watch_nodes:
+        if config.deployment.executors_per_node is not None and config.deployment.watch_nodes:
             self._watcher = NodeWatcher(config, self._factory, self._actors.supervisors,
                                         home=ray.get_runtime_context().get_node_id(),
                                         placed=self._actors.executor_nodes, list_nodes=cluster_nodes)

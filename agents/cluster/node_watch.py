@@ -39,8 +39,8 @@ class NodeWatcher:
     def __init__(self, config: RuntimeConfig, factory: Any, supervisor: Any, home: str,
                  placed: Sequence[str | None], list_nodes: Callable[[], list[NodeView]],
                  clock: Callable[[], float] = time.time, ray_api: Any = None) -> None:
-        assert config.executors_per_node is not None
-        self._cfg, self._factory, self._supervisor, self._home = config, factory, supervisor, home
+        assert config.deployment.executors_per_node is not None
+        self._dep, self._factory, self._supervisor, self._home = config.deployment, factory, supervisor, home
         self._list_nodes, self._clock = list_nodes, clock
         if ray_api is None:
             import ray as ray_api
@@ -59,8 +59,8 @@ class NodeWatcher:
         """Start executors on worker nodes that have fewer than ``executors_per_node``; returns what grew."""
         ray = self._ray
         nodes = self._list_nodes()
-        plan = plan_executors(nodes, self._home, self._cfg.role_resources.get("executor", {}),
-                              self._cfg.executors_per_node or 0, self._counts)
+        plan = plan_executors(nodes, self._home, self._dep.role_resources.get("executor", {}),
+                              self._dep.executors_per_node or 0, self._counts)
         if not plan:
             return []
         handles = self._factory.start(plan)
@@ -100,9 +100,10 @@ class NodeWatcher:
             self._thread.join(timeout=_READY_TIMEOUT_S + 5)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self._cfg.node_watch_interval_s):
+        while not self._stop.wait(self._dep.node_watch_interval_s):
             try:
                 self.poll_once()
             except Exception:
                 self.errors += 1
-                log.exception("node watcher: poll failed; trying again in %.1fs", self._cfg.node_watch_interval_s)
+                log.exception("node watcher: poll failed; trying again in %.1fs",
+                              self._dep.node_watch_interval_s)

@@ -1,4 +1,4 @@
-"""``RuntimeConfig(roles_in_supervisors=True)``: the router, planner and reviewer as plain objects inside a
+"""``Deployment(roles_in_supervisors=True)``: the router, planner and reviewer as plain objects inside a
 Supervisor shard's process, the executors still actors.
 
 A role call is then an await on the shard's own loop: no actor call, no pickling of the task, the plan stream

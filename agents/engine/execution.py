@@ -316,7 +316,7 @@ class PlanExecution(PlanIntake):
         dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
         Dependents get the value itself when it came inline, else the output's reference (no second copy). A text
         output of a reasoning step (a model's reply) over the one text limit is cut to it, and the cut text is what
-        every dependent, prompt and record gets; a tool's output has its own bound (``max_tool_output_tokens``)."""
+        every dependent, prompt and record gets; a tool's output has its own bound (``ToolPolicy.max_output_tokens``)."""
         inline = outcome.output_inline
         if self._steps[sid].tool_name is None and isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
             value, inline = cap_text(value), True

@@ -52,7 +52,7 @@ def build_local_runtime(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], 
     registry = ToolRegistry(tools)
     catalog = registry.catalog_text()
     executors = [Executor(list(registry), llm, config.executor_options(), name=f"executor-{i}", journal=journal)
-                 for i in range(config.num_executors)]
+                 for i in range(config.deployment.num_executors)]
     return LocalRuntime(Router(llm, catalog, config.router_options()),
                         Planner(llm, registry.schemas(), catalog, config.planner_options()),
                         executors, Reflector(llm, config.prompt_options(), catalog),
@@ -81,10 +81,10 @@ class InProcessSupervisor:
     async def _build(self, config: RuntimeConfig, llm: LLM, tools: Sequence[Tool],
                      servers: Sequence[MCPServer], checks: Sequence[Check]) -> tuple[SupervisorCore, Store]:
         # Built on the loop: asyncio objects and the executors' MCP connections belong to the loop that uses them.
-        journal_store = Store(config.store_location(), pool_size=config.store_pool_size)
+        journal_store = Store(config.store_location(), pool_size=config.deployment.store_pool_size)
         runtime = build_local_runtime(config, llm, tools, StoreJournal(journal_store))
         refresher = ToolRefresher(ToolCatalog(tools, servers), runtime.use_tools) if servers else None
-        store = Store(config.store_location(), pool_size=config.store_pool_size)
+        store = Store(config.store_location(), pool_size=config.deployment.store_pool_size)
         return SupervisorCore(store, runtime, config, checks=checks, refresher=refresher,
                               profile=profile_of(llm)), journal_store
 

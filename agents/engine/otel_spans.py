@@ -1,10 +1,10 @@
-"""Live OpenTelemetry spans of a running task (``RuntimeConfig(otel=True)``): a sink decorator that turns each
+"""Live OpenTelemetry spans of a running task (``Observability(otel=True)``): a sink decorator that turns each
 event and LLM-call record into spans the moment the runner emits it, in the GenAI agent conventions
 (``agents.trace.genai``).
 
 Spans are emitted in the process where the task's runner runs, through that process's global TracerProvider:
 the caller's own process with the in-process runtime, the Supervisor actor on Ray — where
-``RuntimeConfig.otel_setup`` ("module:function") installs the provider (docs/observability.md). Timestamps come
+``Observability.otel_setup`` ("module:function") installs the provider (docs/observability.md). Timestamps come
 from the events and records (the clock of the process that produced them), so spans line up with the store's
 trace. Exporters see a span when it ends: a step's when the step ends, the task's when the run ends. Every span
 is ended when the run ends, fails or is cancelled (``close``).

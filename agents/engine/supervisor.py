@@ -323,7 +323,9 @@ class SupervisorCore:
     def _start(self, state: TaskState, sink: StoreSink, first: EscalatedPayload | None = None) -> None:
         """Run the task; ``first``, the human's answer that continues it, is the run's first event."""
         cfg = self._cfg
-        traced, close_spans = live_spans(sink, state, enabled=cfg.otel, content=cfg.otel_content, setup=cfg.otel_setup)
+        seen = cfg.observability
+        traced, close_spans = live_spans(sink, state, enabled=seen.otel, content=seen.otel_content,
+                                         setup=seen.otel_setup)
         if first is not None:
             traced.emit(first)
         runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,

@@ -1,5 +1,5 @@
 """OpenTelemetry spans for a finished task, rebuilt from the store, in the same GenAI agent conventions and
-names as the live spans (``RuntimeConfig(otel=True)``; ``agents.trace.genai``): ``invoke_agent tetrarch`` →
+names as the live spans (``Observability(otel=True)``; ``agents.trace.genai``): ``invoke_agent tetrarch`` →
 ``plan`` (holding the planner's ``chat``), ``execute_tool <tool>`` per step attempt, ``chat <model>`` per
 router / reviewer / executor call; replans and escalations as events of the task span.
 

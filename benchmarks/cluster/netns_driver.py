@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.llm import SimulatedLLM
 from agents.llm.simulated import LatencyModel
 from benchmarks.cluster.workload import TOOLS, gold_tasks
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     golds = gold_tasks(args.tasks, args.steps, "where", prefix="netns")
     llm = SimulatedLLM(golds, LatencyModel(ttft_s=0.05, decode_tokens_per_s=2000, prefill_tokens_per_s=50_000))
     config = RuntimeConfig(store_path=Path(tempfile.mkdtemp(prefix="tetrarch-netns-")) / "tasks.db",
-                           executors_per_node=2, role_resources={"executor": {"exec": 1}})
+                           deployment=Deployment(executors_per_node=2, role_resources={"executor": {"exec": 1}}))
     started = time.monotonic()
     orch = Orchestrator(llm=llm, tools=TOOLS, config=config, address=args.address)  # ships the code (runtime_env)
     print(f"connected and started the actors in {time.monotonic() - started:.1f}s")

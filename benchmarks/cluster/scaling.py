@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.cluster.deploy import build_runtime_env
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from benchmarks.cluster.local_cluster import local_cluster
@@ -81,10 +81,10 @@ def _measure(kind: str, nodes: int, per_node: int, tasks: int, steps: int, tool:
     golds = gold_tasks(tasks, steps, tool, latency_s, prefix=prefix)
     warm = gold_tasks(per_node * nodes, steps, tool, latency_s, prefix=prefix + "-warm")
     store = Path(tempfile.mkdtemp(prefix="tetrarch-scaling-")) / "s.db"
-    config = RuntimeConfig(store_path=store, namespace=f"scaling-{prefix}", executors_per_node=per_node,
-                           watch_nodes=False, role_resources={"executor": {"exec": 1}}, max_steps=64,
-                           token_budget=None, max_llm_calls=None, task_timeout_s=1800, step_timeout_s=600,
-                           executor_max_concurrency=256)
+    config = RuntimeConfig(store_path=store, max_steps=64, token_budget=None, max_llm_calls=None,
+                           task_timeout_s=1800, step_timeout_s=600, deployment=Deployment(
+                               namespace=f"scaling-{prefix}", executors_per_node=per_node, watch_nodes=False,
+                               role_resources={"executor": {"exec": 1}}, executor_max_concurrency=256))
     orch = Orchestrator(llm=SimulatedLLM(golds + warm, llm_latency), tools=TOOLS, config=config)
     try:
         for h in [orch.submit(g.task) for g in warm]:  # start every executor's worker and thread pool

@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents.config import RuntimeConfig
+from agents.config import RuntimeConfig, ToolPolicy
 from agents.engine.runtime import LocalRuntime
 from agents.engine.sink import MemorySink
 from agents.engine.task_runner import TaskRunner
@@ -33,7 +33,7 @@ HANG_MARGIN_S = 5.0
 def fuzz_config() -> RuntimeConfig:
     """Small caps so that every example ends fast, whatever the fuzzed role says."""
     return RuntimeConfig(max_step_retries=1, max_replans=1, step_timeout_s=5.0, task_timeout_s=30.0,
-                         tool_backoff_s=0.0, tool_backoff_max_s=0.0, tool_max_attempts=2)
+                         tools=ToolPolicy(backoff_s=0.0, backoff_max_s=0.0, max_attempts=2))
 
 
 def build_runtime(llm: FunctionLLM, config: RuntimeConfig) -> LocalRuntime:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents import Orchestrator, RuntimeConfig, tool
+from agents import Deployment, Orchestrator, RuntimeConfig, tool
 from agents.llm import FunctionLLM
 from benchmarks.cluster.workload import noop
 from dag.graph import critical_path
@@ -52,8 +52,8 @@ def _script(plan_steps: list[dict[str, Any]], chunk: int | None = None) -> Funct
 def _orch(llm: FunctionLLM, max_steps: int, executors: int = 2) -> Orchestrator:
     store = Path(tempfile.mkdtemp(prefix="tetrarch-sysbench-")) / "s.db"
     return Orchestrator(llm=llm, tools=[noop, wait], config=RuntimeConfig(
-        store_path=store, max_steps=max_steps, num_executors=executors, token_budget=None, max_llm_calls=None,
-        task_timeout_s=3600, context_token_budget=2_000_000))
+        store_path=store, max_steps=max_steps, deployment=Deployment(num_executors=executors), token_budget=None,
+        max_llm_calls=None, task_timeout_s=3600, context_token_budget=2_000_000))
 
 
 def _span(result) -> float:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from benchmarks.cluster.workload import noop
 from benchmarks.system.throughput import _script
 
@@ -33,7 +33,8 @@ __all__ = ["measure", "main"]
 
 
 def _orch(root: Path) -> Orchestrator:
-    config = RuntimeConfig(store_path=root / "s.db", num_executors=2, token_budget=None, max_llm_calls=None)
+    config = RuntimeConfig(store_path=root / "s.db", deployment=Deployment(num_executors=2), token_budget=None,
+                           max_llm_calls=None)
     return Orchestrator(llm=_script(), tools=[noop], config=config, runtime="inprocess")
 
 

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
 from benchmarks.cluster.workload import noop
 
@@ -91,10 +91,11 @@ ROLES = ("actors", "in_supervisors", "inprocess")
 
 
 def measure(store: dict[str, Any], shards: int, tasks: int, pg_postmaster: int | None = None,
-            submitters: int = 8, roles: str = "actors", **extra: Any) -> dict[str, Any]:
-    """One run: ``tasks`` submitted at once (``submitters`` threads), timed until the last result is read."""
-    config = RuntimeConfig(**{"num_executors": 2, **extra}, **store, supervisors=shards, token_budget=None,
-                           max_llm_calls=None, roles_in_supervisors=roles == "in_supervisors")
+            submitters: int = 8, roles: str = "actors", **deployment: Any) -> dict[str, Any]:
+    """One run: ``tasks`` submitted at once (``submitters`` threads), timed until the last result is read;
+    ``deployment``: ``Deployment`` fields over this run's defaults."""
+    where = Deployment(**{"num_executors": 2, "roles_in_supervisors": roles == "in_supervisors", **deployment})
+    config = RuntimeConfig(**store, supervisors=shards, token_budget=None, max_llm_calls=None, deployment=where)
     runtime = "inprocess" if roles == "inprocess" else "ray"
     with Orchestrator(llm=_script(), tools=[noop], config=config, runtime=runtime) as orch:
         for h in [orch.submit(f"warm-up {i}") for i in range(10 * shards)]:
@@ -176,7 +177,7 @@ def markdown(result: dict[str, Any]) -> list[str]:
           f"{result['cores']} cores shared with other work (the 1-minute load average at each run's start is "
           "in the table: the machine was not quiet).", "",
           "Roles: `actors` = router, planner and reviewer as actors of their own (the default); `in_supervisors` ="
-          " `RuntimeConfig(roles_in_supervisors=True)`; `inprocess` = `Orchestrator(runtime=\"inprocess\")`, no Ray "
+          " `Deployment(roles_in_supervisors=True)`; `inprocess` = `Orchestrator(runtime=\"inprocess\")`, no Ray "
           "(all CPU is the driver's).", "",
           "| store | roles | shards | tasks | tasks/s | CPU ms/task: total | driver | Supervisors | roles + "
           "executors | PostgreSQL | load at start |", "|---|---|---|---|---|---|---|---|---|---|---|"]

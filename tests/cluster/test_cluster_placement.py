@@ -19,7 +19,7 @@ import pytest
 from support import wire
 from support.cluster import module_cluster
 
-from agents import Orchestrator, RuntimeConfig, tool
+from agents import Deployment, Orchestrator, RuntimeConfig, tool
 from agents.errors import ClusterVersionMismatchError
 from agents.llm import FunctionLLM
 from benchmarks.cluster.local_cluster import add_worker
@@ -86,8 +86,9 @@ def _script(plan: str) -> FunctionLLM:
     return FunctionLLM(reply)
 
 
-def _orch(c, tmp_path, name: str, plan: str, tools, **config) -> Orchestrator:
-    cfg = RuntimeConfig(store_path=tmp_path / f"{name}.db", namespace=f"cluster-{name}", **config)
+def _orch(c, tmp_path, name: str, plan: str, tools, **deployment) -> Orchestrator:
+    cfg = RuntimeConfig(store_path=tmp_path / f"{name}.db",
+                        deployment=Deployment(namespace=f"cluster-{name}", **deployment))
     return Orchestrator(llm=_script(plan), tools=tools, config=cfg, address=c.address)
 
 
@@ -232,11 +233,12 @@ def test_a_version_mismatch_says_what_to_install(cluster):
         import ray._private.utils as u
         real = u.compute_version_info
         u.compute_version_info = lambda: ("0.0.1", real()[1])
-        from agents import Orchestrator, RuntimeConfig
+        from agents import Deployment, Orchestrator, RuntimeConfig
         from agents.errors import ClusterVersionMismatchError
         from agents.llm import FunctionLLM
         try:
-            Orchestrator(llm=FunctionLLM(lambda request: ""), tools=[], config=RuntimeConfig(ship_code=False),
+            Orchestrator(llm=FunctionLLM(lambda request: ""), tools=[],
+                         config=RuntimeConfig(deployment=Deployment(ship_code=False)),
                          address={c.address!r})
         except ClusterVersionMismatchError as exc:
             print("MISMATCH", exc)

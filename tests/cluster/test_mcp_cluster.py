@@ -8,7 +8,7 @@ from support import wire
 from support.cluster import module_cluster
 from support.mcp_fixtures import http_server, log_lines, stdio_server
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig, ToolPolicy
 from agents.llm import FunctionLLM
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
@@ -35,9 +35,9 @@ def test_mcp_steps_run_on_both_nodes_and_survive_a_server_crash(cluster, tmp_pat
     plan = wire.plan(*steps)
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
     with http_server(tmp_path / "http.log") as proc:
-        config = RuntimeConfig(store_path=tmp_path / "t.db", namespace="cluster-mcp", executors_per_node=1,
-                               watch_nodes=False, role_resources={"executor": {"exec": 1}},
-                               tool_max_attempts=5, tool_backoff_s=0.2)
+        config = RuntimeConfig(store_path=tmp_path / "t.db", tools=ToolPolicy(max_attempts=5, backoff_s=0.2),
+                               deployment=Deployment(namespace="cluster-mcp", executors_per_node=1, watch_nodes=False,
+                                                     role_resources={"executor": {"exec": 1}}))
         orch = Orchestrator(llm=llm, tools=[stdio_server(log, prefix="s"), proc.config(prefix="h")], config=config,
                             address=c.address)
         try:

@@ -11,7 +11,7 @@ import pytest
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
@@ -46,9 +46,9 @@ def _script(plan: str) -> FunctionLLM:
 
 
 def _config(tmp_path, name: str) -> RuntimeConfig:
-    return RuntimeConfig(store_path=tmp_path / f"{name}.db", num_executors=2,
-                         role_resources={"executor": {"exec": 1}, "router": {"head": 0.1},
-                                         "planner": {"head": 0.1}, "reflector": {"head": 0.1}})
+    return RuntimeConfig(store_path=tmp_path / f"{name}.db", deployment=Deployment(
+        num_executors=2, role_resources={"executor": {"exec": 1}, "router": {"head": 0.1},
+                                         "planner": {"head": 0.1}, "reflector": {"head": 0.1}}))
 
 
 def test_executors_are_placed_by_their_resources_on_separate_workers(cluster, tmp_path):

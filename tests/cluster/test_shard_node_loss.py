@@ -14,7 +14,7 @@ from support import tools as T
 from support import wire
 from support.cluster import module_cluster
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.cluster.shards import shard_of
 from agents.llm import FunctionLLM
 
@@ -52,9 +52,9 @@ def test_the_node_of_a_shard_dies_and_its_task_finishes_on_another_node(cluster,
 
     c, workers = cluster
     prefix = f"shard-node-{os.getpid()}-{time.time_ns()}"
-    config = RuntimeConfig(store_url=postgres_url, supervisors=2, num_executors=2,
-                           role_resources={"executor": {"exec": 1}, "router": {"head": 0.1},
-                                           "planner": {"head": 0.1}, "reflector": {"head": 0.1}})
+    config = RuntimeConfig(store_url=postgres_url, supervisors=2, deployment=Deployment(
+        num_executors=2, role_resources={"executor": {"exec": 1}, "router": {"head": 0.1},
+                                         "planner": {"head": 0.1}, "reflector": {"head": 0.1}}))
     with Orchestrator(llm=_script(), tools=T.ALL, config=config) as orch:
         shard = orch._actors.supervisors[1]
         node = ray.get(shard.ping.remote())

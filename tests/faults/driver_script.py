@@ -51,7 +51,8 @@ def main(argv: list[str]) -> None:
     # RAY_ADDRESS (set by the crash matrix) joins the test's Ray: the kill then takes the driver and its job's
     # actors, not a whole private Ray, and each crash point skips a Ray start-up.
     orch = Orchestrator(llm=llm, tools=tools,
-                        config=RuntimeConfig(**_store_config(store), num_executors=4, ship_code=False))
+                        config=RuntimeConfig(**_store_config(store),
+                                             deployment={"num_executors": 4, "ship_code": False}))
     handle = orch.submit(task)
     print(f"TASK {handle.task_id}", flush=True)
     for event in handle.events():

@@ -64,7 +64,7 @@ def shared(ray_session, tmp_path_factory):
     store = root / "matrix.db"
     # A task killed before its plan reached the store is planned again: the planner reads the plan from the task.
     orch = Orchestrator(llm=FunctionLLM(crash_tools.replanning_script), tools=crash_tools.TOOLS,
-                        config=RuntimeConfig(store_path=store, num_executors=4))
+                        config=RuntimeConfig(store_path=store, deployment={"num_executors": 4}))
     yield root, store, orch, ray.get_runtime_context().gcs_address
     orch.shutdown()
 
@@ -202,7 +202,7 @@ def test_an_actor_killed_mid_write_costs_no_extra_write(ray_session, tmp_path, v
     tags_file = tmp_path / "actor.tags"
     plan = crash_tools.plan("chain", str(tags_file), SECONDS)
     orch = Orchestrator(llm=FunctionLLM(crash_tools.script(plan)), tools=crash_tools.TOOLS,
-                        config=RuntimeConfig(store_path=tmp_path / "a.db", num_executors=2))
+                        config=RuntimeConfig(store_path=tmp_path / "a.db", deployment={"num_executors": 2}))
     try:
         handle = _submit_and_wait_for_tag(orch, tags_file, 2)
         if victim == "supervisor":

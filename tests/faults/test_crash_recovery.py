@@ -86,7 +86,7 @@ def test_executor_killed_mid_step_retries_elsewhere(ray_session, tmp_path):
 
     plan = wire.plan(wire.step(1, "blocking_sleep", {"seconds": 3.0, "label": "survived"}))
     orch = Orchestrator(llm=_script(plan), tools=T.ALL,
-                        config=RuntimeConfig(store_path=tmp_path / "e.db", num_executors=2))
+                        config=RuntimeConfig(store_path=tmp_path / "e.db", deployment={"num_executors": 2}))
     try:
         pids = ray.get([e.pid.remote() for e in orch._actors.executors])
         handle = orch.submit("survive an executor crash")
@@ -139,7 +139,7 @@ def test_a_dead_journal_fails_the_write_without_reading_as_dead_executors(ray_se
     T.reset(f"note-{note}")
     plan = wire.plan(wire.step(1, "append_note", {"note": note}))
     orch = Orchestrator(llm=_script(plan), tools=T.ALL,
-                        config=RuntimeConfig(store_path=tmp_path / "j.db", num_executors=2))
+                        config=RuntimeConfig(store_path=tmp_path / "j.db", deployment={"num_executors": 2}))
     try:
         pids = ray.get([e.pid.remote() for e in orch._actors.executors])
         ray.kill(orch._actors.journal, no_restart=True)

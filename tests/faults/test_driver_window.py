@@ -40,7 +40,7 @@ def test_a_step_not_started_at_the_kill_is_written_once(ray_session, tmp_path, r
     completed = {e.payload.step_id for e in events if e.type == "step_finished"}
     where = {"store_url": store} if backend == "postgresql" else {"store_path": store}
     orch = Orchestrator(llm=FunctionLLM(crash_tools.replanning_script), tools=crash_tools.TOOLS,
-                        config=RuntimeConfig(**where, num_executors=2))
+                        config=RuntimeConfig(**where, deployment={"num_executors": 2}))
     try:
         result = orch.resume(task_id).result(timeout=180)
     finally:

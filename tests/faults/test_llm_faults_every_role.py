@@ -162,7 +162,7 @@ def _inject(server: FakeOpenAIServer, responder: Responder, role: str, fault: st
 def _config(**kw: Any) -> RuntimeConfig:
     # Small caps so that persistent faults end quickly: one retry of a step, one replan.
     return RuntimeConfig(max_step_retries=1, max_replans=1, step_timeout_s=5.0, task_timeout_s=TASK_BOUND_S,
-                         tool_backoff_s=0.0, tool_backoff_max_s=0.0, **kw)
+                         tools={"backoff_s": 0.0, "backoff_max_s": 0.0}, **kw)
 
 
 def _client(server: FakeOpenAIServer) -> OpenAIChat:

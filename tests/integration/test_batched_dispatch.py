@@ -9,7 +9,7 @@ import pytest
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig, tool
+from agents import Deployment, Orchestrator, RuntimeConfig, ToolPolicy, tool
 from agents.llm import ScriptedLLM
 
 pytestmark = pytest.mark.ray
@@ -49,7 +49,7 @@ def test_a_slow_step_does_not_hold_back_the_others_of_its_batch(ray_session, tmp
     # One executor: all six steps go to it in one batch.
     steps = [wire.step(1, "sleepy", {"seconds": 3.0, "label": "slow"})]
     steps += [wire.step(i, "sleepy", {"seconds": 0.05, "label": f"quick {i}"}) for i in range(2, 7)]
-    orch = _orch(_script(*steps), tmp_path, num_executors=1)
+    orch = _orch(_script(*steps), tmp_path, deployment=Deployment(num_executors=1))
     try:
         handle = orch.submit("one slow, five quick")
         recorded = {e.payload.step_id: e.ts for e in handle.events() if e.type == "step_finished"}
@@ -68,7 +68,8 @@ def test_a_slow_step_does_not_hold_back_the_others_of_its_batch(ray_session, tmp
 def test_a_large_output_of_a_batch_reaches_its_dependent_by_reference(ray_session, tmp_path):
     steps = [wire.step(1, "big", {"n": 90_000}), wire.step(2, "big", {"n": 30}),
              wire.step(3, "length", {"text": "$step_1_result"}, deps=[1])]
-    orch = _orch(_script(*steps), tmp_path, num_executors=1, max_tool_output_tokens=200_000)
+    orch = _orch(_script(*steps), tmp_path, deployment=Deployment(num_executors=1),
+                 tools=ToolPolicy(max_output_tokens=200_000))
     try:
         result = orch.run("a large output in a batch", timeout=120)
     finally:
@@ -83,10 +84,10 @@ def test_an_executor_killed_mid_batch_costs_each_of_its_steps_a_re_dispatch(ray_
 
     # Two executors, four steps: each executor gets a batch of two.
     steps = [wire.step(i, "sleepy", {"seconds": 2.0, "label": f"s{i}"}) for i in range(1, 5)]
-    orch = _orch(_script(*steps), tmp_path, num_executors=2)
+    orch = _orch(_script(*steps), tmp_path, deployment=Deployment(num_executors=2))
     try:
         handle = orch.submit("four slow steps")
-        victim = ray.get_actor(f"executor-{orch._instance}-0", namespace=orch.config.namespace)
+        victim = ray.get_actor(f"executor-{orch._instance}-0", namespace=orch.config.deployment.namespace)
         killer = threading.Timer(1.0, lambda: ray.kill(victim, no_restart=False))
         killer.start()
         events = list(handle.events())

@@ -14,7 +14,7 @@ from support import tools as T
 from support import wire
 from support.mcp_fixtures import http_server, log_lines, stdio_server
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.cli.mcp_serve import build_server
 from agents.llm import FunctionLLM
 
@@ -44,7 +44,7 @@ def test_orchestrator_runs_a_plan_over_stdio_and_http_mcp_servers(ray_session, h
     log = tmp_path / "stdio.log"
     orch = Orchestrator(llm=scripted(PLAN), tools=[*T.ALL, stdio_server(log, prefix="s"),
                                                        http_proc.config(prefix="h", headers={"X-Tenant": "t1"})],
-                        config=RuntimeConfig(store_path=tmp_path / "t.db", num_executors=2))
+                        config=RuntimeConfig(store_path=tmp_path / "t.db", deployment=Deployment(num_executors=2)))
     try:
         assert {"s_population", "h_population", "h_save_note", "lookup"} <= {t.name for t in orch.tools}
         result = orch.run("Which is bigger, Paris or Rome, and by how much?", timeout=120)
@@ -60,7 +60,7 @@ def test_orchestrator_runs_a_plan_over_stdio_and_http_mcp_servers(ray_session, h
 def test_a_destructive_mcp_tool_waits_for_approval_then_runs_once(ray_session, http_proc, tmp_path):
     plan = wire.plan(wire.step(1, "h_save_note", {"text": "ray-approved"}))
     orch = Orchestrator(llm=scripted(plan, "saved"), tools=[http_proc.config(prefix="h")],
-                        config=RuntimeConfig(store_path=tmp_path / "t.db", num_executors=1))
+                        config=RuntimeConfig(store_path=tmp_path / "t.db", deployment=Deployment(num_executors=1)))
     try:
         first = orch.run("save a note", timeout=120)
         assert first.status == "escalated" and first.stopped_reason == "needs_confirmation"
@@ -129,7 +129,7 @@ def test_a_tool_added_at_run_time_is_in_the_next_plan(ray_session, tmp_path, tra
         else:
             server = stdio_server(tools_file=tmp_path / "tools.txt", prefix="x")
         orch = Orchestrator(llm=FunctionLLM(reply), tools=[*T.ALL, server],
-                            config=RuntimeConfig(store_path=tmp_path / "t.db", num_executors=2))
+                            config=RuntimeConfig(store_path=tmp_path / "t.db", deployment=Deployment(num_executors=2)))
         stack.callback(orch.shutdown)
         first = orch.run("add a tool", timeout=120)
         assert first.status == "accepted" and first.steps[0].output == "added", first.error

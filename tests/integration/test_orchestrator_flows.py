@@ -12,7 +12,7 @@ import pytest
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM, ScriptedLLM
 
 RUNTIMES = ["inprocess", pytest.param("ray", marks=pytest.mark.ray)]
@@ -60,7 +60,7 @@ def test_accept_with_live_events(orchestrator):
 def test_independent_steps_overlap(orchestrator):
     plan = wire.plan(*[wire.step(i, "sleepy", {"seconds": 1.0, "label": str(i)}) for i in (1, 2, 3)])
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
-    orch = orchestrator(llm, num_executors=2)
+    orch = orchestrator(llm, deployment=Deployment(num_executors=2))
     try:
         result = orch.run("three slow lookups", timeout=60)
     finally:
@@ -225,8 +225,8 @@ def test_shutdown_leaves_no_actors(ray_session, tmp_path):
     orch = Orchestrator(llm=llm, tools=T.ALL, config=RuntimeConfig(store_path=tmp_path / "t.db"))
     assert orch.run("say hi", timeout=60).answer == "hi"
     names = [f"{role}-{orch._instance}" for role in ("supervisor", "router", "planner", "reflector", "journal")]
-    names += [f"executor-{orch._instance}-{i}" for i in range(orch.config.num_executors)]
-    namespace = orch.config.namespace
+    names += [f"executor-{orch._instance}-{i}" for i in range(orch.config.deployment.num_executors)]
+    namespace = orch.config.deployment.namespace
     assert all(ray.get_actor(n, namespace=namespace) for n in names)  # they existed by these names
     orch.shutdown()
     deadline = time.monotonic() + 10

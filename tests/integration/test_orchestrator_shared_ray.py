@@ -12,7 +12,7 @@ from ray import cloudpickle
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
 
 pytestmark = pytest.mark.ray
@@ -28,8 +28,8 @@ def test_shutting_down_the_orchestrator_that_started_ray_leaves_the_others_worki
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     if ray.is_initialized():
         ray.shutdown()
-    config = RuntimeConfig(store_path=tmp_path / "t.db", namespace="tetrarch-shared-ray",
-                           ray_init_kwargs={"num_cpus": 2, "include_dashboard": False})
+    config = RuntimeConfig(store_path=tmp_path / "t.db", deployment=Deployment(
+        namespace="tetrarch-shared-ray", ray_init_kwargs={"num_cpus": 2, "include_dashboard": False}))
     first = Orchestrator(llm=FunctionLLM(_script), tools=T.ALL, config=config)
     second = Orchestrator(llm=FunctionLLM(_script), tools=T.ALL, config=config)
     try:

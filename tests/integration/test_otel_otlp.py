@@ -1,5 +1,5 @@
 """Live spans over OTLP/HTTP, as a user's Jaeger / Phoenix / Langfuse receives them: a task runs in another
-process with RuntimeConfig(otel=True, otel_setup=...) and a receiver on 127.0.0.1 decodes what arrives."""
+process with Observability(otel=True, otel_setup=...) and a receiver on 127.0.0.1 decodes what arrives."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent("""
     import sys
     from support import wire
     from support.traced import run_stored
-    from agents.config import RuntimeConfig
+    from agents.config import Observability, RuntimeConfig
     from agents.llm import FunctionLLM
 
     plan = wire.plan(wire.step(1, "sleepy", {"seconds": 0.2, "label": "a"}),
@@ -31,7 +31,7 @@ SCRIPT = textwrap.dedent("""
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
     db = sys.argv[1]
     task_id, result, _ = run_stored(db, llm, "two waits then Rome", config=RuntimeConfig(
-        store_path=db, otel=True, otel_setup="support.otlp_setup:setup"))
+        store_path=db, observability=Observability(otel=True, otel_setup="support.otlp_setup:setup")))
     print(task_id, result.status)
 """)
 

@@ -1,4 +1,4 @@
-"""Live spans on Ray: the runner runs in the Supervisor actor, where RuntimeConfig.otel_setup installs the
+"""Live spans on Ray: the runner runs in the Supervisor actor, where Observability.otel_setup installs the
 TracerProvider; its spans reach an OTLP/HTTP receiver on 127.0.0.1 with the same names as in-process."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Observability, Orchestrator, RuntimeConfig
 from agents.llm import FunctionLLM
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="opentelemetry-exporter-otlp-proto-http missing")
@@ -64,7 +64,8 @@ def test_spans_are_emitted_in_the_supervisor_actor(receiver, ray_session, tmp_pa
                      wire.step(2, "sleepy", {"seconds": 0.5, "label": "b"}),
                      wire.step(3, "lookup", {"city": "Rome"}, deps=[1, 2]))
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
-    config = RuntimeConfig(store_path=tmp_path / "t.db", otel=True, otel_setup="support.otlp_setup:setup")
+    config = RuntimeConfig(store_path=tmp_path / "t.db",
+                           observability=Observability(otel=True, otel_setup="support.otlp_setup:setup"))
     orch = Orchestrator(llm=llm, tools=T.ALL, config=config)
     try:
         result = orch.run("two waits, then Rome", timeout=120)

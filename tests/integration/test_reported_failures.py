@@ -11,7 +11,7 @@ import pytest
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig, tool
+from agents import Deployment, Orchestrator, RuntimeConfig, tool
 from agents.errors import ConfigError, OrchestratorClosedError, TaskNotWaitingError, UnknownTaskError
 from agents.llm import FunctionLLM
 
@@ -79,7 +79,8 @@ def orch(ray_session, tmp_path_factory):
     orch = Orchestrator(llm=FunctionLLM(_script), tools=[*T.ALL, exits, floods, wedges],
                         # The step bound also covers the restart of the wedged executor that the next task's step
                         # waits for: a new worker process, 5-8 s when another Ray shares the two cores.
-                        config=RuntimeConfig(store_path=store, num_executors=1, step_timeout_s=12))
+                        config=RuntimeConfig(store_path=store, step_timeout_s=12,
+                                             deployment=Deployment(num_executors=1)))
     yield orch
     orch.shutdown()
 
@@ -89,7 +90,7 @@ def test_a_tool_calling_sys_exit_fails_its_step_and_the_executor_keeps_serving(o
     step = result.steps[0]
     assert step.status == "failed"
     assert "exit" in (step.error or "") and "did not answer" not in (step.error or "")
-    # num_executors=1: the one executor must still answer the next, unrelated task.
+    # Deployment(num_executors=1): the one executor must still answer the next, unrelated task.
     after = orch.run("population of Paris", timeout=120)
     assert after.steps[0].status == "completed" and after.steps[0].output == 2.1
 

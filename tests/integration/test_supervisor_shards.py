@@ -8,7 +8,7 @@ import pytest
 from support import tools as T
 from support import wire
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.cluster.shards import shard_of
 from agents.llm import FunctionLLM
 
@@ -72,7 +72,8 @@ def test_roles_in_the_supervisors_run_tasks_without_role_actors(ray_session, tmp
     and a task's steps still run on the executor actors, with events and results as usual."""
     plan = wire.plan(wire.step(1, "lookup", {"city": "Rome"}), wire.step(2, "lookup", {"city": "Paris"}),
                      wire.step(3, "lookup", {"city": "Berlin"}, deps=[1, 2]))
-    config = RuntimeConfig(store_path=tmp_path / "colocated.db", supervisors=2, roles_in_supervisors=True)
+    config = RuntimeConfig(store_path=tmp_path / "colocated.db", supervisors=2,
+                           deployment=Deployment(roles_in_supervisors=True))
     with Orchestrator(llm=_llm(plan), tools=T.ALL, config=config) as orch:
         assert orch._actors.routers == orch._actors.planners == orch._actors.reflectors == []
         handles = [orch.submit(f"three populations #{i}") for i in range(4)]
@@ -85,7 +86,7 @@ def test_roles_in_the_supervisors_run_tasks_without_role_actors(ray_session, tmp
 
 def test_roles_in_the_supervisors_fail_a_task_with_the_roles_own_error(ray_session, tmp_path):
     """A planner that never writes a valid plan fails its task with the planner's message, as with role actors."""
-    config = RuntimeConfig(store_path=tmp_path / "colocated-bad.db", roles_in_supervisors=True)
+    config = RuntimeConfig(store_path=tmp_path / "colocated-bad.db", deployment=Deployment(roles_in_supervisors=True))
     with Orchestrator(llm=_llm("this is not a plan"), tools=T.ALL, config=config) as orch:
         result = orch.submit("population of Rome").result(timeout=120)
         assert result.status == "failed"

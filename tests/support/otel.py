@@ -1,4 +1,4 @@
-"""The process's global TracerProvider for tests of ``RuntimeConfig(otel=True)``: the OpenTelemetry API lets
+"""The process's global TracerProvider for tests of ``Observability(otel=True)``: the OpenTelemetry API lets
 a process set it once, so every test shares one SDK provider and reads (then clears) its in-memory exporter."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from agents import Orchestrator, RuntimeConfig, tool
+from agents import Orchestrator, RuntimeConfig, ToolPolicy, tool
 from agents.checks import AnswerReview
 from agents.errors import InProcessRuntimeDiedError, InvalidTimeoutError, TaskTimeoutError
 from agents.llm import FunctionLLM, LLMRequest
@@ -68,7 +68,7 @@ async def interrupts(review: AnswerReview) -> None:
 
 def _orch(tmp_path, tool_name="population", checks=()):
     return Orchestrator(llm=FunctionLLM(script(tool_name)), tools=[population, interrupting, exiting],
-                        config=RuntimeConfig(store_path=tmp_path / "t.db", tool_max_attempts=1),
+                        config=RuntimeConfig(store_path=tmp_path / "t.db", tools=ToolPolicy(max_attempts=1)),
                         runtime="inprocess", checks=list(checks))
 
 

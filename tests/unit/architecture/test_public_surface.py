@@ -20,9 +20,12 @@ assert "ray" not in sys.modules, "importing the public API must not import Ray"
 
 
 def test_agents_exports_are_pinned():
-    assert agents.__all__ == ["Orchestrator", "TaskHandle", "TaskResult", "RuntimeConfig", "tool"]
+    assert agents.__all__ == ["Orchestrator", "TaskHandle", "TaskResult", "RuntimeConfig", "Deployment",
+                              "Observability", "ToolPolicy", "tool"]
     assert agents._WHERE == {"Orchestrator": "agents.api", "TaskHandle": "agents.api",
-                             "TaskResult": "agents.results", "RuntimeConfig": "agents.config", "tool": "agents.tools"}
+                             "TaskResult": "agents.results", "RuntimeConfig": "agents.config",
+                             "Deployment": "agents.config", "Observability": "agents.config",
+                             "ToolPolicy": "agents.config", "tool": "agents.tools"}
     for name in agents.__all__:
         assert getattr(agents, name) is getattr(importlib.import_module(agents._WHERE[name]), name)
 

@@ -69,7 +69,8 @@ HEAD = NodeView("head", True, {HEAD_RESOURCE: 1}, is_head=True)
 def _watcher(nodes: list[list[NodeView]], factory=None, ray=None, per_node: int = 2):
     supervisor = FakeSupervisor(pool=2)
     snapshots = iter(nodes)
-    watcher = NodeWatcher(RuntimeConfig(executors_per_node=per_node, role_resources={"executor": {"exec": 1}}),
+    watcher = NodeWatcher(RuntimeConfig(deployment={"executors_per_node": per_node,
+                                                    "role_resources": {"executor": {"exec": 1}}}),
                           factory or FakeFactory(), supervisor, home="head", placed=["w1", "w1"],
                           list_nodes=lambda: next(snapshots), clock=lambda: 7.0, ray_api=ray or FakeRay())
     return watcher, supervisor

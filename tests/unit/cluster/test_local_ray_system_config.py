@@ -14,8 +14,8 @@ def _kwargs(config: RuntimeConfig, address: str | None) -> dict[str, Any]:
 
 
 def test_a_private_local_ray_gets_the_quiet_periods_and_the_callers_entries_win() -> None:
-    config = for_embedded_model(RuntimeConfig(ray_init_kwargs={"num_cpus": 2,
-                                                               "_system_config": {"event_stats": True}}))
+    config = for_embedded_model(RuntimeConfig(deployment={"ray_init_kwargs": {
+        "num_cpus": 2, "_system_config": {"event_stats": True}}}))
     kwargs = _kwargs(config, None)
     assert kwargs["address"] == "local" and kwargs["num_cpus"] == 2
     assert kwargs["_system_config"] == {**QUIET_LOCAL_RAY, "event_stats": True}

@@ -53,7 +53,7 @@ def test_submit_accepts_long_text_that_fits():
 
 @pytest.mark.parametrize(("field", "value", "says"), [
     ("step_timeout_s", float("inf"), "finite"), ("task_timeout_s", float("nan"), "finite"),
-    ("max_steps", True, "a bool is not a number"), ("num_executors", False, "a bool is not a number"),
+    ("max_steps", True, "a bool is not a number"), ("deployment", {"num_executors": False}, "a bool is not a number"),
     ("store_path", "/", "is a directory"),
 ])
 def test_runtime_config_rejects_values_that_pass_as_valid(field, value, says):

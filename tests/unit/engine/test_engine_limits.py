@@ -83,7 +83,7 @@ def test_confirmation_gates():
 
 def test_config_views_carry_only_their_slice_and_pickle():
     cfg = RuntimeConfig(max_steps=7, router_min_confidence=0.8, prompt_versions={"planner": "v1"},
-                        tool_max_attempts=5, step_timeout_s=9)
+                        tools={"max_attempts": 5}, step_timeout_s=9)
     assert cfg.router_options().min_confidence == 0.8
     assert cfg.planner_options().max_steps == 7 and cfg.planner_options().prompts.version("planner") == "v1"
     assert cfg.executor_options().tools.max_attempts == 5

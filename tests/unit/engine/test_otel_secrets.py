@@ -36,7 +36,7 @@ def test_no_span_holds_the_secret(tmp_path):
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
     db = tmp_path / "t.db"
     _, result, _ = run_stored(db, llm, "rows of the private sales table", tools=[fetch_private],
-                              config=RuntimeConfig(store_path=db, otel=True, otel_content=True))
+                              config=RuntimeConfig(store_path=db, observability={"otel": True, "otel_content": True}))
     assert result.status == "accepted"
     spans = exporter.get_finished_spans()
     values = [str(v) for s in spans for v in s.attributes.values()]

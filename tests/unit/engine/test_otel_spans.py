@@ -1,4 +1,4 @@
-"""Live OpenTelemetry spans while a task runs (RuntimeConfig(otel=True)): the GenAI agent conventions' names
+"""Live OpenTelemetry spans while a task runs (Observability(otel=True)): the GenAI agent conventions' names
 and attributes, parents, overlap of parallel steps, and no span left open however the run ends."""
 
 from __future__ import annotations
@@ -158,12 +158,12 @@ def test_a_session_turn_names_its_conversation():
 def test_off_by_default_the_sink_is_untouched():
     sink = MemorySink("t")
     assert live_spans(sink, TaskState(task_id="t", task="x", submitted_at=0.0), enabled=False)[0] is sink
-    assert RuntimeConfig().otel is False
+    assert RuntimeConfig().observability.otel is False
 
 
 def test_otel_setup_must_name_a_function():
     with pytest.raises(ValueError, match="module:function"):
-        RuntimeConfig(otel=True, otel_setup="myapp.tracing")
+        RuntimeConfig(observability={"otel": True, "otel_setup": "myapp.tracing"})
 
 
 def test_an_answered_escalation_continues_under_a_new_run_span_that_says_who_answered(tmp_path):
@@ -173,7 +173,7 @@ def test_an_answered_escalation_continues_under_a_new_run_span_that_says_who_ans
     exporter = global_exporter()
     plan = wire.plan(wire.step(1, "delete_record", {"record_id": "r1"}))
     llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[r.role])
-    config = RuntimeConfig(store_path=tmp_path / "t.db", otel=True)
+    config = RuntimeConfig(store_path=tmp_path / "t.db", observability={"otel": True})
     with BackgroundCore(tmp_path / "t.db", llm, config=config) as core:
         task_id = core.submit("delete r1")
         assert core.result(task_id).status == "escalated"

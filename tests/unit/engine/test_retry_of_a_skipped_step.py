@@ -57,7 +57,7 @@ def script(request: LLMRequest) -> str:
 def test_a_retry_of_a_skipped_step_retries_the_failed_step_it_waits_on(tmp_path):
     CALLS.clear()
     with Orchestrator(llm=FunctionLLM(script), tools=[population, double], runtime="inprocess",
-                      config=RuntimeConfig(store_path=tmp_path / "t.db", tool_max_attempts=1)) as orch:
+                      config=RuntimeConfig(store_path=tmp_path / "t.db", tools={"max_attempts": 1})) as orch:
         handle = orch.submit("Twice the population of Paris?")
         events = list(handle.events())
         result = handle.result(timeout=30)

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from agents.config import RuntimeConfig
+from agents.config import RuntimeConfig, ToolPolicy
 from agents.llm import FunctionLLM, ScriptedLLM
 from agents.tools import resolve_tools
 from support import tools as T
@@ -17,7 +17,7 @@ from support.local import run_task
 from support.mcp_fixtures import http_server, log_lines, stdio_server
 
 # Reconnects take a server restart (HTTP) or a new process (stdio): give transient failures room.
-CONFIG = RuntimeConfig(tool_max_attempts=6, tool_backoff_s=0.2, tool_backoff_max_s=2.0, step_timeout_s=30)
+CONFIG = RuntimeConfig(tools=ToolPolicy(max_attempts=6, backoff_s=0.2, backoff_max_s=2.0), step_timeout_s=30)
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,8 @@ def test_a_server_that_crashes_on_every_call_ends_in_a_clear_error_naming_it(mcp
     server, _ = mcp
     llm = ScriptedLLM({"router": [wire.route()], "planner": [wire.plan(wire.step(1, "m_crash", {}))],
                        "reflector": [wire.reflection("escalate", (1, 1, 1), answer=None, feedback="server down")]})
-    result, _ = run(llm, server, config=CONFIG.model_copy(update={"tool_max_attempts": 2}))
+    once_more = CONFIG.tools.model_copy(update={"max_attempts": 2})
+    result, _ = run(llm, server, config=CONFIG.model_copy(update={"tools": once_more}))
     error = result.steps[0].error
     assert result.steps[0].status == "failed" and server.label in error and "gave up after 2 attempts" in error
 

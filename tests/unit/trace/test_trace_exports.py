@@ -152,12 +152,13 @@ def test_the_post_hoc_export_names_spans_as_the_live_ones_do(tmp_path):
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from support.otel import global_exporter
 
-    from agents.config import RuntimeConfig
+    from agents.config import Observability, RuntimeConfig
     from agents.trace.otel import export_otel
 
     live = global_exporter()
     db = tmp_path / "t.db"
-    task_id, result, _ = run_stored(db, SCENARIOS["accepted"][0], TASK, config=RuntimeConfig(store_path=db, otel=True))
+    task_id, result, _ = run_stored(db, SCENARIOS["accepted"][0], TASK,
+                                    config=RuntimeConfig(store_path=db, observability=Observability(otel=True)))
     assert result.status == "accepted"
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
