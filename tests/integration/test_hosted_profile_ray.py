@@ -9,7 +9,7 @@ from support import hosted_flows as flows
 from support.strategy_trace import recorded, worker_hook
 from support.tools import lookup, subtract
 
-from agents import Orchestrator, RuntimeConfig
+from agents import Deployment, Orchestrator, RuntimeConfig
 from agents.llm import HOSTED, OpenAIChat
 from agents.llm.fake_server import FakeOpenAIServer
 
@@ -42,9 +42,9 @@ def test_hosted_tasks_on_ray_run_no_small_model_strategy(private_ray, tmp_path) 
     with FakeOpenAIServer(responder=lambda body: current[-1](body), stream_chunk_chars=32) as server:
         llm = OpenAIChat("hosted-model", base_url=server.base_url, api_key="sk-fake", max_retries=0)
         assert llm.profile is HOSTED
-        config = RuntimeConfig(store_path=tmp_path / "t.db", task_timeout_s=120,
-                               runtime_env={"worker_process_setup_hook": worker_hook(traces)},
-                               ray_init_kwargs={"num_cpus": 2, "include_dashboard": False})
+        deployment = Deployment(runtime_env={"worker_process_setup_hook": worker_hook(traces)},
+                                ray_init_kwargs={"num_cpus": 2, "include_dashboard": False})
+        config = RuntimeConfig(store_path=tmp_path / "t.db", task_timeout_s=120, deployment=deployment)
         orch = Orchestrator(llm=llm, tools=[lookup, subtract], config=config, runtime="ray")
         try:
             for name, model in models.items():
