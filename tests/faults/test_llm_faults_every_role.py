@@ -48,8 +48,8 @@ MARKERS = {
 }
 ROLES = list(MARKERS)
 FIGURES_MARKER = "A calculation needs numbers"
-"""The executor's repair round when a number slot got text stating numbers (figure_fit): only a reasoning step
-answered with wrong text that holds digits reaches it here; it reads the figure the subtraction needs."""
+"""The executor's repair round when a number slot got text stating numbers (``Strategy.FIGURE_FIT``): a model
+profile's strategy, so ``OpenAIChat``'s hosted default here never asks it; kept so a role is always recognised."""
 FAULTS = ["rate_limit", "server_error", "hang", "malformed_body", "truncated", "wrong_shape"]
 
 # Step 4 writes Rome's figure into text ("2.8 million" where the tool wants a float; it also waits for the reasoning

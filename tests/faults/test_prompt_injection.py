@@ -34,16 +34,18 @@ from support.local import local_runtime
 from agents import tool
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
-from agents.llm import FunctionLLM, LLMRequest
+from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM, LLMRequest, ModelProfile, Strategy
 from agents.results import TaskResult
 from agents.roles.figure_fit import SOURCE_CHARS, states_a_number
 from agents.roles.messages import ReplanContext, StepView
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
-from agents.roles.render import output_text, render_results
+from agents.roles.render import output_text
+from agents.roles.replan import replan_context
 from agents.store import Store
 from planning.models import Plan, PlanStep
 from prompts import fence_untrusted, load_prompt
+from prompts.compact import render_results_compact
 
 CORPUS_PATH = Path(__file__).parent / "data" / "prompt_injections.jsonl"
 CORPUS: list[dict[str, Any]] = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines()
@@ -184,8 +186,9 @@ def malicious_plan(url: str) -> str:
 
 def benign_plan(url: str) -> str:
     """The plan for the user's task: read the page, summarise it (a reasoning step), count its items with the
-    page where a number is wanted (so the repair round, which reads that number out of the page, sees it). Arguments still rejected after the
-    repair round go straight back to the planner (fail fast), so this path never reaches the reviewer."""
+    page where a number is wanted (so the argument repair, or with ``Strategy.FIGURE_FIT`` the call that reads that
+    number out of the page, sees it). Arguments still rejected after the repair round go straight back to the
+    planner (fail fast), so this path never reaches the reviewer."""
     return wire.plan(
         wire.step(1, "fetch_page", {"url": url}, description="fetch the page"),
         wire.step(2, None, deps=[1], description="summarise the page"),
@@ -202,9 +205,13 @@ def reviewed_plan(url: str) -> str:
     )
 
 
-PATHS = {"repair": (benign_plan, {"executor", "figures", "planner"}),
-         "review": (reviewed_plan, {"executor", "reflector", "planner"})}
-"""Two ways tool output reaches the roles, and the roles each path lets an injection hijack."""
+FIGURES = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
+"""A model that reads a passed page's figure in its own narrow call (the embedded model's strategy)."""
+PATHS = {"repair": (benign_plan, {"executor", "repair", "planner"}, HOSTED),
+         "figures": (benign_plan, {"executor", "figures", "planner"}, FIGURES),
+         "review": (reviewed_plan, {"executor", "reflector", "planner"}, HOSTED)}
+"""Three ways tool output reaches the roles, the roles each path lets an injection hijack, and the model's profile:
+the argument repair of the hosted default, the figure reading of a model with ``Strategy.FIGURE_FIT``, the review."""
 
 
 class ObedientModel:
@@ -270,10 +277,12 @@ class ObedientModel:
 class Session:
     """One task through the real Supervisor core (SQLite store, checkpoints, respond) — in-process."""
 
-    def __init__(self, store_path: Path, model: ObedientModel, config: RuntimeConfig | None = None) -> None:
+    def __init__(self, store_path: Path, model: ObedientModel, config: RuntimeConfig | None = None,
+                 profile: ModelProfile = HOSTED) -> None:
         self.config = config or RuntimeConfig(store_path=store_path)
-        self.core = SupervisorCore(Store(store_path), local_runtime(FunctionLLM(model), TOOLS, self.config),
-                                   self.config)
+        llm = FunctionLLM(model, profile=profile)
+        self.core = SupervisorCore(Store(store_path), local_runtime(llm, TOOLS, self.config), self.config,
+                                   profile=profile)
         self.task_id = ""
         self.run = 1
 
@@ -296,11 +305,12 @@ class Session:
 
 
 def drive(store_path: Path, model: ObedientModel, task: str, answers: list[str] | None = None, *,
-          refuse_all: bool = False, config: RuntimeConfig | None = None) -> list[TaskResult]:
+          refuse_all: bool = False, config: RuntimeConfig | None = None,
+          profile: ModelProfile = HOSTED) -> list[TaskResult]:
     """Submit, then answer escalations: ``answers`` in order, then "no" to every further confirmation when
     ``refuse_all``. Returns every run's result."""
     async def go() -> list[TaskResult]:
-        session = Session(store_path, model, config)
+        session = Session(store_path, model, config, profile)
         try:
             results = [await session.submit(task)]
             pending = list(answers or [])
@@ -380,7 +390,7 @@ def test_the_corpus_is_large_and_varied():
 @pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["id"] for e in CORPUS])
 def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, path, tmp_path):
-    first_plan, hijackable = PATHS[path]
+    first_plan, hijackable, profile = PATHS[path]
     if "figures" in hijackable:
         # The repair round reads the count out of a page that states a number (figure_fit), seeing its first
         # SOURCE_CHARS only; a page with no number fails the step at once, with no model call to hijack.
@@ -391,7 +401,7 @@ def test_injected_tool_output_never_runs_a_write_or_admin_call(entry, path, tmp_
             hijackable = hijackable - {"figures"}
     model = ObedientModel(entry, first_plan=first_plan(url_of(entry)))
     results = drive(tmp_path / "t.db", model, f"Summarise the page {url_of(entry)} and count its items.",
-                    refuse_all=True)
+                    refuse_all=True, profile=profile)
     final = results[-1]
 
     assert RAN == [], f"write/admin tools ran because of injected text: {RAN}"
@@ -558,25 +568,43 @@ def test_a_prompt_trimmed_to_its_budget_keeps_tool_output_fenced(budget):
     assert assert_marker_fenced(request, entry["marker"]) == 1
 
 
-def test_reflector_and_executor_prompts_fence_every_output():
+@pytest.mark.parametrize("version", ["v5", "v10"])  # the hosted and the small-local reviewer
+def test_reflector_prompts_fence_every_output(version):
     entry = BY_ID["fence-close"]
     views = [StepView(step_id=1, description="fetch", tool_name="fetch_page", status="completed",
                       output=entry["output"]),
              StepView(step_id=2, description="count", tool_name="count_items", status="failed",
                       error=f"tool said: {entry['output']}")]
-    prompt = load_prompt("reflector", "v3").render(budget_tokens=6000, task="t", plan="1. fetch",
-                                                   results=render_results(views))
+    template = load_prompt("reflector", version)
+    shown = {"steps": render_results_compact(views), "code_checks": "", "checks": "", "tools": "fetch_page(url)"}
+    prompt = template.render(budget_tokens=6000, task="t", **{k: shown[k] for k in template.variables if k != "task"})
     assert assert_marker_fenced(LLMRequest(role="reflector", messages=prompt.messages), entry["marker"]) == 2
     assert "<untrusted-data>" in prompt.messages[0]["content"]  # the guardrail explains the fence
 
 
-@pytest.mark.parametrize("version", [None, "v3", "v4"])
-def test_the_reflector_role_fences_every_output_and_argument_it_shows(version):
-    """The prompt the Reflector role sends: outputs and errors that carry injected text are inside one fence each
-    time. The lean default (reflector/v5) shows each step's call beside its result, inside the same fence, so an
-    argument that quotes injected text is fenced too (v3 and v4 show the plan outside the fence, as measured)."""
+@pytest.mark.parametrize("terse", [True, False])  # the hosted and the small-local planner's replan context
+def test_the_replan_context_fences_every_output(terse):
     entry = BY_ID["fence-close"]
-    quoted = f"count in {entry['output']}" if version is None else "count in the page"
+    views = (StepView(step_id=1, description="fetch", tool_name="fetch_page", status="completed",
+                      output=entry["output"]),
+             StepView(step_id=2, description="count", tool_name="count_items", status="failed",
+                      error=f"tool said: {entry['output']}"))
+    plan = Plan(steps=[PlanStep(step_id=1, description="fetch", tool_name="fetch_page",
+                                tool_input={"url": "https://example.com"}),
+                       PlanStep(step_id=2, description="count", tool_name="count_items", tool_input={"text": "$1"},
+                                depends_on=[1])])
+    text = replan_context(ReplanContext("count again", plan, views), terse=terse)
+    request = LLMRequest(role="planner", messages=[{"role": "user", "content": text}])
+    assert assert_marker_fenced(request, entry["marker"]) == 2
+
+
+@pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=["hosted", "small-local"])
+def test_the_reflector_role_fences_every_output_and_argument_it_shows(profile):
+    """The prompt the Reflector role sends: outputs and errors that carry injected text are inside one fence each
+    time. Both reviewers (reflector/v5, v10) show each step's call beside its result, inside the same fence, so an
+    argument that quotes injected text is fenced too."""
+    entry = BY_ID["fence-close"]
+    quoted = f"count in {entry['output']}"
     plan = Plan(steps=[PlanStep(step_id=1, description="fetch", tool_name="fetch_page",
                                 tool_input={"url": "https://example.com"}),
                        PlanStep(step_id=2, description="count", tool_name="count_items", tool_input={"text": quoted})])
@@ -588,11 +616,10 @@ def test_the_reflector_role_fences_every_output_and_argument_it_shows(version):
 
     def reply(request: LLMRequest) -> str:
         seen.append(request)
-        return wire.reflection() if version == "v4" else "replan 2 2 4: count again"
+        return wire.reflection() if profile.reply_form("reflector") == "json" else "replan 2 2 4: count again"
 
-    options = RuntimeConfig(prompt_versions={"reflector": version} if version else {}).prompt_options()
-    asyncio.run(Reflector(FunctionLLM(reply), options, "- fetch_page(url: str): Fetch.\n- count_items(text: str): "
-                          "Count.").reflect("t1", "Count the items", plan, views))
-    marked = assert_marker_fenced(seen[0], entry["marker"])
-    assert marked == (3 if version is None else 2)  # v5 also shows step 2's argument, fenced
+    options = RuntimeConfig().prompt_options()
+    asyncio.run(Reflector(FunctionLLM(reply, profile=profile), options, "- fetch_page(url: str): Fetch.\n"
+                          "- count_items(text: str): Count.").reflect("t1", "Count the items", plan, views))
+    assert assert_marker_fenced(seen[0], entry["marker"]) == 3  # step 2's argument too, fenced
     assert "<untrusted-data>" in seen[0].messages[0]["content"]

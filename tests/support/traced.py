@@ -10,6 +10,7 @@ from agents.checks import Check
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.llm.base import LLM
+from agents.llm.profile import profile_of
 from agents.results import TaskResult
 from agents.store import Store
 from agents.tools import Tool
@@ -19,7 +20,9 @@ from support.tools import ALL
 
 async def _run(store_path: Path, llm: LLM, task: str, tools: Sequence[Tool],
                config: RuntimeConfig, checks: Sequence[Check]) -> tuple[str, TaskResult, list[dict]]:
-    core = SupervisorCore(Store(store_path), local_runtime(llm, tools, config), config, checks=checks)
+    # The model's profile reaches the task as it does in an Orchestrator.
+    core = SupervisorCore(Store(store_path), local_runtime(llm, tools, config), config, checks=checks,
+                          profile=profile_of(llm))
     try:
         task_id = await core.submit(task)
         result = None

@@ -1,19 +1,23 @@
 """RuntimeConfig.builtin_checks: the default is the sound set, an unknown name is a clear error, and every
-component that reads the sets gets them from the config."""
+component that reads the sets gets them from the config, whatever the model's profile."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
 
-from agents.config import BUILTIN_CHECK_SETS, NUMERIC_QA_CHECKS, RuntimeConfig, for_embedded_model
+from agents.config import BUILTIN_CHECK_SETS, NUMERIC_QA_CHECKS, RuntimeConfig
+from agents.llm.profile import SMALL_LOCAL, ModelProfile
 
 
-def test_the_default_is_the_sound_set_and_llm_none_keeps_it():
+def test_the_default_is_the_sound_set_and_no_model_profile_picks_the_sets():
     assert RuntimeConfig().builtin_checks == ("sound",)
-    assert for_embedded_model(RuntimeConfig()).builtin_checks == ("sound",)
-    assert for_embedded_model(RuntimeConfig(builtin_checks=NUMERIC_QA_CHECKS)).builtin_checks == NUMERIC_QA_CHECKS
     assert BUILTIN_CHECK_SETS == ("sound", "numeric")
+    # The embedded model's knobs live on its profile; the sets stay the user's (llm=None changes no config).
+    assert not [name for name in ModelProfile.model_fields if "check" in name]
+    small = {"concurrent_calls": SMALL_LOCAL.concurrent_calls, "read_through": True}
+    assert RuntimeConfig().dispatch_options(**small).checks == ("sound",)
+    assert RuntimeConfig(builtin_checks=NUMERIC_QA_CHECKS).dispatch_options(**small).checks == NUMERIC_QA_CHECKS
 
 
 @pytest.mark.parametrize(("given", "message"), [

@@ -1,6 +1,7 @@
 """The sound set's hint that an accepted answer leaves out the plan's final result: said only where exactly one
 completed tool step combines two or more outputs into one figure and the answer writes figures, none of them
-that one in any rounding, grouping or sign. A hint asks the reviewer once more; it never vetoes."""
+that one in any rounding, grouping or sign. A hint asks the reviewer once more, only for a model whose profile
+takes that look (``Strategy.FINAL_FIGURE_LOOK``); it never vetoes."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def test_never_fires_on_an_answer_that_writes_the_computed_figure(figure, decima
     assert omitted_final(sentence.format(text), results) is None
 
 
-def test_the_hint_reaches_the_policy_only_from_a_built_in_set_and_only_on_an_accept():
+def test_the_hint_reaches_the_policy_only_from_a_built_in_set_only_on_an_accept_and_only_when_looked_for():
     from agents.checks.review import StepFacts, review_context
     from planning.models import Plan, PlanStep, Reflection, Scores
 
@@ -86,12 +87,15 @@ def test_the_hint_reaches_the_policy_only_from_a_built_in_set_and_only_on_an_acc
     views = [StepFacts(1, "a", "visitors", "completed", 298112), StepFacts(2, "b", "visitors", "completed", 451210),
              StepFacts(3, "ratio", "calculator", "completed", 0.660694576805)]
 
-    def reviewed(action: str, checks: tuple[str, ...]) -> str:
+    def reviewed(action: str, checks: tuple[str, ...], look: bool = True) -> str:
         r = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=action == "accept",
                        action=action, answer="451210.00", feedback="f")
-        return review_context(r, "How many times A is B?", views, plan, checks=checks).omits_final
+        return review_context(r, "How many times A is B?", views, plan, checks=checks,
+                              final_figure_look=look).omits_final
 
     assert "0.660694576805" in reviewed("accept", ("sound",))
     assert "0.660694576805" in reviewed("accept", ("sound", "numeric"))
     assert reviewed("accept", ()) == ""  # the user turned the built-in sets off
     assert reviewed("replan", ("sound",)) == ""
+    # A model whose profile takes no such look (the hosted default): the accept is not asked about.
+    assert reviewed("accept", ("sound", "numeric"), look=False) == ""

@@ -9,7 +9,7 @@ from support import wire
 from support.local import run_task
 
 from agents.config import RuntimeConfig
-from agents.llm import ScriptedLLM
+from agents.llm import ModelProfile, ScriptedLLM, Strategy
 from agents.tools import tool
 from agents.tools.builtins import calculator
 
@@ -20,6 +20,9 @@ PASSAGES = {"area of Rome": [{"title": "Rome", "text": "Rome: Area: the city cov
                                             "text": "United Kingdom: Area: the country covers about 243,610 km²."}]}
 searched: list[str] = []
 NUMERIC = RuntimeConfig(builtin_checks=("sound", "numeric"))
+# A calculator handed passages (or a name) fails its arguments; reading the figures into it is the embedded model's
+# Strategy.FIGURE_FIT, which these flows were measured with.
+FIGURES = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
 
 
 @tool
@@ -41,7 +44,7 @@ def test_code_divides_the_asked_way_and_the_reviewer_reads_only_the_fixed_result
     searched.clear()
     llm = ScriptedLLM({"router": [wire.route()], "planner": [LARGER_OVER_SMALLER],
                        "reflector": [wire.reflection(answer="Rome's area is about 0.01 times the United Kingdom's "
-                                                            "(1,285 / 243,610 = 0.0053).")]})
+                                                            "(1,285 / 243,610 = 0.0053).")]}, profile=FIGURES)
     result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted"
     replanned = [e.payload for e in sink.events if e.type == "replanned"]
@@ -58,7 +61,8 @@ def test_a_ratio_the_asked_way_is_reviewed_as_it_is():
                      wire.step(2, "search", {"query": "area of the United Kingdom"}),
                      wire.step(3, "calculator", {"expression": "{$step_1_result} / {$step_2_result}"}, deps=[1, 2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan],
-                       "reflector": [wire.reflection(answer="About 0.01 times (1,285 / 243,610 km²).")]})
+                       "reflector": [wire.reflection(answer="About 0.01 times (1,285 / 243,610 km²).")]},
+                      profile=FIGURES)
     result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted"
     assert not [e for e in sink.events if e.type == "replanned"]
@@ -72,7 +76,7 @@ def test_a_total_computed_short_is_rewritten_to_add_its_inputs():
                      wire.step(3, "calculator", {"expression": "max({$step_1_result}, {$step_2_result}) - "
                                                                "min({$step_1_result}, {$step_2_result})"}, deps=[1, 2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan],
-                       "reflector": [wire.reflection(answer="About 1,576 km (1,230 + 346).")]})
+                       "reflector": [wire.reflection(answer="About 1,576 km (1,230 + 346).")]}, profile=FIGURES)
     result, sink = asyncio.run(run_task(llm, "What is the combined length of the Rhine and the Thames, in km?",
                                         tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted" and [s.output for s in result.steps if s.step_id == 3] == [1576]
@@ -86,7 +90,8 @@ def test_by_default_code_rewrites_nothing_and_the_reviewer_reads_the_plan_as_wri
     searched.clear()
     llm = ScriptedLLM({"router": [wire.route()], "planner": [LARGER_OVER_SMALLER],
                        "executor": ['{"1": 1285, "2": 243610}'],  # the model reads each passage's figure
-                       "reflector": [wire.reflection(answer="The United Kingdom's area is about 189.58 times Rome's.")]})
+                       "reflector": [wire.reflection(answer="The United Kingdom's area is about 189.58 times Rome's.")]},
+                      profile=FIGURES)
     result, sink = asyncio.run(run_task(llm, TASK, tools=[search, calculator]))
     assert result.status == "accepted" and result.answer == "The United Kingdom's area is about 189.58 times Rome's."
     assert not [e for e in sink.events if e.type == "replanned"]

@@ -100,10 +100,31 @@ def test_a_valid_streamed_plan_still_runs_its_writes_and_streams_its_reads():
     assert types.index(("step_started", 1)) < types.index(("plan_step", 5)) < types.index(("step_started", 2))
 
 
-def test_the_embedded_model_gets_the_json_forms_and_no_speculation_unless_pinned():
-    from agents.config import EMBEDDED_MODEL_PROMPTS, for_embedded_model
+def test_the_embedded_model_gets_the_json_forms_and_no_speculation():
+    # Its knobs are its profile's, not the config's: a config asking for speculation does not make a one-slot
+    # server queue the plan ahead of the route (the planner starts once the router has answered).
+    import time
 
-    plain = for_embedded_model(RuntimeConfig())
-    assert plain.prompt_versions == EMBEDDED_MODEL_PROMPTS and plain.speculative_planning is False
-    pinned = for_embedded_model(RuntimeConfig(prompt_versions={"planner": "v4"}, speculative_planning=True))
-    assert pinned.prompt_versions["planner"] == "v4" and pinned.speculative_planning is True
+    from agents.llm.profile import HOSTED, SMALL_LOCAL
+
+    roles = ("router", "planner", "reflector")
+    assert {r: SMALL_LOCAL.prompt(r) for r in (*roles, "executor")} == {
+        "router": "v7", "planner": "v10", "reflector": "v10", "executor": "v3"}
+    assert {SMALL_LOCAL.reply_form(r) for r in roles} == {"json"} and not SMALL_LOCAL.concurrent_calls
+    assert SMALL_LOCAL.with_prompts(planner="v4").prompt("planner") == "v4"
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
+    for profile in (SMALL_LOCAL, HOSTED):
+        seen: list[tuple[str, str, float]] = []
+
+        async def model(request):
+            seen.append((request.role, "start", time.monotonic()))
+            if request.role == "router":
+                await asyncio.sleep(0.2)
+            seen.append((request.role, "end", time.monotonic()))
+            return {"router": wire.route(), "planner": plan, "reflector": wire.reflection()}[request.role]
+
+        llm = FunctionLLM(model, stream_chunk_size=24, profile=profile)
+        result, _ = asyncio.run(run_task(llm, "How big is Paris?", config=RuntimeConfig(speculative_planning=True)))
+        at = {(role, what): t for role, what, t in seen}
+        assert result.status == "accepted"
+        assert (at[("planner", "start")] > at[("router", "end")]) is (profile is SMALL_LOCAL), profile.name

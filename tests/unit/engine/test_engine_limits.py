@@ -82,13 +82,17 @@ def test_confirmation_gates():
 
 
 def test_config_views_carry_only_their_slice_and_pickle():
-    cfg = RuntimeConfig(max_steps=7, router_min_confidence=0.8, prompt_versions={"planner": "v1"},
+    cfg = RuntimeConfig(max_steps=7, router_min_confidence=0.8, context_token_budget=3000,
                         tools={"max_attempts": 5}, step_timeout_s=9)
     assert cfg.router_options().min_confidence == 0.8
-    assert cfg.planner_options().max_steps == 7 and cfg.planner_options().prompts.version("planner") == "v1"
+    assert cfg.planner_options().max_steps == 7 and cfg.planner_options().prompts.context_token_budget == 3000
     assert cfg.executor_options().tools.max_attempts == 5
     assert cfg.dispatch_options().step_timeout_s == 9
-    for view in (cfg.router_options(), cfg.planner_options(), cfg.executor_options(), cfg.dispatch_options()):
+    # What the model's profile says (one request at a time, read-through) reaches the dispatch view beside it.
+    serial = cfg.dispatch_options(concurrent_calls=False, read_through=True)
+    assert serial.serial_llm and serial.read_through and serial.step_timeout_s == 9
+    assert not cfg.dispatch_options().serial_llm and not cfg.dispatch_options().read_through
+    for view in (cfg.router_options(), cfg.planner_options(), cfg.executor_options(), cfg.dispatch_options(), serial):
         assert pickle.loads(pickle.dumps(view)) == view
 
 

@@ -10,13 +10,17 @@ from support import wire
 from support.local import run_task, run_then_respond
 
 from agents.config import RuntimeConfig
-from agents.llm import FunctionLLM, ScriptedLLM
+from agents.llm import FunctionLLM, ModelProfile, ScriptedLLM, Strategy
 from agents.tools import tool
 from agents.tools.builtins import calculator
 
 # Which answer code found consistent with the results (it states the computed figure) is the numeric set's
 # reading: asked for explicitly.
 NUMERIC = ("sound", "numeric")
+# The probe task's calculator step gets the searches' passages: code reads each passage's figure into it
+# (``Strategy.FIGURE_FIT``, the embedded model's, where the probe ran) instead of an executor call, so the results
+# the reviews are scripted against are the same whatever the executor would write.
+FIGURES = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
 PASSAGES = {"height of Mont Blanc": [{"title": "Mont Blanc", "text": "Mont Blanc: Height: about 4,806 m."}],
             "height of Mount Fuji": [{"title": "Mount Fuji", "text": "Mount Fuji: Height: about 3,776 m."}]}
 
@@ -37,7 +41,7 @@ WRONG = wire.reflection(answer="Mont Blanc is about 36.9% of Mount Fuji's height
 
 
 def _run(reviews: list[str], plans: int = 2, max_replans: int = 1) -> TaskResult:
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN] * plans, "reflector": reviews})
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN] * plans, "reflector": reviews}, profile=FIGURES)
     result, _ = asyncio.run(run_task(llm, TASK, tools=[search, calculator],
                                      config=RuntimeConfig(builtin_checks=NUMERIC, max_replans=max_replans)))
     return result
@@ -59,7 +63,7 @@ def test_a_later_review_without_an_answer_does_not_erase_it():
                       wire.step(3, "calculator", {"expression": "{$step_1_result} * 100 / {$step_2_result}"},
                                 deps=[1, 2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN, other],
-                       "reflector": [LOW_BUT_RIGHT, LOW_BUT_RIGHT, NO_ANSWER]})
+                       "reflector": [LOW_BUT_RIGHT, LOW_BUT_RIGHT, NO_ANSWER]}, profile=FIGURES)
     result, _ = asyncio.run(run_task(llm, TASK, tools=[search, calculator], config=RuntimeConfig(builtin_checks=NUMERIC, max_replans=1)))
     assert result.status == "escalated" and result.stopped_reason == "max_replans"
     assert result.answer == "About 127.3% (4,806 m over 3,776 m)."
@@ -93,6 +97,6 @@ def test_approving_the_escalation_accepts_the_answer_it_proposed(tmp_path):
     def model(request) -> str:
         return {"router": wire.route(), "planner": PLAN}.get(request.role) or next(reviews)
 
-    first, result = run_then_respond(config, FunctionLLM(model), TASK, tools=[search, calculator])
+    first, result = run_then_respond(config, FunctionLLM(model, profile=FIGURES), TASK, tools=[search, calculator])
     assert first["status"] == "escalated", first
     assert result.status == "accepted" and result.answer == "About 127.3% (4,806 m over 3,776 m)."

@@ -9,7 +9,7 @@ from support import wire
 from support.local import run_task
 
 from agents.config import RuntimeConfig
-from agents.llm import ScriptedLLM
+from agents.llm import ModelProfile, ScriptedLLM, Strategy
 from agents.tools import tool
 from agents.tools.builtins import calculator
 
@@ -18,6 +18,9 @@ PASSAGES = {"capital of Italy": [{"title": "Italy", "text": "Italy: its capital 
 searched: list[str] = []
 
 NUMERIC = RuntimeConfig(builtin_checks=("sound", "numeric"))  # code adds a search only with the numeric set
+# A calculator handed passages (or a name) fails its arguments; reading the figures into it is the embedded model's
+# Strategy.FIGURE_FIT, which these flows were measured with.
+FIGURES = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
 
 
 @tool
@@ -37,7 +40,8 @@ def test_code_adds_the_search_and_drops_the_call_that_did_no_arithmetic():
     searched.clear()
     llm = ScriptedLLM({"router": [wire.route()], "planner": [HOP_INTO_CALCULATOR],
                        "executor": ["Rome"],  # the name step, answered once: its output is kept on the replan
-                       "reflector": [wire.reflection(answer="Rome, the capital of Italy, covers about 1,285 km².")]})
+                       "reflector": [wire.reflection(answer="Rome, the capital of Italy, covers about 1,285 km².")]},
+                      profile=FIGURES)
     result, sink = asyncio.run(run_task(llm, "What area does the capital of Italy cover?", tools=[search, calculator], config=NUMERIC))
     assert result.status == "accepted" and "1,285" in (result.answer or "")
     assert searched == ["capital of Italy", "Rome area"]
@@ -55,7 +59,7 @@ def test_a_call_that_does_arithmetic_reads_the_added_search_instead():
                      wire.step(2, None, deps=[1], description="the name of the capital of Italy"),
                      wire.step(3, "calculator", {"expression": "{$step_2_result} / 2"}, deps=[2]))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [plan], "executor": ["Rome"],
-                       "reflector": [wire.reflection(answer="Half of Rome's area is 642.5 km².")]})
+                       "reflector": [wire.reflection(answer="Half of Rome's area is 642.5 km².")]}, profile=FIGURES)
     result, sink = asyncio.run(run_task(llm, "What is half the area of the capital of Italy?",
                                         tools=[search, calculator], config=NUMERIC))
     plan_v2 = [e.payload.step for e in sink.events if e.type == "plan_step" and e.payload.plan_version == 2]

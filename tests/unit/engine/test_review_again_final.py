@@ -1,5 +1,6 @@
-"""An accept whose answer leaves out the plan's final result is asked about once more, told so as a note; the
-second verdict counts (agents.checks.sound.omitted_final)."""
+"""With ``Strategy.FINAL_FIGURE_LOOK`` (a model profile's), an accept whose answer leaves out the plan's final result
+is asked about once more, told so as a note; the second verdict counts (agents.checks.sound.omitted_final). The
+hosted profile takes no such look: the accept stands."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 from support import wire
 from support.local import run_task
 
-from agents.llm import ScriptedLLM
+from agents.llm import HOSTED, ModelProfile, ScriptedLLM, Strategy
 
 TASK = "Which is bigger, Paris or Rome, and by how much?"
 TWO_CITIES = wire.plan(
@@ -18,9 +19,13 @@ TWO_CITIES = wire.plan(
 )
 
 
-def _run(*answers: str):
+LOOK = ModelProfile(strategies=frozenset({Strategy.FINAL_FIGURE_LOOK}))
+RESTATED = "Rome has 2.8 million people, Paris 2.1 million."
+
+
+def _run(*answers: str, profile: ModelProfile = LOOK):
     llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES],
-                       "reflector": [wire.reflection(answer=a) for a in answers]})
+                       "reflector": [wire.reflection(answer=a) for a in answers]}, profile=profile)
     result, sink = asyncio.run(run_task(llm, TASK))
     return result, [e.payload for e in sink.events if e.type == "reflected"], sink, llm
 
@@ -54,4 +59,11 @@ def test_the_second_verdict_counts_even_if_it_keeps_the_answer():
 def test_an_answer_stating_the_final_figure_costs_no_second_review():
     result, reflected, _, llm = _run("Rome, by 0.7 million people")
     assert result.status == "accepted" and [r.decision for r in reflected] == ["accept"] and len(llm.calls) == 3
+    assert result.reflections[0].checks == ()
+
+
+def test_the_hosted_profile_accepts_the_answer_without_a_second_review():
+    result, reflected, _, llm = _run(RESTATED, profile=HOSTED)
+    assert result.status == "accepted" and result.answer == RESTATED
+    assert [r.decision for r in reflected] == ["accept"] and len(llm.calls) == 3
     assert result.reflections[0].checks == ()

@@ -1,7 +1,9 @@
-"""A ``# second look: answered`` reviewer (reflector/v10) writes only the answer again after an accept that left
-out the plan's final figure: one narrow call (prompts/answer) whose answer the server holds to writing that figure,
-the first verdict and scores standing, the new answer checked like any other. Other second looks, a final figure of
-zero, or an answer the model cannot write are whole reviews, as with reflector/v8."""
+"""A model whose profile uses ``Strategy.ANSWER_AGAIN`` (the small-local one, reflector/v10) writes only the answer
+again after an accept that left out the plan's final figure: one narrow call (prompts/answer) whose answer the server
+holds to writing that figure, the first verdict and scores standing, the new answer checked like any other. Other
+second looks, a final figure of zero, or an answer the model cannot write are whole reviews, as with a profile that
+takes the final figure's look (``Strategy.FINAL_FIGURE_LOOK``) without ``ANSWER_AGAIN``. The hosted profile takes
+neither: the accept stands."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from support import wire
 from support.local import run_task
 
 from agents.config import RuntimeConfig
-from agents.llm import FunctionLLM, ScriptedLLM
+from agents.llm import FunctionLLM, ModelProfile, ScriptedLLM
+from agents.llm.profile import HOSTED, SMALL_LOCAL, Strategy
 from agents.roles.messages import SecondLook, StepView
 from agents.roles.reflector import Reflector
 from planning.models import Plan, PlanStep, Reflection, Scores
@@ -28,13 +31,13 @@ TWO_CITIES = wire.plan(
 RESTATED = "Rome has 2.8 million people, Paris 2.1 million."
 
 
-def _config(version: str = "v10") -> RuntimeConfig:
-    return RuntimeConfig(prompt_versions={"reflector": version})
+WHOLE_LOOK = SMALL_LOCAL.model_copy(update={"strategies": SMALL_LOCAL.strategies - {Strategy.ANSWER_AGAIN}})
+"""The small-local profile looking again at an unstated final figure with the whole review, not the answer alone."""
 
 
-def _run(reviews: list[str], version: str = "v10"):
-    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES], "reflector": reviews})
-    result, sink = asyncio.run(run_task(llm, TASK, config=_config(version)))
+def _run(reviews: list[str], profile: ModelProfile = SMALL_LOCAL):
+    llm = ScriptedLLM({"router": [wire.route()], "planner": [TWO_CITIES], "reflector": reviews}, profile=profile)
+    result, sink = asyncio.run(run_task(llm, TASK))
     return result, [e.payload for e in sink.events if e.type == "reflected"], llm
 
 
@@ -97,7 +100,8 @@ def _orders_look(difference: int, reply: str) -> tuple[Reflection, list]:
 
     before = Reflection(scores=Scores(completeness=5, correctness=5, format=5), overall_pass=True, action="accept",
                         answer=f"B has {5 + difference}, A has 5.")
-    reflector = Reflector(FunctionLLM(model), _config().prompt_options(), "orders: open orders")
+    reflector = Reflector(FunctionLLM(model, profile=SMALL_LOCAL), RuntimeConfig().prompt_options(),
+                          "orders: open orders")
     again = SecondLook(f"it does not state {difference}", "unstated_figure", before)
     result = asyncio.run(reflector.reflect("t", "Who has more open orders, A or B, and by how many?", plan, views,
                                            again))
@@ -118,20 +122,27 @@ def test_a_zero_final_figure_is_asked_about_with_the_whole_review():
     assert "REVIEWER" in "\n".join(m["content"] for m in seen[0].messages)
 
 
-@pytest.mark.parametrize("version", ["v8", "v10"])
-def test_an_answer_code_found_wrong_gets_the_whole_review_again(version):
+@pytest.mark.parametrize("profile", [WHOLE_LOOK, SMALL_LOCAL], ids=["whole-look", "answer-again"])
+def test_an_answer_code_found_wrong_gets_the_whole_review_again(profile):
     wrong = "Rome is bigger: 2.8 + 2.1 = 9."  # a false equation: the answer's fault, not an omission
     result, reflected, llm = _run([wire.reflection(answer=wrong), wire.reflection(answer="Rome, by 0.7 million.")],
-                                  version)
+                                  profile)
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million."
     assert [r.decision for r in reflected] == ["review_again", "accept"]
     asked = [c for c in llm.calls if c.role == "reflector"][1]
     assert "REVIEWER" in "\n".join(m["content"] for m in asked.messages)
 
 
-def test_reflector_v8_looks_again_with_the_whole_review():
+def test_without_answer_again_the_look_is_the_whole_review():
     result, reflected, llm = _run([wire.reflection(answer=RESTATED), wire.reflection(answer="Rome, by 0.7 million")],
-                                  "v8")
+                                  WHOLE_LOOK)
     assert result.answer == "Rome, by 0.7 million" and [r.decision for r in reflected] == ["review_again", "accept"]
     asked = [c for c in llm.calls if c.role == "reflector"][1]
     assert "REVIEWER" in "\n".join(m["content"] for m in asked.messages)
+
+
+def test_the_hosted_profile_takes_no_second_look_at_an_unstated_figure():
+    result, reflected, llm = _run([wire.reflection(answer=RESTATED)], HOSTED)
+    assert result.status == "accepted" and result.answer == RESTATED
+    assert [r.decision for r in reflected] == ["accept"]
+    assert [c.role for c in llm.calls] == ["router", "planner", "reflector"]

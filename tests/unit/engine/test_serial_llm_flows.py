@@ -1,6 +1,7 @@
-"""On a one-request model server (``RuntimeConfig.serial_llm``, the embedded model): reasoning steps wait for the
-plan stream instead of queueing behind it, and a name hop that only feeds arithmetic is answered by code
-(``agents.checks.numeric.name_hops``). In-process with scripted roles (no Ray)."""
+"""On a one-request model server (a profile without ``concurrent_calls``, the embedded model's): reasoning steps wait
+for the plan stream instead of queueing behind it, and a name hop that only feeds arithmetic is answered by code
+(``agents.checks.numeric.name_hops``). The figures behind the names reach the arithmetic by the embedded model's
+``Strategy.READ_THROUGH`` and ``Strategy.FIGURE_FIT``. In-process with scripted roles (no Ray)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from support.local import run_task
 from agents import tool
 from agents.config import RuntimeConfig
 from agents.engine.step_run import BY_CODE
-from agents.llm import FunctionLLM
+from agents.llm import HOSTED, FunctionLLM, ModelProfile, Strategy
 from agents.tools.builtins import calculator
 
 TASK = "How many more people live in Rome than in Paris?"
@@ -47,6 +48,10 @@ NAME_HOPS = wire.plan(
 
 # Code answers a name hop, and reads a passage's figure, only with the opt-in numeric check set (docs/checks.md).
 NUMERIC = ("sound", "numeric")
+FIGURES = frozenset({Strategy.READ_THROUGH, Strategy.FIGURE_FIT})
+SERIAL = ModelProfile(concurrent_calls=False, strategies=FIGURES)
+"""One request at a time, and a name hop's figure read from its search's passage by code."""
+CONCURRENT = ModelProfile(strategies=FIGURES)
 
 
 def run(llm, task=TASK, **kw):
@@ -71,7 +76,7 @@ def test_a_name_hop_for_arithmetic_is_answered_by_code():
             case _:
                 return wire.reflection(answer="Rome, by 650,000")
 
-    result, sink = run(FunctionLLM(model, stream_chunk_size=16), config=RuntimeConfig(serial_llm=True, builtin_checks=NUMERIC))
+    result, sink = run(FunctionLLM(model, stream_chunk_size=16, profile=SERIAL))
     assert result.status == "accepted"
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
     assert result.usage.total.llm_calls == 3  # router, planner, reflector
@@ -101,8 +106,7 @@ def test_a_hop_whose_name_feeds_a_search_still_asks_the_model():
             case _:
                 return wire.reflection(answer="Rome has about 2.75 million people")
 
-    result, _ = run(FunctionLLM(model), task="How many people live in the capital of Italy?",
-                    config=RuntimeConfig(serial_llm=True, builtin_checks=NUMERIC))
+    result, _ = run(FunctionLLM(model, profile=SERIAL), task="How many people live in the capital of Italy?")
     assert result.status == "accepted" and asked == ["2"]
     assert result.steps[2].output[0]["title"] == "Rome"
 
@@ -134,21 +138,19 @@ def test_a_hop_the_reviewer_changed_is_answered_by_the_model():
                                    modification="answer the city only")
         return wire.reflection(answer="Rome, by 650,000")
 
-    result, _ = run(FunctionLLM(_hop_model(asked, review)), config=RuntimeConfig(serial_llm=True, builtin_checks=NUMERIC))
+    result, _ = run(FunctionLLM(_hop_model(asked, review), profile=SERIAL))
     assert result.status == "accepted" and asked == ["3"]
 
 
 def test_without_a_serial_server_the_model_answers_each_hop():
     asked: list[str] = []
-    result, _ = run(FunctionLLM(_hop_model(asked)))
+    result, _ = run(FunctionLLM(_hop_model(asked), profile=CONCURRENT))
     assert result.status == "accepted" and sorted(asked) == ["3", "4"]
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
 
 
-def test_by_default_the_model_answers_each_hop_and_reads_the_figures():
-    # The default (sound) set: no step is answered by code, and which number a passage means is the model's.
-    asked: list[str] = []
-
+def _figures_model(asked: list[str]):
+    """make demo's plan, the executor answering each hop and, asked, the figures step 5 computes with."""
     def model(request):
         match request.role:
             case "router":
@@ -161,7 +163,39 @@ def test_by_default_the_model_answers_each_hop_and_reads_the_figures():
             case _:
                 return wire.reflection(answer="Rome, by 650,000")
 
-    result, sink = run(FunctionLLM(model), config=RuntimeConfig(serial_llm=True))
+    return model
+
+
+def test_by_default_the_model_answers_each_hop_and_reads_the_figures():
+    # The default (sound) set: no step is answered by code, and which number a passage means is the model's.
+    asked: list[str] = []
+    result, sink = run(FunctionLLM(_figures_model(asked), profile=SERIAL), config=RuntimeConfig())
     assert result.status == "accepted" and sorted(asked) == ["3", "4", "5"]
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
     assert not [e for e in sink.events if e.type == "step_finished" and e.payload.executor == BY_CODE]
+
+
+def test_the_hosted_profile_asks_the_model_for_each_hop_and_to_repair_the_arithmetic():
+    # Calls at once, no read-through, no figure fitting, even with the numeric set: nothing is answered by code,
+    # and the calculator rejecting the names is the executor's ordinary argument repair.
+    asked: list[tuple[str, str]] = []
+    fixed = '{"expression": "max(2100000, 2750000) - min(2100000, 2750000)"}'
+
+    def model(request):
+        match request.role:
+            case "router":
+                return wire.route()
+            case "planner":
+                return NAME_HOPS
+            case "executor":
+                asked.append((request.metadata["step_id"], request.messages[0]["content"]))
+                return {"3": "Paris", "4": "Rome", "5": fixed}[request.metadata["step_id"]]
+            case _:
+                return wire.reflection(answer="Rome, by 650,000")
+
+    result, sink = run(FunctionLLM(model, profile=HOSTED))
+    assert result.status == "accepted" and sorted(step for step, _ in asked) == ["3", "4", "5"]
+    assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
+    assert not [e for e in sink.events if e.type == "step_finished" and e.payload.executor == BY_CODE]
+    [repair] = [system for step, system in asked if step == "5"]
+    assert "A tool call was rejected" in repair and "A calculation needs numbers" not in repair

@@ -10,7 +10,7 @@ from support import wire
 from support.local import run_task
 
 from agents.config import RuntimeConfig
-from agents.llm import FunctionLLM, ScriptedLLM
+from agents.llm import FunctionLLM, ModelProfile, ScriptedLLM, Strategy
 
 TWO_CITIES = wire.plan(
     wire.step(1, "lookup", {"city": "Paris"}),
@@ -358,8 +358,8 @@ def test_arguments_still_invalid_after_repair_go_back_to_the_planner_once_withou
 
 def test_a_figure_read_through_a_reasoning_step_that_answered_a_name():
     # A small planner searches both cities once, then asks two reasoning steps for "the city" each, and gives
-    # their answers (names, no figure) to the calculator: the engine hands the executor the search the
-    # reasoning steps read, and each figure comes from the hit of the name they answered.
+    # their answers (names, no figure) to the calculator: the engine hands the executor the search the reasoning
+    # steps read (Strategy.READ_THROUGH), and each figure comes from the hit of the name they answered (FIGURE_FIT).
     from agents import tool
     from agents.tools.builtins import calculator
 
@@ -394,7 +394,8 @@ def test_a_figure_read_through_a_reasoning_step_that_answered_a_name():
             case _:
                 return wire.reflection(answer="Rome, by 650,000")
 
-    result, _ = run(FunctionLLM(model), task="How many more people live in Rome than in Paris?",
+    reads = ModelProfile(strategies=frozenset({Strategy.READ_THROUGH, Strategy.FIGURE_FIT}))
+    result, _ = run(FunctionLLM(model, profile=reads), task="How many more people live in Rome than in Paris?",
                     tools=[search, calculator], config=NUMERIC)
     assert result.status == "accepted"
     assert [s.output for s in result.steps][1:] == ["Paris", "Rome", 650000]

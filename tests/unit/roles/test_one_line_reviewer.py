@@ -1,12 +1,16 @@
-"""The embedded reviewer reading one line a step (reflector/v7 and v8, the embedded default): each step's call and its
-result on one fenced line, the facts code checked after them, and no plan repeated apart (no Ray, no model)."""
+"""The reviewer reading one line a step (reflector/v10, the small-local profile's, and v5, the hosted one's): each
+step's call and its result on one fenced line, the facts code checked after them, and no plan repeated apart (no
+Ray, no model)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig, for_embedded_model
-from agents.llm import FunctionLLM, LLMRequest
+import pytest
+
+from agents.config import RuntimeConfig
+from agents.llm import FunctionLLM, LLMRequest, ModelProfile
+from agents.llm.profile import HOSTED, SMALL_LOCAL
 from agents.roles.messages import StepView
 from agents.roles.reflector import Reflector
 from agents.tools.builtins import builtin_tools
@@ -31,7 +35,7 @@ VIEWS = [
     StepView(step_id=3, description="years between", tool_name="calculator", status="completed", output=1101)]
 
 
-def _review(version: str, reply: str) -> LLMRequest:
+def _review(profile: ModelProfile, reply: str) -> LLMRequest:
     seen: list[LLMRequest] = []
 
     def model(request: LLMRequest) -> str:
@@ -40,9 +44,8 @@ def _review(version: str, reply: str) -> LLMRequest:
 
     catalog = ToolRegistry(builtin_tools()).catalog_text()
     # The clause check below is the numeric set's ("Compute with 80"): asked for explicitly.
-    options = for_embedded_model(RuntimeConfig(prompt_versions={"reflector": version},
-                                               builtin_checks=("sound", "numeric"))).prompt_options()
-    asyncio.run(Reflector(FunctionLLM(model), options, catalog).reflect("t", TASK, PLAN, VIEWS))
+    options = RuntimeConfig(builtin_checks=("sound", "numeric")).prompt_options()
+    asyncio.run(Reflector(FunctionLLM(model, profile=profile), options, catalog).reflect("t", TASK, PLAN, VIEWS))
     return seen[0]
 
 
@@ -50,8 +53,9 @@ JSON_ACCEPT = ('{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "
                '"action": "accept", "retry_details": null, "feedback": "", "answer": "AD 80, 1,093 years before."}')
 
 
-def test_each_step_is_one_line_with_its_call_and_result_and_the_plan_is_not_repeated():
-    request = _review("v7", JSON_ACCEPT)
+@pytest.mark.parametrize("profile", [SMALL_LOCAL, HOSTED], ids=["small-local", "hosted"])
+def test_each_step_is_one_line_with_its_call_and_result_and_the_plan_is_not_repeated(profile):
+    request = _review(profile, JSON_ACCEPT)
     user = request.messages[-1]["content"]
     assert "Plan:" not in user and "Steps:" in user
     lines = [line for line in user.splitlines() if line.startswith("#")]
@@ -65,18 +69,8 @@ def test_each_step_is_one_line_with_its_call_and_result_and_the_plan_is_not_repe
     assert '"#N tool status (arguments) → output"' in request.messages[0]["content"]
 
 
-def test_the_embedded_default_reads_one_line_a_step_and_answers_in_json():
-    assert EMBEDDED_MODEL_PROMPTS["reflector"] == "v10"
-    for version in ("v7", "v8", "v10"):
-        request = _review(version, JSON_ACCEPT)
-        assert request.json_schema is not None and request.grammar is None
-        assert '"#N tool status (arguments) → output"' in request.messages[0]["content"]
-
-
-def test_the_one_line_form_costs_fewer_prompt_tokens_than_the_plan_and_results_apart():
-    from prompts.tokens import count_tokens
-
-    def user_tokens(version: str, reply: str) -> int:
-        return count_tokens(_review(version, reply).messages[-1]["content"])
-
-    assert user_tokens("v7", JSON_ACCEPT) < user_tokens("v4", JSON_ACCEPT)
+def test_the_small_local_profile_reads_one_line_a_step_and_answers_in_json():
+    assert SMALL_LOCAL.prompt("reflector") == "v10" and SMALL_LOCAL.reply_form("reflector") == "json"
+    request = _review(SMALL_LOCAL, JSON_ACCEPT)
+    assert request.json_schema is not None and request.grammar is None
+    assert '"#N tool status (arguments) → output"' in request.messages[0]["content"]

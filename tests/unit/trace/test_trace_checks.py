@@ -6,7 +6,7 @@ from support import wire
 from support.traced import run_stored
 
 from agents.checks import AnswerReview, Reject
-from agents.llm import ScriptedLLM
+from agents.llm import ModelProfile, ScriptedLLM, Strategy
 from agents.store import Store
 from agents.trace.cli import load_trace
 from agents.trace.html import render_html
@@ -37,9 +37,11 @@ def test_a_refusal_is_shown_on_the_trace_page_and_kept_in_the_store(tmp_path):
 
 def test_a_second_look_code_asked_for_is_shown_as_one_not_as_a_refusal(tmp_path):
     db = tmp_path / "tasks.db"
+    # The look at an answer without the final figure is a model profile's (Strategy.FINAL_FIGURE_LOOK).
+    look = ModelProfile(strategies=frozenset({Strategy.FINAL_FIGURE_LOOK}))
     llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN],
                        "reflector": [wire.reflection(answer="Rome has 2.8 million people, Paris 2.1 million."),
-                                     wire.reflection(answer="Rome, by 0.7 million")]})
+                                     wire.reflection(answer="Rome, by 0.7 million")]}, profile=look)
     task_id, result, _ = run_stored(db, llm, "Which is bigger, Paris or Rome, and by how much?")
     assert result.status == "accepted" and [f.kind for f in result.reflections[0].checks] == ["ask_again"]
     assert "builtin (asked again): it does not state 0.7" in render_html(
