@@ -15,6 +15,7 @@ from agents.engine.task_runner import TaskRunner
 from agents.engine.task_state import TaskState
 from agents.llm import FunctionLLM
 from agents.llm.base import LLM, LLMRequest
+from agents.llm.profile import HOSTED, ModelProfile, profile_of
 from agents.results import TaskResult
 from agents.roles.executor import Executor
 from agents.roles.planner import Planner
@@ -45,7 +46,9 @@ async def run_task(llm: LLM, task: str, *, tools: Sequence[Tool] = ALL,
     config = config or RuntimeConfig()
     state = TaskState(task_id="t-local", task=task, submitted_at=time.time())
     sink = MemorySink("t-local")
-    runner = TaskRunner(state, config=config, runtime=local_runtime(llm, tools, config), sink=sink, checks=checks)
+    # The model's profile reaches the task as it does in an Orchestrator (SupervisorCore(profile=profile_of(llm))).
+    runner = TaskRunner(state, config=config, runtime=local_runtime(llm, tools, config), sink=sink, checks=checks,
+                        profile=profile_of(llm))
     return await runner.run(), sink
 
 
@@ -67,7 +70,8 @@ async def _run_in_turn(config: RuntimeConfig, fn: Callable[[LLMRequest], str], t
 
 async def _run_then_respond(config: RuntimeConfig, llm: LLM, task: str, reply: str,
                             tools: Sequence[Tool]) -> tuple[dict, TaskResult]:
-    core = SupervisorCore(Store(config.store_path), local_runtime(llm, tools, config=config), config)
+    core = SupervisorCore(Store(config.store_path), local_runtime(llm, tools, config=config), config,
+                          profile=profile_of(llm))
     try:
         task_id = await core.submit(task)
         first = None
@@ -101,9 +105,11 @@ def prompt_text(request: LLMRequest) -> str:
     return "\n".join(str(m.get("content") or "") for m in request.messages)
 
 
-def plan_scripted(planner: Callable[[LLMRequest], str], *, executor: str = "", answer: str = "done") -> FunctionLLM:
+def plan_scripted(planner: Callable[[LLMRequest], str], *, executor: str = "", answer: str = "done",
+                  profile: ModelProfile = HOSTED) -> FunctionLLM:
     """A model that routes to a plan, answers every planner call with ``planner(request)``, every executor call
-    with ``executor`` and accepts with ``answer``: for tests about what the planner is asked."""
+    with ``executor`` and accepts with ``answer``: for tests about what the planner is asked. ``profile``: the
+    model's (a strategy under test turned on)."""
     def reply(request: LLMRequest) -> str:
         match request.role:
             case "router":
@@ -115,4 +121,4 @@ def plan_scripted(planner: Callable[[LLMRequest], str], *, executor: str = "", a
             case _:
                 return wire.reflection(answer=answer)
 
-    return FunctionLLM(reply, stream_chunk_size=24)
+    return FunctionLLM(reply, stream_chunk_size=24, profile=profile)
