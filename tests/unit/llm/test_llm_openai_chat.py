@@ -19,6 +19,7 @@ from agents.llm import (
     LLMServerError,
     LLMStreamTruncated,
     LLMTimeoutError,
+    ModelProfile,
     OpenAIChat,
 )
 from agents.llm._openai_support import JSON_INSTRUCTION
