@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,6 +15,8 @@ from agents.config import RuntimeConfig
 from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM, ModelProfile, Strategy
 from agents.roles.router import Router
 from planning.grounded_question import written_in
+from prompts import PromptFormatError
+from prompts.registry import parse_template
 
 
 def _route(reply: dict, task: str, history: str = "", profile: ModelProfile = SMALL_LOCAL,  # type: ignore[no-untyped-def]
@@ -78,6 +81,10 @@ def test_a_profile_without_the_strategy_trusts_the_model_and_asks_nothing_more()
         calls: list = []
         assert _route(_clarify("the task is vague"), "How big is Rome?", profile=profile, calls=calls).route == "clarify"
         assert calls == ["route"]
+    # a template cannot turn it on: the header that did is refused
+    text = "# name: router\n# version: 9\n# clarify: checked\n# variables: task\n=== system\nx\n=== user\n{{task}}\n"
+    with pytest.raises(PromptFormatError, match="unknown header line\\(s\\) # clarify:"):
+        parse_template(text, name="router", version="v9")
 
 
 def test_other_routes_are_untouched_and_ask_nothing_more():
