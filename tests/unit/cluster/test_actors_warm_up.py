@@ -24,6 +24,7 @@ SCHEMAS = {"lookup": {"type": "object", "properties": {"city": {"type": "string"
 def test_the_role_actors_warm_up_when_they_start(actor, role, args, monkeypatch):
     warmed: list[type] = []
     monkeypatch.setattr(role, "warm_up", lambda self: warmed.append(type(self)))
-    actor(FunctionLLM(lambda request: "{}", profile=SMALL_LOCAL), *args)  # the class Ray instantiates in the actor's process
+    # the class Ray instantiates in the actor's process
+    actor(FunctionLLM(lambda request: "{}", profile=SMALL_LOCAL), *args)
     assert warmed == [actor]
 

@@ -1,6 +1,6 @@
 """A reasoning step (no tool) is answered by the model with the executor prompt: the embedded model's form
-(executor/v3, ``SMALL_LOCAL``) opens with the same text as the other roles' prompts — the tool list — so llama.cpp reuses the
-prefill of the previous call (no Ray)."""
+(executor/v3, ``SMALL_LOCAL``) opens with the same text as the other roles' prompts — the tool list — so
+llama.cpp reuses the prefill of the previous call (no Ray)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def test_the_embedded_form_opens_like_the_router_and_carries_the_inputs():
     assert output == "2100000" and len(asked) == 1
     system, user = (m["content"] for m in asked[0].messages)
     catalog = ToolRegistry([population]).catalog_text()
-    router = load_prompt("router", SMALL_LOCAL.prompt("router")).render(tools=catalog, task="x", history="").messages[0]["content"]
+    router = load_prompt("router", SMALL_LOCAL.prompt("router")).render(
+        tools=catalog, task="x", history="").messages[0]["content"]
     opening = load_prompt("opening", "v1").render(tools=catalog).messages[0]["content"]
     assert system.startswith(opening) and router.startswith(opening)
     assert "2.10 million" in user and "number alone" in system

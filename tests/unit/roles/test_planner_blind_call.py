@@ -41,7 +41,8 @@ def run(plans: list[str], task: str = TASK, profile: ModelProfile = BLIND) -> tu
         seen.append(prompt_text(request))
         return plans[min(len(seen) - 1, len(plans) - 1)]
 
-    result = asyncio.run(run_task(plan_scripted(planner, answer="2.5", profile=profile), task, tools=[balance, calculator]))[0]
+    llm = plan_scripted(planner, answer="2.5", profile=profile)
+    result = asyncio.run(run_task(llm, task, tools=[balance, calculator]))[0]
     return result.status, seen
 
 

@@ -19,8 +19,9 @@ from prompts import PromptFormatError
 from prompts.registry import parse_template
 
 
-def _route(reply: dict, task: str, history: str = "", profile: ModelProfile = SMALL_LOCAL,  # type: ignore[no-untyped-def]
-           check_word: str | None = "NOT ASKED", calls: list | None = None, check_kind: str | None = None):
+def _route(reply: dict, task: str, history: str = "",  # type: ignore[no-untyped-def]
+           profile: ModelProfile = SMALL_LOCAL, check_word: str | None = "NOT ASKED", calls: list | None = None,
+           check_kind: str | None = None):
     """Route ``task`` with a model that replies ``reply`` to the router and ``check_word`` (of ``check_kind``, when
     given) to the follow-up."""
     def answer(request) -> str:  # type: ignore[no-untyped-def]
@@ -31,7 +32,8 @@ def _route(reply: dict, task: str, history: str = "", profile: ModelProfile = SM
             return json.dumps({"word": check_word, **({"kind": check_kind} if check_kind else {})})
         return json.dumps(reply)
 
-    router = Router(FunctionLLM(answer, profile=profile), "lookup: a population", RuntimeConfig().router_options())
+    router = Router(FunctionLLM(answer, profile=profile), "lookup: a population",
+                    RuntimeConfig().router_options())
     return asyncio.run(router.route("t1", task, history)).value
 
 
@@ -79,7 +81,8 @@ def test_a_profile_without_the_strategy_trusts_the_model_and_asks_nothing_more()
     unchecked = SMALL_LOCAL.model_copy(update={"strategies": SMALL_LOCAL.strategies - {Strategy.CLARIFY_CHECK}})
     for profile in (unchecked, HOSTED):  # the JSON form of router/v7, the terse one of router/v5
         calls: list = []
-        assert _route(_clarify("the task is vague"), "How big is Rome?", profile=profile, calls=calls).route == "clarify"
+        decision = _route(_clarify("the task is vague"), "How big is Rome?", profile=profile, calls=calls)
+        assert decision.route == "clarify"
         assert calls == ["route"]
     # a template cannot turn it on: the header that did is refused
     text = "# name: router\n# version: 9\n# clarify: checked\n# variables: task\n=== system\nx\n=== user\n{{task}}\n"

@@ -1,5 +1,5 @@
-"""``ModelProfile.stop_at_plan``: the router's (JSON) reply is read until it has chosen a trusted plan, then closed; every
-other reply is read whole, and a backend that sends the whole reply at once keeps its reason."""
+"""``ModelProfile.stop_at_plan``: the router's (JSON) reply is read until it has chosen a trusted plan, then
+closed; every other reply is read whole, and a backend that sends the whole reply at once keeps its reason."""
 
 from __future__ import annotations
 
