@@ -125,8 +125,10 @@ class ModelProfile(BaseModel):
         return strategy in self.strategies
 
     def with_prompts(self, **versions: str) -> ModelProfile:
-        """This profile with other template versions (their reply forms are the profile's for the role)."""
-        return self.model_copy(update={"prompts": {**self.prompts, **versions}})
+        """This profile with other template versions (their reply forms are the profile's for the role),
+        validated as a new profile is (``model_copy`` would not be: a misspelt pin would fail only when a role
+        loads it)."""
+        return self.model_validate({**self.model_dump(), "prompts": {**self.prompts, **versions}})
 
 
 _HOSTED_FORMS: dict[str, ReplyForm] = {"router": "terse", "planner": "terse", "reflector": "terse"}

@@ -103,7 +103,9 @@ class Router:
         check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_classified_word,
                                 json_schema=classified_word_schema(), metadata={"task_id": task_id})
         word, kind = check.value.word, check.value.kind
-        pointing = kind in POINTING_KINDS
+        # A word the reply leaves unclassified (a server that does not hold it to the schema) counts as
+        # pointing, as before the plain form went: only a kind outside the closed set overrules the question.
+        pointing = kind is None or kind in POINTING_KINDS
         if word is not None and pointing and written_in(word, task, history):
             return decision, check.spend
         found = f"found {word!r}, which the task does not say" if word and pointing else \

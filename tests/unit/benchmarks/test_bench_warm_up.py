@@ -1,5 +1,6 @@
 """Before the timed runs on the embedded model, the benchmark prefills every system's static prompt: what each
-system's first call of a task starts with (no Ray, no server: FunctionLLM stands in)."""
+system's first call of a task starts with (no Ray, no server: FunctionLLM with the embedded model's profile stands
+in)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ import asyncio
 import json
 from pathlib import Path
 
-from agents.llm import FunctionLLM
+from agents.llm import SMALL_LOCAL, FunctionLLM
 from agents.llm.base import LLMRequest
 from agents.react import ReActAgent
 from agents.tools.builtins import calculator, doc_search
 from benchmarks.runner import bench_config, warm_every_system
 
 TOOLS = [calculator, doc_search]
+CONFIG = bench_config(Path("/tmp/unused.db"))  # never opened
+
+
+def _embedded(fn) -> FunctionLLM:  # type: ignore[no-untyped-def]
+    return FunctionLLM(fn, profile=SMALL_LOCAL)
 
 
 def _starts_with(messages: list[dict[str, str]], prefix: list[dict[str, str]]) -> bool:
@@ -29,8 +35,7 @@ def _first_react_call(parallel: bool) -> list[dict[str, str]]:
         seen.append(request)
         return json.dumps({"thought": "done", "final_answer": "4"})
 
-    config = bench_config(Path("/tmp/unused.db"), embedded=True)
-    asyncio.run(ReActAgent(FunctionLLM(model), TOOLS, config, parallel=parallel).run("What is 2 + 2?"))
+    asyncio.run(ReActAgent(_embedded(model), TOOLS, CONFIG, parallel=parallel).run("What is 2 + 2?"))
     return seen[0].messages
 
 
@@ -41,8 +46,7 @@ def test_every_system_is_prefilled_with_what_its_first_call_starts_with():
         asked.append(request)
         return "y"
 
-    config = bench_config(Path("/tmp/unused.db"), embedded=True)
-    took = warm_every_system(FunctionLLM(model), config, TOOLS, TOOLS, ("tetrarch", "react", "react_parallel"))
+    took = warm_every_system(_embedded(model), CONFIG, TOOLS, TOOLS, ("tetrarch", "react", "react_parallel"))
     assert took is not None
     assert [r.role for r in asked] == ["router", "planner", "executor", "reflector", "react", "react"]
     assert all(r.max_tokens == 1 and "2 + 2" not in json.dumps(r.messages) for r in asked)
@@ -52,16 +56,13 @@ def test_every_system_is_prefilled_with_what_its_first_call_starts_with():
 
 def test_only_the_systems_being_run_are_prefilled():
     asked: list[LLMRequest] = []
-    config = bench_config(Path("/tmp/unused.db"), embedded=True)
-    warm_every_system(FunctionLLM(lambda r: asked.append(r) or "y"), config, TOOLS, TOOLS, ("react_parallel",))
+    warm_every_system(_embedded(lambda r: asked.append(r) or "y"), CONFIG, TOOLS, TOOLS, ("react_parallel",))
     assert [r.role for r in asked] == ["react"]
 
 
 def test_native_baselines_are_prefilled_with_their_tool_specs_and_json_ones_without():
     asked: list[LLMRequest] = []
-    config = bench_config(Path("/tmp/unused.db"), embedded=True)
-    warm_every_system(FunctionLLM(lambda r: asked.append(r) or "y"), config, TOOLS, TOOLS,
-                      ("react", "react_json"))
+    warm_every_system(_embedded(lambda r: asked.append(r) or "y"), CONFIG, TOOLS, TOOLS, ("react", "react_json"))
     native, text = asked
     assert [s["function"]["name"] for s in native.tools or []] == ["calculator", "doc_search"]
     assert text.tools is None and "calculator(" in text.messages[0]["content"]

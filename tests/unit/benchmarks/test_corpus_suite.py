@@ -12,6 +12,7 @@ import pytest
 from support.local import run_task
 
 from agents.config import NUMERIC_QA_CHECKS, RuntimeConfig
+from agents.llm import ModelProfile, Strategy
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.tools.builtins import calculator, doc_search
 from benchmarks.suite import SUITE_DIR, load_suite, task_correct, text_matches
@@ -67,10 +68,12 @@ def test_the_gold_plans_never_compute_a_wrong_figure_on_the_real_tools():
     With the numeric check set (as the corpus benchmark runs), code fits a passage's figure only when it is
     unambiguous (agents.checks.numeric.figures): then the last step holds the
     gold; otherwise it asks the model for the figures (agents.roles.figure_fit; the simulated model cannot
-    read them, so that step fails here). A wrong figure silently computed would be the one unacceptable outcome."""
+    read them, so that step fails here). A wrong figure silently computed would be the one unacceptable outcome.
+    Fitting figures is a model profile's ``Strategy.FIGURE_FIT`` (on for the embedded model the corpus runs on)."""
     tasks = [t for t in load_suite("corpus") if t.kind in ("arithmetic", "comparison")]
     instant = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
-    llm = SimulatedLLM([t.gold for t in tasks], instant)
+    fits = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
+    llm = SimulatedLLM([t.gold for t in tasks], instant, profile=fits)
 
     async def run_all():
         return [(t, (await run_task(llm, t.text, tools=[calculator, doc_search], config=RuntimeConfig(builtin_checks=NUMERIC_QA_CHECKS)))[0])

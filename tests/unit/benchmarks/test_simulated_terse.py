@@ -1,4 +1,5 @@
-"""SimulatedLLM answers in the form its prompt asks for (terse with planner/v2 + reflector/v3, JSON with v1/v2),
+"""SimulatedLLM answers in the form its prompt asks for (terse with the hosted planner/v4 + reflector/v5, JSON with
+the small model's planner/v10),
 streams token by token under the latency model, and the terse path plays every suite's gold behaviour through
 the real per-task state machine with the same results and 3 LLM calls a task."""
 
@@ -10,6 +11,7 @@ import pytest
 from support.local import run_task
 
 from agents.config import RuntimeConfig
+from agents.llm import HOSTED, SMALL_LOCAL
 from agents.llm.base import LLMReply, LLMRequest
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from benchmarks.suite import SUITES, answer_matches, load_suite
@@ -20,13 +22,14 @@ from prompts import count_tokens, load_prompt
 
 INSTANT = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
 TOOLS = make_tools(World.load(), time_scale=0.0)
-TERSE = RuntimeConfig(max_steps=64, token_budget=None, max_llm_calls=200,
-                      prompt_versions={"planner": "v2", "reflector": "v3"})
+TERSE = RuntimeConfig(max_steps=64, token_budget=None, max_llm_calls=200)
+"""With SimulatedLLM's default profile, ``HOSTED``: its prompts ask for the terse forms."""
 
 
 def _planner_request(task: str, version: str) -> LLMRequest:
-    prompt = load_prompt("planner", version).render(task=task, tools="lookup, calculator", max_steps="20",
-                                                    replan_context="")
+    template = load_prompt("planner", version)
+    given = {"task": task, "tools": "lookup, calculator", "max_steps": "20"}
+    prompt = template.render(**{v: given.get(v, "") for v in template.variables})
     return LLMRequest(role="planner", messages=prompt.messages, stream=True)
 
 
@@ -39,12 +42,13 @@ def test_the_plan_comes_in_the_form_the_prompt_asked_for_one_token_at_a_time() -
 
     llm = SimulatedLLM([gold], LatencyModel(ttft_s=0.35, decode_tokens_per_s=80, prefill_tokens_per_s=5000),
                        sleep=sleep)
-    terse = llm.answer(_planner_request(gold.task, "v2"))
+    assert (HOSTED.prompt("planner"), SMALL_LOCAL.prompt("planner")) == ("v4", "v10")
+    terse = llm.answer(_planner_request(gold.task, "v4"))
     assert terse.startswith("1. lookup(") and "{" not in terse
-    assert llm.answer(_planner_request(gold.task, "v1")).startswith('{"steps"')
+    assert llm.answer(_planner_request(gold.task, "v10")).startswith('{"steps"')
 
     async def collect() -> list[str | LLMReply]:
-        return [piece async for piece in llm.stream(_planner_request(gold.task, "v2"))]
+        return [piece async for piece in llm.stream(_planner_request(gold.task, "v4"))]
 
     *pieces, reply = asyncio.run(collect())
     assert isinstance(reply, LLMReply) and "".join(pieces) == terse == reply.text

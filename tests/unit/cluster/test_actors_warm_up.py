@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agents.cluster.actors import PlannerActor, ReflectorActor, RouterActor
-from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig
-from agents.llm import FunctionLLM
+from agents.config import RuntimeConfig
+from agents.llm import SMALL_LOCAL, FunctionLLM
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 
-CONFIG = RuntimeConfig(prompt_versions=dict(EMBEDDED_MODEL_PROMPTS))
+CONFIG = RuntimeConfig()
 CATALOG = "- lookup(city: str) -> number: The population of a city."
 SCHEMAS = {"lookup": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
 
@@ -24,6 +24,7 @@ SCHEMAS = {"lookup": {"type": "object", "properties": {"city": {"type": "string"
 def test_the_role_actors_warm_up_when_they_start(actor, role, args, monkeypatch):
     warmed: list[type] = []
     monkeypatch.setattr(role, "warm_up", lambda self: warmed.append(type(self)))
-    actor(FunctionLLM(lambda request: "{}"), *args)  # the class Ray instantiates in the actor's process
+    # the class Ray instantiates in the actor's process
+    actor(FunctionLLM(lambda request: "{}", profile=SMALL_LOCAL), *args)
     assert warmed == [actor]
 

@@ -3,29 +3,29 @@ instructions before the first task (no Ray, no server: FunctionLLM stands in).""
 
 from __future__ import annotations
 
-from agents.config import RuntimeConfig, for_embedded_model
-from agents.llm import FunctionLLM
+from agents.config import RuntimeConfig
+from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM
 from agents.llm.base import LLMConnectionError, LLMRequest
-from agents.llm.local.warm import role_prefixes, warm_prefixes
+from agents.llm.local.warm import role_prefixes, start_warming, warm_prefixes
 from agents.tools import ToolRegistry
 from agents.tools.builtins import calculator, doc_search
 from prompts import load_prompt
 
 CATALOG = ToolRegistry([calculator, doc_search]).catalog_text()
-EMBEDDED = for_embedded_model(RuntimeConfig())
+MAX_STEPS = RuntimeConfig().max_steps
 
 
 def _task_prompt(role: str, version: str | None, **task_values: str) -> list[dict[str, str]]:
     template = load_prompt(role, version)
-    static = {"tools": CATALOG, "max_steps": str(EMBEDDED.max_steps)}
+    static = {"tools": CATALOG, "max_steps": str(MAX_STEPS)}
     return template.render(**{v: static.get(v) or task_values.get(v, "") for v in template.variables}).messages
 
 
 def test_each_prefix_is_what_every_call_of_its_role_starts_with():
-    prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
+    prefixes = role_prefixes(SMALL_LOCAL, CATALOG, MAX_STEPS)
     assert [p.role for p in prefixes] == ["router", "planner", "executor", "reflector"]
     for prefix in prefixes:
-        version = EMBEDDED.prompt_options().version(prefix.role)
+        version = SMALL_LOCAL.prompt(prefix.role)
         real = _task_prompt(prefix.role, version, task="Compare Paris and Rome")
         system, user = prefix.messages
         # The whole system message is static; the user message is kept up to the task's first value.
@@ -36,9 +36,15 @@ def test_each_prefix_is_what_every_call_of_its_role_starts_with():
 
 
 def test_hosted_forms_share_no_opening_and_are_not_prefilled():
-    hosted = RuntimeConfig().prompt_options()
-    assert load_prompt("router", hosted.version("router")).opening is None
-    assert role_prefixes(hosted, CATALOG, 12) == []
+    assert load_prompt("router", HOSTED.prompt("router")).opening is None
+    assert role_prefixes(HOSTED, CATALOG, 12) == []
+
+
+def test_the_llm_s_own_profile_says_what_is_warmed():
+    asked: list[str] = []
+    for profile in (SMALL_LOCAL, HOSTED):
+        start_warming(FunctionLLM(lambda r: asked.append(r.role) or "y", profile=profile), CATALOG, MAX_STEPS).join()
+    assert asked == ["router", "planner", "executor", "reflector"]  # the embedded model's four; none hosted
 
 
 def test_one_short_call_per_role_and_a_failure_is_only_logged():
@@ -48,7 +54,7 @@ def test_one_short_call_per_role_and_a_failure_is_only_logged():
         asked.append(request)
         return "y"
 
-    prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
+    prefixes = role_prefixes(SMALL_LOCAL, CATALOG, MAX_STEPS)
     assert warm_prefixes(FunctionLLM(model), prefixes) is not None
     assert [(r.role, r.max_tokens) for r in asked] == [("router", 1), ("planner", 1), ("executor", 1), ("reflector", 1)]
 
@@ -73,7 +79,7 @@ def test_every_warm_up_call_runs_on_one_event_loop_that_closes_the_client():
         loops.append(asyncio.get_running_loop())
         return "y"
 
-    prefixes = role_prefixes(EMBEDDED.prompt_options(), CATALOG, EMBEDDED.max_steps)
+    prefixes = role_prefixes(SMALL_LOCAL, CATALOG, MAX_STEPS)
     assert warm_prefixes(Closing(model), prefixes) is not None
     *calls, (closed, loop) = loops
     assert closed == "closed" and len(calls) == len(prefixes) and all(c is loop for c in calls)

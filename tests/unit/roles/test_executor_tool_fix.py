@@ -1,5 +1,6 @@
 """A tool that names the right value (``ToolArgumentError(fix=...)``) is retried with it by the executor at
-once for a read tool — no model call, no replan — and never for a write tool (no Ray)."""
+once for a read tool — no model call, no replan — and never for a write tool (no Ray). Passages where a tool
+wants numbers are fitted (``Strategy.FIGURE_FIT``) only for a model whose profile turns it on."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from agents import tool
 from agents.config import RuntimeConfig
 
 NUMERIC = ("sound", "numeric")
-from agents.llm import FunctionLLM
+from agents.llm import HOSTED, FunctionLLM, ModelProfile, Strategy
 from agents.llm.base import LLMRequest
 from agents.roles.executor import Executor
 from agents.roles.messages import StepRequest
@@ -17,6 +18,7 @@ from agents.tools.errors import ToolArgumentError
 from planning.models import PlanStep
 
 CALLS: list[tuple[str, str]] = []
+FIT = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
 
 
 @tool
@@ -71,7 +73,8 @@ ROME = [{"doc_id": "rome", "title": "Rome", "text": "Rome: Population: Rome had 
          "2023 (comune of Rome)."}]
 
 
-def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"}', through: dict | None = None):
+def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"}', through: dict | None = None,
+               profile: ModelProfile = FIT):
     from agents.tools.builtins import calculator
 
     asked: list[LLMRequest] = []
@@ -86,7 +89,8 @@ def _calculate(inputs: dict, about: dict, model_reply: str = '{"expression": "1"
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
                           inputs_about=about, read_through=through or {})
     # Code reads a passage's figure only with the opt-in numeric check set (docs/checks.md).
-    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig(builtin_checks=NUMERIC).executor_options())
+    executor = Executor([calculator], FunctionLLM(model, profile=profile),
+                        RuntimeConfig(builtin_checks=NUMERIC).executor_options())
     return asyncio.run(executor.run(request, inputs)), asked
 
 
@@ -95,6 +99,14 @@ def test_passages_with_one_relevant_number_each_reach_the_calculator_as_numbers_
     assert outcome.ok and outcome.output == 650000
     assert outcome.arguments == {"expression": "max(2100000, 2750000) - min(2100000, 2750000)"}
     assert asked == []
+
+
+def test_a_hosted_model_rewrites_the_call_itself_and_no_figure_is_fitted():
+    outcome, asked = _calculate({1: PARIS, 2: ROME}, {1: "population of Paris", 2: "population of Rome"},
+                                profile=HOSTED)
+    (repair,) = asked  # the argument repair, asked for the calculator's own arguments, not for figures
+    assert repair.json_schema is not None and repair.json_schema["required"] == ["expression"]
+    assert outcome.ok and outcome.arguments == {"expression": "1"}  # the model's own repair, not code's figures
 
 
 def test_a_passage_whose_number_is_not_clear_goes_to_the_model_for_its_figure():

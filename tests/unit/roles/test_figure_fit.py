@@ -1,5 +1,6 @@
 """Passages that a plan put into arithmetic: code reads the figure when one is clear, else one short model call
-reads exactly the figures (figure_fit); never the generic repair with the passages pasted in (no Ray)."""
+reads exactly the figures (figure_fit); never the generic repair with the passages pasted in (no Ray). A model
+profile's ``Strategy.FIGURE_FIT``: the hosted default asks for the generic repair."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from agents import tool
 from agents.config import RuntimeConfig
-from agents.llm import FunctionLLM
+from agents.llm import FunctionLLM, ModelProfile, Strategy
 from agents.llm.base import LLMRequest
 from agents.roles.executor import Executor
 from agents.roles.figure_fit import (
@@ -28,6 +29,7 @@ from planning.models import PlanStep
 PARIS = [{"doc_id": "paris", "title": "Paris", "text": "Population: Paris had about 2.10 million people in 2023 "
           "(city proper). The region had about 12.3 million inhabitants."}]
 # Two figures about the population in one sentence: code cannot tell which one the step meant.
+FIT = ModelProfile(strategies=frozenset({Strategy.FIGURE_FIT}))
 ROME = [{"doc_id": "rome", "title": "Rome", "text": "Population: Rome had 2.75 million people in the comune and "
          "4.2 million in the metropolitan city."}]
 
@@ -84,7 +86,8 @@ def _run(expression: str, reply: str, checks: tuple[str, ...] = ("sound", "numer
         asked.append(request)
         return reply
 
-    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig(builtin_checks=checks).executor_options())
+    executor = Executor([calculator], FunctionLLM(model, profile=FIT),
+                        RuntimeConfig(builtin_checks=checks).executor_options())
     step = PlanStep(step_id=3, description="difference, larger minus smaller", tool_name="calculator",
                     tool_input={"expression": expression}, depends_on=[1, 2])
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5,
@@ -133,7 +136,7 @@ def test_prose_without_a_number_fails_the_step_without_a_model_call():
         asked.append(request)
         return '{"expression": "2.75 - 2.10"}'
 
-    executor = Executor([calculator], FunctionLLM(model), RuntimeConfig().executor_options())
+    executor = Executor([calculator], FunctionLLM(model, profile=FIT), RuntimeConfig().executor_options())
     step = PlanStep(step_id=2, description="difference", tool_name="calculator",
                     tool_input={"expression": "{$step_1_result} - 2.10"}, depends_on=[1])
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5)

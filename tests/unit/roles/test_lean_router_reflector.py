@@ -11,8 +11,8 @@ import pytest
 from support import wire
 from support.local import run_task
 
-from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig
-from agents.llm import FunctionLLM, LLMRequest
+from agents.config import RuntimeConfig
+from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM, LLMRequest, ModelProfile
 from agents.llm.simulated import LatencyModel, SimulatedLLM
 from agents.roles.messages import StepView
 from agents.roles.reflector import Reflector
@@ -27,6 +27,9 @@ from prompts import load_prompt
 TOOLS = make_tools(World.load(), time_scale=0.0)
 CATALOG = ToolRegistry(TOOLS).catalog_text()
 INSTANT = LatencyModel(ttft_s=0.0, decode_tokens_per_s=1e12, prefill_tokens_per_s=1e12)
+RETIRED_V3_TOKENS = {"router": 231, "reflector": 345}
+"""What router/v3 and reflector/v3, the terse forms v5 replaced, rendered with empty variables (measured from their
+text in git before they were retired on 2026-12-02, prompts/CHANGELOG.md; their header switches left out)."""
 
 
 def _fixed_tokens(name: str, version: str) -> int:
@@ -36,10 +39,11 @@ def _fixed_tokens(name: str, version: str) -> int:
 
 def test_the_lean_versions_are_the_defaults_and_smaller_than_the_ones_they_replace() -> None:
     assert load_prompt("router").template_id == "router/v5" and load_prompt("reflector").template_id == "reflector/v5"
-    assert _fixed_tokens("router", "v5") < _fixed_tokens("router", "v3") - 35
-    assert _fixed_tokens("reflector", "v5") < _fixed_tokens("reflector", "v3") - 70
+    assert (HOSTED.prompt("router"), HOSTED.prompt("reflector")) == ("v5", "v5")
+    assert _fixed_tokens("router", "v5") < RETIRED_V3_TOKENS["router"] - 35
+    assert _fixed_tokens("reflector", "v5") < RETIRED_V3_TOKENS["reflector"] - 70
     # the embedded model's forms are untouched (measured on the real model)
-    assert EMBEDDED_MODEL_PROMPTS["router"] == "v7" and EMBEDDED_MODEL_PROMPTS["reflector"] == "v10"
+    assert SMALL_LOCAL.prompt("router") == "v7" and SMALL_LOCAL.prompt("reflector") == "v10"
 
 
 def _route(task: str, reply: str, history: str = "") -> tuple[LLMRequest, str]:
@@ -146,10 +150,12 @@ def test_a_question_back_on_a_task_that_names_everything_is_planned_and_says_so(
     reply = '{"route": "clarify", "confidence": 0.9, "reason": "\'Cairo\' and \'France\' are never named", "answer": "Which two?"}'
     task = "Which covers the larger area, Cairo or France?"
 
+    json_router = ModelProfile(prompts={"router": "v7"}, reply_forms={"router": "json"})  # no clarify check
+
     def route(checks: tuple[str, ...]) -> RouterDecision:
-        config = RuntimeConfig(prompt_versions={"router": "v6"}, builtin_checks=checks)
-        return asyncio.run(Router(FunctionLLM(lambda request: reply), CATALOG, config.router_options()).route(
-            "t", task)).value
+        config = RuntimeConfig(builtin_checks=checks)
+        llm = FunctionLLM(lambda request: reply, profile=json_router)
+        return asyncio.run(Router(llm, CATALOG, config.router_options()).route("t", task)).value
 
     assert route(("sound",)).route == "clarify"
     decision = route(("sound", "numeric"))

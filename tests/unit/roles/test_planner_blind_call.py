@@ -1,5 +1,6 @@
 """A planned call whose result cannot depend on the task (the tool's documented example copied, ``x / x``) is
-asked about once in the planner's repair round; the repaired plan's word stands, and ordinary calls pass."""
+asked about once in the planner's repair round; the repaired plan's word stands, and ordinary calls pass. A
+model profile's ``Strategy.BLIND_CALLS``: the hosted default makes no extra planner call."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from support import wire
 from support.local import plan_scripted, prompt_text, run_task
 
 from agents import tool
-from agents.llm import LLMRequest
+from agents.llm import HOSTED, LLMRequest, ModelProfile, Strategy
 from agents.tools.builtins.calculator import calculator
 
 
@@ -30,16 +31,18 @@ RIGHT = wire.plan(wire.step(1, "balance", {"customer_id": "A-7"}), wire.step(2, 
 SELF_RATIO = wire.plan(wire.step(1, "balance", {"customer_id": "A-7"}),
                        wire.step(2, "calculator", {"expression": "{$step_1_result} / {$step_1_result}"}, deps=[1]))
 COPIED = wire.plan(wire.step(1, "calculator", {"expression": EXAMPLE}))
+BLIND = ModelProfile(strategies=frozenset({Strategy.BLIND_CALLS}))
 
 
-def run(plans: list[str], task: str = TASK) -> tuple[str, list[str]]:
+def run(plans: list[str], task: str = TASK, profile: ModelProfile = BLIND) -> tuple[str, list[str]]:
     seen: list[str] = []
 
     def planner(request: LLMRequest) -> str:
         seen.append(prompt_text(request))
         return plans[min(len(seen) - 1, len(plans) - 1)]
 
-    result = asyncio.run(run_task(plan_scripted(planner, answer="2.5"), task, tools=[balance, calculator]))[0]
+    llm = plan_scripted(planner, answer="2.5", profile=profile)
+    result = asyncio.run(run_task(llm, task, tools=[balance, calculator]))[0]
     return result.status, seen
 
 
@@ -60,6 +63,11 @@ def test_one_value_on_both_sides_of_a_division_is_asked_about() -> None:
 def test_the_planner_is_asked_once_and_its_second_answer_stands() -> None:
     status, seen = run([COPIED])
     assert status == "accepted" and len(seen) == 2
+
+
+def test_a_hosted_model_is_not_asked_about_a_blind_call() -> None:
+    status, seen = run([COPIED, RIGHT], profile=HOSTED)
+    assert status == "accepted" and len(seen) == 1
 
 
 def test_a_task_that_writes_the_examples_figures_is_not_asked_about() -> None:

@@ -1,6 +1,7 @@
 """A planner reply that loops (the embedded model repeating one search and a reasoning step up to step 41) is cut
 at the third copy of the call: the stream is closed there, the plan completes with the steps written before,
-the abandoned text is charged, and the task's outcome says so. Two copies, and repeated writes, are a plan."""
+the abandoned text is charged, and the task's outcome says so. Two copies, and repeated writes, are a plan. A
+model profile's ``Strategy.LOOP_CUT``: the hosted default reads every reply whole."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from support.local import run_task
 from agents.cli.progress import ProgressView
 from agents.config import RuntimeConfig
 from agents.events import PlanCut, parse_event
-from agents.llm import FunctionLLM, LLMReply, LLMRequest
+from agents.llm import HOSTED, FunctionLLM, LLMReply, LLMRequest, ModelProfile, Strategy
 from agents.llm.base import Usage
 from agents.roles.messages import PlanCompleted, PlanItem, StepEmitted
 from agents.roles.planner import Planner
@@ -27,6 +28,7 @@ from planning.loops import RepeatedCall
 from prompts import count_message_tokens, count_tokens
 
 TOOLS = ToolRegistry([T.lookup, T.subtract, T.append_note])
+LOOPS = ModelProfile(strategies=frozenset({Strategy.LOOP_CUT}))
 
 
 def looping_plan(last: int = 41) -> str:
@@ -44,6 +46,7 @@ class Watched:
 
     def __init__(self, inner: FunctionLLM) -> None:
         self.inner = inner
+        self.profile = inner.profile
         self.read = ""
         self.finished = False
         self.closed = False
@@ -83,7 +86,7 @@ def plan_items(llm: Any, *, stream: bool = True) -> tuple[list[PlanItem], list[b
 
 def test_a_looping_stream_is_closed_at_the_third_copy_and_the_plan_ends_before_it() -> None:
     text = looping_plan()
-    llm = Watched(FunctionLLM(lambda r: text, stream_chunk_size=16))
+    llm = Watched(FunctionLLM(lambda r: text, stream_chunk_size=16, profile=LOOPS))
     items, closed = plan_items(llm)
     assert [i.step.step_id for i in items if isinstance(i, StepEmitted)] == [1, 2, 3, 4]
     done = items[-1]
@@ -101,7 +104,7 @@ def test_a_looping_stream_is_closed_at_the_third_copy_and_the_plan_ends_before_i
 
 def test_a_whole_reply_read_at_once_is_cut_the_same_way_and_charged_its_usage() -> None:
     text = looping_plan(9)
-    items, _ = plan_items(FunctionLLM(lambda r: text), stream=False)
+    items, _ = plan_items(FunctionLLM(lambda r: text, profile=LOOPS), stream=False)
     done = items[-1]
     assert isinstance(done, PlanCompleted) and [s.step_id for s in done.plan.steps] == [1, 2, 3, 4]
     assert done.cut is not None and done.cut.step_id == 5
@@ -111,7 +114,7 @@ def test_a_whole_reply_read_at_once_is_cut_the_same_way_and_charged_its_usage() 
 def test_two_identical_calls_pass_through_untouched() -> None:
     text = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Paris"}),
                      wire.step(3, "subtract", {"a": "$step_1_result", "b": "$step_2_result"}, deps=[1, 2]))
-    llm = Watched(FunctionLLM(lambda r: text, stream_chunk_size=16))
+    llm = Watched(FunctionLLM(lambda r: text, stream_chunk_size=16, profile=LOOPS))
     items, _ = plan_items(llm)
     done = items[-1]
     assert isinstance(done, PlanCompleted) and done.cut is None
@@ -121,9 +124,18 @@ def test_two_identical_calls_pass_through_untouched() -> None:
 
 def test_a_write_repeated_three_times_is_three_side_effects_not_a_loop() -> None:
     text = wire.plan(*(wire.step(sid, "append_note", {"note": "checked"}) for sid in (1, 2, 3, 4)))
-    items, _ = plan_items(FunctionLLM(lambda r: text, stream_chunk_size=16))
+    items, _ = plan_items(FunctionLLM(lambda r: text, stream_chunk_size=16, profile=LOOPS))
     done = items[-1]
     assert isinstance(done, PlanCompleted) and done.cut is None and len(done.plan.steps) == 4
+
+
+def test_a_hosted_model_s_looping_reply_is_read_whole_and_not_cut() -> None:
+    text = looping_plan(9)
+    llm = Watched(FunctionLLM(lambda r: text, stream_chunk_size=16, profile=HOSTED))
+    items, _ = plan_items(llm)
+    done = items[-1]
+    assert isinstance(done, PlanCompleted) and done.cut is None and llm.finished
+    assert [s.step_id for s in done.plan.steps] == list(range(1, 10))
 
 
 def test_the_task_runs_the_steps_before_the_loop_and_its_outcome_reports_the_cut() -> None:
@@ -131,7 +143,7 @@ def test_the_task_runs_the_steps_before_the_loop_and_its_outcome_reports_the_cut
         return {"router": wire.route(), "planner": looping_plan(), "executor": "2.1",
                 "reflector": wire.reflection(answer="2.1 million")}[request.role]
 
-    llm = FunctionLLM(script, stream_chunk_size=16)
+    llm = FunctionLLM(script, stream_chunk_size=16, profile=LOOPS)
     result, sink = asyncio.run(run_task(llm, "How many people live in Paris?", tools=[T.lookup, T.subtract]))
     assert result.status == "accepted" and [s.step_id for s in result.plan.steps] == [1, 2, 3, 4]
     assert all(s.status == "completed" for s in result.steps)

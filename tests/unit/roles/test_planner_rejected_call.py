@@ -1,6 +1,7 @@
 """A replan that writes again a read call its tool rejected (an argument error, after the executor's repair) is
 sent to the planner's repair round with the tool's own words, not run a second time; the rule keeps quiet where
-its precondition fails: a write completed since, a write earlier in the same reply, an input from another step."""
+its precondition fails: a write completed since, a write earlier in the same reply, an input from another step.
+A model profile's ``Strategy.REJECTED_CALLS``: on the hosted default the replanned call is made again."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from support import wire
 from support.local import plan_scripted, prompt_text, run_task
 
 from agents import RuntimeConfig, tool
-from agents.llm import FunctionLLM, LLMRequest
+from agents.llm import HOSTED, FunctionLLM, LLMRequest, ModelProfile, Strategy
 from agents.tools.errors import ToolArgumentError
 
 SITES = {"Louvre": 8_700_000}
@@ -58,11 +59,12 @@ def add_site(site: str) -> str:
 
 
 LYON = wire.plan(wire.step(1, "visitors", {"site": "Lyon"}))
+REFUSES = ModelProfile(strategies=frozenset({Strategy.REJECTED_CALLS}))
 FIRST_PLAN_CALLS = 2
 """The first plan's call and the executor's repair of its arguments (the same input again)."""
 
 
-def scripted(replans: list[str], seen: list[str]) -> FunctionLLM:
+def scripted(replans: list[str], seen: list[str], profile: ModelProfile = REFUSES) -> FunctionLLM:
     """The first plan calls visitors('Lyon'); each replan answers with the next of ``replans``."""
     def planner(request: LLMRequest) -> str:
         seen.append(prompt_text(request))
@@ -70,7 +72,7 @@ def scripted(replans: list[str], seen: list[str]) -> FunctionLLM:
         return LYON if len(seen) == 1 else replans[min(len(seen) - 2, len(replans) - 1)]
 
     # the executor's repair writes the same input again
-    return plan_scripted(planner, executor='{"site": "Lyon"}', answer="522 250")
+    return plan_scripted(planner, executor='{"site": "Lyon"}', answer="522 250", profile=profile)
 
 
 def run(llm: FunctionLLM) -> Any:
@@ -106,6 +108,13 @@ def test_a_planner_that_insists_fails_the_plan_with_the_tools_words() -> None:
     assert calls.count(("visitors", "Lyon")) == FIRST_PLAN_CALLS
 
 
+def test_a_hosted_model_s_replanned_call_is_made_again() -> None:
+    seen: list[str] = []
+    run(scripted([LYON], seen, profile=HOSTED))
+    assert not any("already rejected" in text for text in seen)
+    assert calls.count(("visitors", "Lyon")) > FIRST_PLAN_CALLS, calls
+
+
 def test_after_a_write_in_the_same_reply_the_call_may_be_made_again() -> None:
     write_then_read = wire.plan(wire.step(2, "add_site", {"site": "Lyon"}),
                                 wire.step(3, "visitors", {"site": "Lyon"}, deps=[2]))
@@ -129,7 +138,7 @@ def test_a_write_that_completed_since_clears_the_rejections() -> None:
         return wire.reflection("replan", (2, 2, 2), answer=None, feedback="now count its visitors") \
             if len(reviews) == 1 else wire.reflection(answer="1")
 
-    result = run(FunctionLLM(answer, stream_chunk_size=24))
+    result = run(FunctionLLM(answer, stream_chunk_size=24, profile=REFUSES))
     assert result.status == "accepted", result.error
     assert calls.count(("visitors", "Lyon")) == FIRST_PLAN_CALLS + 1, calls
     assert not any("already rejected" in text for text in seen)

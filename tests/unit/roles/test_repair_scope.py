@@ -1,5 +1,6 @@
 """An argument repair may fix how a call asks (names, types, formats, spellings, a value out of a pasted document),
-never switch what it asks about to another value the tool happens to know (no Ray)."""
+never switch what it asks about to another value the tool happens to know (no Ray). A model profile's
+``Strategy.REPAIR_SCOPE``: the hosted default makes the repaired call."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from agents import tool
 from agents.config import RuntimeConfig
-from agents.llm import FunctionLLM
+from agents.llm import HOSTED, FunctionLLM, ModelProfile, Strategy
 from agents.llm.base import LLMRequest
 from agents.roles.executor import Executor
 from agents.roles.messages import StepRequest
@@ -49,6 +50,7 @@ def test_another_known_value_is_a_different_subject() -> None:
 
 KNOWN = ("attrs", "black", "httpx")
 CALLS: list[str] = []
+SCOPED = ModelProfile(strategies=frozenset({Strategy.REPAIR_SCOPE}))
 
 
 @tool
@@ -60,12 +62,12 @@ def latest_release(package: str) -> str:
     return f"{package} 1.0 was released on 2024-01-01."
 
 
-def _run(rejected: str, repaired: str):
+def _run(rejected: str, repaired: str, profile: ModelProfile = SCOPED):
     def model(request: LLMRequest) -> str:
         return '{"package": "%s"}' % repaired
 
     CALLS.clear()
-    executor = Executor([latest_release], FunctionLLM(model), RuntimeConfig().executor_options())
+    executor = Executor([latest_release], FunctionLLM(model, profile=profile), RuntimeConfig().executor_options())
     step = PlanStep(step_id=1, description=f"latest release of {rejected}", tool_name="latest_release",
                     tool_input={"package": rejected})
     request = StepRequest(task_id="t", task="t", plan_version=1, step=step, attempt=1, timeout_s=5)
@@ -76,6 +78,11 @@ def test_a_repair_that_swaps_the_subject_fails_the_step_with_the_tools_error():
     outcome = _run("L'Oréal", "attrs")
     assert not outcome.ok and CALLS == ["L'Oréal"]  # the swapped call never ran
     assert "known: attrs" in outcome.error and "'attrs' where the plan had \"L'Oréal\"" in outcome.error
+
+
+def test_a_hosted_model_s_repair_is_made_as_written():
+    outcome = _run("L'Oréal", "attrs", profile=HOSTED)
+    assert outcome.ok and CALLS == ["L'Oréal", "attrs"]
 
 
 def test_a_repair_that_fixes_the_spelling_runs():

@@ -1,30 +1,29 @@
-"""A question back must be grounded in the task (``# clarify: checked`` router templates, router/v7): the words its
-reason quotes are the user's own, and a narrow follow-up (``clarify_check``) finds words of the task that point at
-something never named; otherwise the task is planned and the reason says code decided."""
+"""A question back must be grounded in the task (``Strategy.CLARIFY_CHECK``, the small-model profile with its
+router/v7): the words its reason quotes are the user's own, and a narrow follow-up (``clarify_check``) finds words
+of the task that point at something never named; otherwise the task is planned and the reason says code decided."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.config import RuntimeConfig, for_embedded_model
-from agents.llm import FunctionLLM
+from agents.config import RuntimeConfig
+from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM, ModelProfile, Strategy
 from agents.roles.router import Router
 from planning.grounded_question import written_in
-from prompts import load_prompt
+from prompts import PromptFormatError
+from prompts.registry import parse_template
 
 
-def _route(reply: dict, task: str, history: str = "", version: str = "v7",  # type: ignore[no-untyped-def]
-           check_word: str | None = "NOT ASKED", calls: list | None = None, check_kind: str | None = None,
-           check_version: str | None = None):
+def _route(reply: dict, task: str, history: str = "",  # type: ignore[no-untyped-def]
+           profile: ModelProfile = SMALL_LOCAL, check_word: str | None = "NOT ASKED", calls: list | None = None,
+           check_kind: str | None = None):
     """Route ``task`` with a model that replies ``reply`` to the router and ``check_word`` (of ``check_kind``, when
     given) to the follow-up."""
-    pins = {"router": version, **({"clarify_check": check_version} if check_version else {})}
-    config = for_embedded_model(RuntimeConfig(prompt_versions=pins))
-
     def answer(request) -> str:  # type: ignore[no-untyped-def]
         checking = "CHECK ONE THING" in request.messages[0]["content"]
         (calls if calls is not None else []).append("check" if checking else "route")
@@ -33,7 +32,8 @@ def _route(reply: dict, task: str, history: str = "", version: str = "v7",  # ty
             return json.dumps({"word": check_word, **({"kind": check_kind} if check_kind else {})})
         return json.dumps(reply)
 
-    router = Router(FunctionLLM(answer), "lookup: a population", config.router_options())
+    router = Router(FunctionLLM(answer, profile=profile), "lookup: a population",
+                    RuntimeConfig().router_options())
     return asyncio.run(router.route("t1", task, history)).value
 
 
@@ -76,9 +76,18 @@ def test_words_from_an_earlier_turn_ground_a_question_back():
     assert decision.route == "clarify"
 
 
-def test_templates_without_the_header_trust_the_model_as_before():
-    assert not load_prompt("router", "v6").clarify_checked and load_prompt("router", "v7").clarify_checked
-    assert _route(_clarify("the task is vague"), "How big is Rome?", version="v6").route == "clarify"
+def test_a_profile_without_the_strategy_trusts_the_model_and_asks_nothing_more():
+    assert SMALL_LOCAL.uses(Strategy.CLARIFY_CHECK) and not HOSTED.uses(Strategy.CLARIFY_CHECK)
+    unchecked = SMALL_LOCAL.model_copy(update={"strategies": SMALL_LOCAL.strategies - {Strategy.CLARIFY_CHECK}})
+    for profile in (unchecked, HOSTED):  # the JSON form of router/v7, the terse one of router/v5
+        calls: list = []
+        decision = _route(_clarify("the task is vague"), "How big is Rome?", profile=profile, calls=calls)
+        assert decision.route == "clarify"
+        assert calls == ["route"]
+    # a template cannot turn it on: the header that did is refused
+    text = "# name: router\n# version: 9\n# clarify: checked\n# variables: task\n=== system\nx\n=== user\n{{task}}\n"
+    with pytest.raises(PromptFormatError, match="unknown header line\\(s\\) # clarify:"):
+        parse_template(text, name="router", version="v9")
 
 
 def test_other_routes_are_untouched_and_ask_nothing_more():
@@ -98,18 +107,11 @@ def test_any_run_of_the_tasks_words_is_written_in_it(words, before, after):
 
 
 def test_a_word_the_model_calls_a_noun_name_or_id_is_not_pointing():
-    """clarify_check/v3 (``# classify: kind``): the model names the kind of its word from a closed set; a question
-    back stands only on a pronoun or a demonstrative it wrote."""
-    assert load_prompt("clarify_check", "v3").classify_word and not load_prompt("clarify_check", "v2").classify_word
+    """clarify_check/v3: the model names the kind of its word from a closed set; a question back stands only on a
+    pronoun or a demonstrative it wrote."""
     for word, kind in (("saldo", "noun"), ("INC-6023", "id"), ("catalogue", "name")):
         task = f"Which {word} was slower, A or B?"
         decision = _route(_clarify(f"'{word}' never says what"), task, check_word=word, check_kind=kind)
         assert decision.route == "plan" and f"found {word!r}, a {kind}: it names what it means" in decision.reason
     kept = _route(_clarify("'them' never says what"), "Compare them.", check_word="them", check_kind="pronoun")
     assert kept.route == "clarify"
-
-
-def test_a_template_without_kinds_keeps_every_word_it_finds_in_the_task():
-    decision = _route(_clarify("'saldo' never says what"), "Which saldo is higher?", check_word="saldo",
-                      check_kind="noun", check_version="v2")
-    assert decision.route == "clarify"

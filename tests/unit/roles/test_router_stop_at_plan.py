@@ -1,5 +1,5 @@
-"""``RouterOptions.stop_at_plan``: the router's reply is read until it has chosen a trusted plan, then closed; every
-other reply is read whole, and a backend that sends the whole reply at once keeps its reason."""
+"""``ModelProfile.stop_at_plan``: the router's (JSON) reply is read until it has chosen a trusted plan, then
+closed; every other reply is read whole, and a backend that sends the whole reply at once keeps its reason."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from agents.config import RuntimeConfig, for_embedded_model
-from agents.llm import FunctionLLM, LLMReply, LLMRequest
+from agents.config import RuntimeConfig
+from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM, LLMReply, LLMRequest, ModelProfile
 from agents.roles.router import Router
 from planning.settled_route import STOPPED_REASON
 from prompts import count_tokens
@@ -20,11 +20,17 @@ PLAN = json.dumps({"route": "plan", "confidence": 0.95, "reason": "two figures t
                    "answer": None})
 
 
+def json_router(stop: bool = True) -> ModelProfile:
+    """The JSON router form (router/v7, the small model's) with or without stopping at a settled plan."""
+    return ModelProfile(prompts={"router": "v7"}, reply_forms={"router": "json"}, stop_at_plan=stop)
+
+
 class CountingStream:
     """FunctionLLM's stream in 4-character pieces, counting what the router read and whether it closed early."""
 
-    def __init__(self, reply: str) -> None:
-        self.llm = FunctionLLM(lambda request: reply, stream_chunk_size=4)
+    def __init__(self, reply: str, *, stop: bool = True) -> None:
+        self.llm = FunctionLLM(lambda request: reply, stream_chunk_size=4, profile=json_router(stop))
+        self.profile = self.llm.profile
         self.read: list[str] = []
         self.closed_early = False
         self.completes = 0
@@ -46,9 +52,8 @@ class CountingStream:
             self.closed_early = not finished
 
 
-def _route(llm: object, *, stop: bool = True, min_confidence: float = 0.6):  # type: ignore[no-untyped-def]
-    config = RuntimeConfig(router_stop_at_plan=stop, router_min_confidence=min_confidence,
-                           prompt_versions={"router": "v6"})
+def _route(llm: object, *, min_confidence: float = 0.6):  # type: ignore[no-untyped-def]
+    config = RuntimeConfig(router_min_confidence=min_confidence)
     router = Router(llm, "calculator: arithmetic", config.router_options())  # type: ignore[arg-type]
     return asyncio.run(router.route("t", TASK))
 
@@ -81,14 +86,13 @@ def test_any_other_route_is_read_whole(reply: dict[str, object], route: str) -> 
 
 
 def test_a_reply_sent_whole_keeps_its_reason() -> None:
-    llm = FunctionLLM(lambda request: PLAN)  # one chunk: the whole reply
+    llm = FunctionLLM(lambda request: PLAN, profile=json_router())  # one chunk: the whole reply
     assert _route(llm).value.reason == "two figures to look up and subtract"
 
 
 def test_off_by_default_and_on_for_the_embedded_model() -> None:
-    llm = CountingStream(PLAN)
-    assert _route(llm, stop=False).value.reason == "two figures to look up and subtract"
+    llm = CountingStream(PLAN, stop=False)
+    assert _route(llm).value.reason == "two figures to look up and subtract"
     assert llm.completes == 1 and not llm.read
-    assert not RuntimeConfig().router_stop_at_plan
-    assert for_embedded_model(RuntimeConfig()).router_stop_at_plan
-    assert not for_embedded_model(RuntimeConfig(router_stop_at_plan=False)).router_stop_at_plan
+    assert not HOSTED.stop_at_plan and not ModelProfile().stop_at_plan
+    assert SMALL_LOCAL.stop_at_plan and SMALL_LOCAL.reply_form("router") == "json"

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 import prompts.registry
-from agents.config import EMBEDDED_MODEL_PROMPTS, RuntimeConfig
-from agents.llm import FunctionLLM
+from agents.config import RuntimeConfig
+from agents.llm import HOSTED, SMALL_LOCAL, FunctionLLM, ModelProfile
 from agents.roles.executor import Executor
 from agents.roles.messages import StepView
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 
-CONFIG = RuntimeConfig(prompt_versions=dict(EMBEDDED_MODEL_PROMPTS))
+CONFIG = RuntimeConfig()
 CATALOG = "- lookup(city: str) -> number: The population of a city."
 SCHEMAS = {"lookup": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
 REPLIES = {
@@ -30,8 +30,9 @@ REPLIES = {
 }
 
 
-def _llm() -> FunctionLLM:
-    return FunctionLLM(lambda request: REPLIES[request.role])
+def _llm(profile: ModelProfile = SMALL_LOCAL) -> FunctionLLM:
+    """The embedded model's prompts (and the hosted ones where a test says): the templates warm_up must load."""
+    return FunctionLLM(lambda request: REPLIES[request.role], profile=profile)
 
 
 @pytest.fixture
@@ -61,10 +62,11 @@ async def _first_calls(router: Router, planner: Planner, reflector: Reflector) -
                             [StepView(1, "population of Rome", "lookup", "completed", 2.8)])
 
 
-def test_a_warmed_role_reads_no_template_in_its_first_call(cold_registry, no_file_reads):
-    router = Router(_llm(), CATALOG, CONFIG.router_options())
-    planner = Planner(_llm(), SCHEMAS, CATALOG, CONFIG.planner_options())
-    reflector = Reflector(_llm(), CONFIG.prompt_options(), CATALOG)
+@pytest.mark.parametrize("profile", [SMALL_LOCAL, HOSTED], ids=lambda p: p.name)
+def test_a_warmed_role_reads_no_template_in_its_first_call(cold_registry, no_file_reads, profile):
+    router = Router(_llm(profile), CATALOG, CONFIG.router_options())
+    planner = Planner(_llm(profile), SCHEMAS, CATALOG, CONFIG.planner_options())
+    reflector = Reflector(_llm(profile), CONFIG.prompt_options(), CATALOG)
     for role in (router, planner, reflector):
         role.warm_up()
     no_file_reads()
