@@ -37,7 +37,7 @@ from prompts import count_tokens, get_encoding
 
 __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
 
-# What planner/v2 and reflector/v3 say when they ask for the terse forms (the simulated model answers in the
+# What planner/v4 and reflector/v5 say when they ask for the terse forms (the simulated model answers in the
 # form its prompt asks for, so a benchmark measures the prompt version actually in use).
 _TERSE_PLAN_MARK = "Write one step per line and nothing else:\nN. tool("
 _POSITIONAL_MARK = "in the order of the tool's parameters"
@@ -163,7 +163,7 @@ class SimulatedLLM:
             plan = Plan(steps=[s if s.tool_name is None else
                                s.model_copy(update={"description": describe_call(s.tool_name, s.tool_input)})
                                for s in plan.steps])
-        # Answer in the form the prompt asked for, as a real model would (planner/v2: terse; a replan is a
+        # Answer in the form the prompt asked for, as a real model would (planner/v4: terse; a replan is a
         # delta over the kept steps, numbered where the prompt says).
         params = _param_order(text) if _asks(request, _POSITIONAL_MARK) else None
         delta = _DELTA.search(text)

@@ -89,14 +89,10 @@ class Planner:
         template = self._template()
         catalog = catalog_without_examples(self._catalog, without_examples) if without_examples else self._catalog
         context = "" if replan is None else replan_context(replan, terse=self._form() == "terse")
-        # A session's earlier turns: their own trimmable context item (planner/v4 on); an older pinned
-        # template gets them ahead of its replan context instead, so follow-ups still resolve.
-        extra = {"history": history} if "history" in template.variables else {}
-        if history and not extra:
-            context = f"{history}\n\n{context}".strip()
+        # A session's earlier turns: their own trimmable context item.
         prompt = template.render(
             budget_tokens=self._options.prompts.context_token_budget, task=task, tools=catalog,
-            max_steps=str(self._options.max_steps), replan_context=context, **extra)
+            max_steps=str(self._options.max_steps), replan_context=context, history=history)
         return prompt.messages
 
     def _request(self, task_id: str, convo: list[dict[str, Any]], round_no: int, form: ReplyForm,

@@ -16,13 +16,12 @@ from agents.llm.base import LLM, Spend
 from agents.llm.profile import Strategy, profile_of
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, SecondLook, StepView
-from agents.roles.render import render_checks, render_plan, render_results, step_calls
+from agents.roles.render import render_checks, step_calls
 from agents.tools.registry import catalog_params
 from dag.refs import fill_text, find_reference
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
-from planning.terse import render_terse
 from planning.written_answer import figure_pattern, parse_written_answer, written_answer_schema
 from prompts import PromptTemplate, load_prompt, prepare_prompts
 from prompts.compact import render_results_compact
@@ -64,8 +63,7 @@ class Reflector:
                       again: SecondLook | None = None) -> RoleResult[Reflection]:
         """Review the results and propose what happens next. ``again``: this is a second look at results this
         reviewer already reviewed (``planning.policy.ReviewAgain``); why is shown among the facts code checked (a
-        contradiction when code found the answer wrong; a note otherwise), or after the task in a template that
-        shows none. With ``Strategy.ANSWER_AGAIN`` only the answer is written again when the previous one left out
+        contradiction when code found the answer wrong; a note otherwise). With ``Strategy.ANSWER_AGAIN`` only the answer is written again when the previous one left out
         the figure the plan computed last (``answer_again``)."""
         if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN):
             return await self.answer_again(task_id, task, plan, results, again)
@@ -79,11 +77,8 @@ class Reflector:
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
             if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
-        shows_checks = bool(set(template.variables) & {"checks", "code_checks"})
-        shown_task = f"{task}\n\n{note}" if note and not shows_checks else task
-        prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=shown_task,
-                                 **self._variables(template, task, plan, results, note if shows_checks else "",
-                                                   refused_fault))
+        prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
+                                 **self._variables(template, task, plan, results, note, refused_fault))
         schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
         call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=schema, metadata={"task_id": task_id},
@@ -120,15 +115,10 @@ class Reflector:
 
     def _variables(self, template: PromptTemplate, task: str, plan: Plan, results: Sequence[StepView],
                    refused_note: str = "", refused_fault: bool = True) -> dict[str, str]:
-        """What the template declares, besides the task. ``steps`` (reflector/v5, the lean reviewer): one line a
-        step with its call and its result, all fenced, instead of the plan and the results apart; its
-        ``code_checks`` are left out when code found nothing. ``plan`` and
-        ``results``: the terse template reads the plan as the planner wrote it and one line a result; so do the
-        newer (opening) JSON templates (on the embedded model every token of the verbose form costs ~22 ms of
-        prefill); the JSON ones that predate them keep the verbose rendering they were measured with."""
+        """What the template declares, besides the task: ``steps``, one line a step with its call and its result,
+        all fenced; the facts code checked, as ``checks`` or as ``code_checks`` (left out when code found nothing);
+        the tool list for a template that opens like the other roles' prompts."""
         wants = set(template.variables)
-        terse = self._profile.reply_form("reflector") == "terse"
-        compact = terse or template.opening is not None
         out: dict[str, str] = {}
         if "tools" in wants:
             out["tools"] = self._tools
@@ -139,10 +129,6 @@ class Reflector:
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})
         if "steps" in wants:
             out["steps"] = render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools)))
-        if "plan" in wants:
-            out["plan"] = render_terse(plan) if terse else render_plan(plan)
-        if "results" in wants:
-            out["results"] = render_results_compact(results) if compact else render_results(results)
         return out
 
 

@@ -50,7 +50,7 @@ class Router:
 
     async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
         """``history``: a session's earlier turns (``agents.memory.history``), a trimmable context item; a
-        template pinned to a version without it (router/v1, v2) routes without it. A template that declares
+        template that does not declare it routes without it. A template that declares
         ``tool_purposes`` (router/v5) sees what each tool is for and no argument schemas: choosing a route needs
         no arguments; one that declares ``tools`` sees the whole catalog."""
         template = load_prompt("router", self._profile.prompt("router"))

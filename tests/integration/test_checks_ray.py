@@ -10,7 +10,7 @@ from support import wire
 from agents import Orchestrator, RuntimeConfig
 from agents.checks import AnswerReview, Reject
 from agents.errors import ConfigError
-from agents.llm import ScriptedLLM
+from agents.llm import HOSTED, ScriptedLLM, Strategy
 
 pytestmark = pytest.mark.ray
 
@@ -49,12 +49,16 @@ def test_a_refusal_on_ray_reaches_the_events_and_the_result(ray_session, tmp_pat
 
 
 def test_a_second_look_written_as_the_answer_alone_crosses_ray(ray_session, tmp_path):
-    # reflector/v10: the review looked at again (a typed SecondLook) goes to the reviewer actor and back.
+    # The embedded model's reviewer (reflector/v10 with final_figure_look and answer_again): the review looked at
+    # again (a typed SecondLook) goes to the reviewer actor and back; the profile crosses Ray with the model.
+    profile = HOSTED.model_copy(update={
+        "prompts": {"reflector": "v10"}, "reply_forms": {**HOSTED.reply_forms, "reflector": "json"},
+        "strategies": frozenset({Strategy.FINAL_FIGURE_LOOK, Strategy.ANSWER_AGAIN})})
     llm = ScriptedLLM({"router": [wire.route()], "planner": [PLAN],
                        "reflector": [wire.reflection(answer="Rome has 2.8 million people, Paris 2.1 million.",
                                                      scores=(5, 4, 5)),
-                                     '{"answer": "Rome, by 0.7 million."}']})
-    config = RuntimeConfig(store_path=tmp_path / "t.db", prompt_versions={"reflector": "v10"})
+                                     '{"answer": "Rome, by 0.7 million."}']}, profile=profile)
+    config = RuntimeConfig(store_path=tmp_path / "t.db")
     orch = Orchestrator(llm=llm, tools=T.ALL, config=config)
     try:
         result = orch.run(TASK, timeout=60)
