@@ -111,8 +111,10 @@ def test_a_hop_whose_name_feeds_a_search_still_asks_the_model():
     assert result.steps[2].output[0]["title"] == "Rome"
 
 
-def _hop_model(asked: list[str], review=lambda asked: wire.reflection(answer="Rome, by 650,000")):
-    """make demo's plan, with the executor's answers recorded in ``asked``; ``review`` writes the reviewer's."""
+def _hop_model(asked: list[str], review=lambda asked: wire.reflection(answer="Rome, by 650,000"),
+               figures: str | None = None):
+    """make demo's plan, with the executor's answers recorded in ``asked``; ``review`` writes the reviewer's;
+    ``figures``: the executor's answer when asked for the figures step 5 computes with."""
     def model(request):
         match request.role:
             case "router":
@@ -121,7 +123,7 @@ def _hop_model(asked: list[str], review=lambda asked: wire.reflection(answer="Ro
                 return NAME_HOPS
             case "executor":
                 asked.append(request.metadata["step_id"])
-                return {"3": "Paris", "4": "Rome"}[request.metadata["step_id"]]
+                return {"3": "Paris", "4": "Rome", "5": figures}[request.metadata["step_id"]]
             case _:
                 return review(asked)
 
@@ -149,27 +151,10 @@ def test_without_a_serial_server_the_model_answers_each_hop():
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
 
 
-def _figures_model(asked: list[str]):
-    """make demo's plan, the executor answering each hop and, asked, the figures step 5 computes with."""
-    def model(request):
-        match request.role:
-            case "router":
-                return wire.route()
-            case "planner":
-                return NAME_HOPS
-            case "executor":
-                asked.append(request.metadata["step_id"])
-                return {"3": "Paris", "4": "Rome", "5": '{"3": 2100000, "4": 2750000}'}[request.metadata["step_id"]]
-            case _:
-                return wire.reflection(answer="Rome, by 650,000")
-
-    return model
-
-
 def test_by_default_the_model_answers_each_hop_and_reads_the_figures():
     # The default (sound) set: no step is answered by code, and which number a passage means is the model's.
     asked: list[str] = []
-    result, sink = run(FunctionLLM(_figures_model(asked), profile=SERIAL), config=RuntimeConfig())
+    result, sink = run(FunctionLLM(_hop_model(asked, figures='{"3": 2100000, "4": 2750000}'), profile=SERIAL), config=RuntimeConfig())
     assert result.status == "accepted" and sorted(asked) == ["3", "4", "5"]
     assert [s.output for s in result.steps][2:] == ["Paris", "Rome", 650000]
     assert not [e for e in sink.events if e.type == "step_finished" and e.payload.executor == BY_CODE]
