@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.llm.simulated import DEFAULT_LATENCY, LatencyModel
+from benchmarks.history import DEFAULT_LABEL
 from benchmarks.suite import REAL_MODEL_SUITES, SPLITS, SUITES, SYSTEMS
 
 __all__ = ["main"]
@@ -46,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="sim (default), local (the embedded model, installed with `tetrarch model pull`), "
                         "or openai:MODEL with --base-url")
     p.add_argument("--base-url")
-    p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--out", type=Path, help="where results go (default: benchmarks/results/, or its local/ with "
+                                            "--llm local; the generality suite's always benchmarks/results/)")
     p.add_argument("--limit", type=int, help="tasks per suite")
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
@@ -61,31 +63,37 @@ def _parser() -> argparse.ArgumentParser:
                    help="the plan-cache benchmark instead (python -m benchmarks.memory.plan_cache: with and without "
                         "RuntimeConfig(plan_cache=True), warm-up then held-out tasks; honours --quick and --out)")
     p.add_argument("--no-plan-cache", action="store_true", help="skip the plan-cache benchmark with --all")
-    p.add_argument("--label", help="--suite generality: what is measured (with --llm local, the run's row in the "
-                                   "history of benchmarks/results/generality-e2e.md, keyed by its start and this)")
-    p.add_argument("--note", help="--suite generality --llm local: how the run was made, for its history row")
+    p.add_argument("--label", help="what is measured: a real-model run's row in its report's history (--suite corpus: "
+                                   "benchmarks/results/local/corpus-<split>.md; --suite generality --llm local: "
+                                   "benchmarks/results/generality-e2e.md); default: current code")
+    p.add_argument("--note", help="how the run was made and what it showed, for its history row (the table shows its "
+                                  "first sentence)")
     p.add_argument("--rerender", action="store_true",
                    help="rewrite the reports (md, plots) from the JSON already in --out; measures nothing")
     return p
 
 
+def results_dir(args: argparse.Namespace) -> Path:
+    """``--out``, else where results of that model live: the embedded model's beside each other in ``local/``
+    (the generality suite keeps its own reports in benchmarks/results/)."""
+    if args.out is not None:
+        return args.out
+    local = args.llm == "local" and not (args.suite and GENERALITY in args.suite)
+    return RESULTS / "local" if local else RESULTS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from benchmarks.report import write_report
-
+    args.out = results_dir(args)
     if args.plan_cache:
         return _plan_cache(args)
     if args.suite and GENERALITY in args.suite:
         return _generality(args)
     suites = args.suite or (list(SUITES) if args.all else ["parallel"])
+    if args.label is not None or args.note is not None:
+        _history_only(suites, args.llm)
     if args.rerender:
-        from benchmarks.runner import from_jsonable
-
-        for suite in suites:
-            stem = suite if args.split == "all" else f"{suite}-{args.split}"
-            write_report(from_jsonable(json.loads((args.out / f"{stem}.json").read_text())), args.out)
-            print(f"re-rendered {args.out / suite}.md from {suite}.json")
-        return 0
+        return _rerender(suites, args)
     scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
     limit = args.limit if args.limit is not None else (QUICK_TASKS if args.quick else None)
     llm = None
@@ -119,7 +127,7 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
                         embedded=args.llm == "local", split=args.split, systems=tuple(args.systems or SYSTEMS),
                         seed=args.seed, time_scale=scale, tool_scale=args.tool_scale,
                         progress=lambda s: print(s, flush=True))
-        summary = write_report(run, args.out)
+        summary = write_report(run, args.out, label=args.label or DEFAULT_LABEL, note=args.note or "")
         print(json.dumps(summary["systems"], indent=1))
         print("\n".join(ratio_lines(summary)))
     if args.all and not args.no_plan_cache and args.llm == "sim":
@@ -129,6 +137,34 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
 
         system_main(["--out", str(args.out)] + (["--quick"] if args.quick else []))
     print(f"bench finished in {time.monotonic() - t0:.0f}s; results in {args.out}")
+    return 0
+
+
+def _history_only(suites: list[str], llm: str) -> None:
+    """--label and --note name a history row: an error where the report keeps none (it would be dropped)."""
+    from benchmarks.history import keeps_history
+
+    plain = [s for s in suites if not keeps_history(s, llm)]
+    if plain:
+        raise SystemExit(f"--label/--note name a run's history row, which only a real-model run of "
+                         f"{', '.join(REAL_MODEL_SUITES + (GENERALITY,))} keeps: drop them for {', '.join(plain)}")
+
+
+def _rerender(suites: list[str], args: argparse.Namespace) -> int:
+    """Each report again from its JSON, measuring nothing: the summaries recomputed from the records (a wording
+    or format change), the plots and the markdown; a history report keeps its label, note and rows as they are."""
+    from benchmarks.report import plots, render
+    from benchmarks.runner import from_jsonable, to_jsonable
+
+    for suite in suites:
+        stem = suite if args.split == "all" else f"{suite}-{args.split}"
+        doc = json.loads((args.out / f"{stem}.json").read_text())
+        run = from_jsonable(doc)
+        doc = {**to_jsonable(run), **{k: doc[k] for k in ("label", "note", "history") if k in doc}}
+        plots(run, args.out)
+        (args.out / f"{stem}.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
+        (args.out / f"{stem}.md").write_text(render(doc))
+        print(f"re-rendered {args.out / stem}.md from {stem}.json")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Writes a suite's results: NAME.json (fixed format of DESIGN.md), NAME.md (medians and ratios) and PNG plots."""
+"""Writes a suite's results: NAME.json (fixed format of DESIGN.md), NAME.md (medians and ratios, rendered from the
+JSON alone) and PNG plots; a real-model suite's report also keeps its dated history (``benchmarks.history``)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.runner import SYSTEMS, SuiteRun, to_jsonable
+from benchmarks.history import DEFAULT_LABEL, folded, history_lines, keeps_history, latest_lines
+from benchmarks.runner import SYSTEMS, SuiteRun, from_jsonable, to_jsonable
 
-__all__ = ["ratio_lines", "role_lines", "target_lines", "write_report"]
+__all__ = ["plot_names", "plots", "ratio_lines", "render", "role_lines", "target_lines", "write_report"]
 
 TARGETS: dict[str, tuple[float, float, float]] = {
     "parallel": (3.0, 1.8, 3.0), "mixed": (4.0, 2.5, 6.0), "chain": (1.8, 1.8, 1.8), "repair": (1.6, 1.3, 2.0)}
@@ -112,7 +114,21 @@ def role_lines(summary: dict[str, Any]) -> list[str]:
             "median total):", "", *rows]
 
 
-def _plots(run: SuiteRun, out: Path) -> list[str]:
+def plot_names(run: SuiteRun) -> list[str]:
+    """The plots a run's report shows (``plots`` writes them): the box plots, and a Gantt chart of one task when
+    tetrarch answered one."""
+    names = [f"{run.suite}.png"]
+    if _gantt_task(run) is not None:
+        names.append(f"{run.suite}-gantt.png")
+    return names
+
+
+def _gantt_task(run: SuiteRun) -> str | None:
+    return next((r.task_id for r in run.records if r.system == "tetrarch" and r.status == "accepted"), None)
+
+
+def plots(run: SuiteRun, out: Path) -> None:
+    """Writes the run's box plots and Gantt chart into ``out``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -120,7 +136,6 @@ def _plots(run: SuiteRun, out: Path) -> list[str]:
 
     from agents.trace.gantt import plot_gantt_comparison
 
-    files = []
     metrics = [("wall_s", "wall time per task (s)"), ("llm_calls", "LLM calls per task"),
                ("input_tokens", "input tokens per task"), ("output_tokens", "output tokens per task")]
     fig, axes = plt.subplots(1, 4, figsize=(16, 4))
@@ -132,30 +147,25 @@ def _plots(run: SuiteRun, out: Path) -> list[str]:
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"suite '{run.suite}' — {run.latency_model}", fontsize=10)
     fig.tight_layout()
-    path = out / f"{run.suite}.png"
-    fig.savefig(path, dpi=110)
+    fig.savefig(out / f"{run.suite}.png", dpi=110)
     plt.close(fig)
-    files.append(path.name)
-    task_id = next((r.task_id for r in run.records if r.system == "tetrarch" and r.status == "accepted"), None)
+    task_id = _gantt_task(run)
     if task_id:
         pair = {s: next(r for r in run.records if r.system == s and r.task_id == task_id)
                 for s in SYSTEMS if any(r.system == s and r.task_id == task_id for r in run.records)}
-        gantt = out / f"{run.suite}-gantt.png"
-        plot_gantt_comparison({_LABEL[s]: (r.timeline, r.wall_s) for s, r in pair.items()}, gantt,
+        plot_gantt_comparison({_LABEL[s]: (r.timeline, r.wall_s) for s, r in pair.items()},
+                              out / f"{run.suite}-gantt.png",
                               title=f"{task_id}: one task under each system (bars = tool steps)")
-        files.append(gantt.name)
-    return files
 
 
-def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
-    out.mkdir(parents=True, exist_ok=True)
-    doc = to_jsonable(run)
-    stem = run.suite if run.split == "all" else f"{run.suite}-{run.split}"
-    (out / f"{stem}.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
+def render(doc: dict[str, Any]) -> str:
+    """A results JSON's markdown, from the JSON alone (a report that keeps a history adds its heading, note and
+    dated history: ``benchmarks.history``)."""
+    run = from_jsonable(doc)
     summary = run.summary()
-    plots = _plots(run, out)
     split = "" if run.split == "all" else f" --split {run.split}"
     md = [f"# Benchmark: suite `{run.suite}`{'' if not split else f' ({run.split} half)'}", "",
+          *latest_lines(doc),
           f"Generated {doc['generated_at']} by `tetrarch bench --suite {run.suite}{split}"
           f"{' --quick' if run.quick else ''}`"
           f" — LLM: {run.llm}; latency model: {run.latency_model}; tool latency scale: {run.time_scale:g}.",
@@ -175,6 +185,24 @@ def write_report(run: SuiteRun, out: Path) -> dict[str, Any]:
     targets = target_lines(summary)
     if targets:
         md += ["Targets:", *targets, ""]
-    md += [f"![{p}]({p})" for p in plots]
-    (out / f"{stem}.md").write_text("\n".join(md) + "\n")
-    return summary
+    md += [f"![{p}]({p})" for p in plot_names(run)]
+    history = history_lines(doc)
+    return "\n".join(md + ([""] + history if history else [])) + ("" if history else "\n")
+
+
+def write_report(run: SuiteRun, out: Path, *, label: str = DEFAULT_LABEL, note: str = "") -> dict[str, Any]:
+    """Writes ``<stem>.json``, ``<stem>.md`` and the plots; a real-model suite's report is folded instead
+    (``benchmarks.history``): the run's row is added, and its tables and plots replace the report's only when it
+    ran several systems side by side. Returns the run's summary."""
+    out.mkdir(parents=True, exist_ok=True)
+    doc = to_jsonable(run)
+    stem = run.suite if run.split == "all" else f"{run.suite}-{run.split}"
+    js = out / f"{stem}.json"
+    report = doc
+    if keeps_history(run.suite, run.llm):
+        report = folded(json.loads(js.read_text()) if js.exists() else None, doc, label, note)
+    if report["generated_at"] == doc["generated_at"]:
+        plots(run, out)
+    js.write_text(json.dumps(report, indent=1, default=str) + "\n")
+    (out / f"{stem}.md").write_text(render(report))
+    return run.summary()
