@@ -118,3 +118,16 @@ def test_a_rerender_keeps_the_label_note_and_history(tmp_path):
     main(["--suite", "corpus", "--split", "heldout", "--llm", "local", "--rerender", "--out", str(tmp_path)])
     for name in (f"{STEM}.json", f"{STEM}.md"):
         assert (tmp_path / name).read_text() == (LOCAL / name).read_text()
+
+
+def test_a_report_written_before_the_history_becomes_its_first_row(tmp_path):
+    from benchmarks.runner import to_jsonable
+
+    old = to_jsonable(_run({"tetrarch": [True], "react": [False]}, "2026-11-20T08:00:00Z"))
+    (tmp_path / f"{STEM}.json").write_text(json.dumps(old))
+    write_report(_run({"tetrarch": [False]}, "2026-12-02T09:30:00Z"), tmp_path, label="rule A")
+
+    report = json.loads((tmp_path / f"{STEM}.json").read_text())
+    assert [(r["date"], r["label"], r["right"]) for r in report["history"]] == \
+        [("2026-11-20T08:00:00Z", "before the history", 1), ("2026-12-02T09:30:00Z", "rule A", 0)]
+    assert report["runs"] == old["runs"] and report["label"] == "before the history"
