@@ -85,6 +85,7 @@ StoppedReason = Literal[
     "task_timeout",
     "token_budget",
     "max_llm_calls",
+    "max_cost_usd",
     "consecutive_errors",
     "loop_detected",
     "llm_unavailable",
@@ -152,7 +153,8 @@ class StepFailedPayload(_Payload):
     step_id: int
     attempt: int
     error_kind: Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission",
-                        "dependency", "llm", "cancelled", "executor_died"]
+                        "dependency", "llm", "cancelled", "executor_died", "max_cost_usd"]
+    """``agents.roles.messages.StepErrorKind`` (the same values: a test holds them equal)."""
     error: str
     will_retry: bool = False
     started_at: float | None = None

@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agents.ui.prices import load_prices
+    from agents.config.price_file import load_prices
     from agents.ui.server import UIServer
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))

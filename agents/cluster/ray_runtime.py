@@ -19,6 +19,7 @@ from ray.exceptions import GetTimeoutError, RayTaskError, TaskCancelledError
 
 from agents.cluster.executor_actor import BatchItem
 from agents.cluster.placement import LeastLoaded
+from agents.config.prices import CostBudget
 from agents.cluster.step_batches import ACTOR_ERRORS, BatchedStepHandle, failed_inside, lost_reason, read_batch
 from agents.engine.runtime import ExecutorLost, StepHandle
 from agents.errors import RoleUnavailableError
@@ -184,16 +185,19 @@ class RayRuntime:
                 delay = min(delay * 2, 5.0)
         raise AssertionError("unreachable")
 
-    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
-        return await self._with_restarts(lambda: self._router.call("route", task_id, task, history), "router")
+    async def route(self, task_id: str, task: str, history: str = "",
+                    cost: CostBudget | None = None) -> RoleResult[RouterDecision]:
+        return await self._with_restarts(lambda: self._router.call("route", task_id, task, history, cost),
+                                         "router")
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None) -> RoleResult[Reflection]:
+                      again: SecondLook | None = None,
+                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
         return await self._with_restarts(
-            lambda: self._reflector.call("reflect", task_id, task, plan, results, again), "reflector")
+            lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost), "reflector")
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
-                   history: str = "") -> AsyncIterator[PlanItem]:
+                   history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:
         delay = 0.2
         for attempt in range(_ROLE_RETRIES):
             emitted = False
@@ -203,7 +207,7 @@ class RayRuntime:
                 planner = self._planner.handles[index]
                 # Items the planner produced together arrive as one object (PlannerActor.plan_batched).
                 stream = planner.plan_batched.options(num_returns="streaming").remote(task_id, task, replan,
-                                                                                     history)
+                                                                                     history, cost)
                 async for ref in stream:
                     for item in await ref:
                         emitted = emitted or isinstance(item, StepEmitted)

@@ -29,7 +29,8 @@ from agents.engine.sink import TaskSink, record_spend
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
 from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, TaskState
 from agents.engine.task_stop import TaskStop, stop_for_error
-from agents.errors import InvalidLLMOutputError
+from agents.config.prices import CostBudget
+from agents.errors import CostBudgetExceeded, InvalidLLMOutputError
 from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
 from agents.llm.profile import HOSTED, ModelProfile, Strategy
 from agents.llm.base import LLMError, Spend
@@ -63,8 +64,10 @@ class TaskRunner:
         self._final_figure_look = profile.uses(Strategy.FINAL_FIGURE_LOOK)
         dispatch = config.dispatch_options(concurrent_calls=profile.concurrent_calls,
                                            read_through=profile.uses(Strategy.READ_THROUGH))
-        self._limits = Limits(dispatch, Budget(config.token_budget, config.max_llm_calls),
+        self._limits = Limits(dispatch, Budget.of(config),
                               FailureCaps(config.max_consecutive_errors, config.loop_window))
+        if config.prices is not None and not state.usage.total.llm_calls:  # priced: nothing spent is $0
+            state.usage = state.usage.model_copy(update={"cost_usd": 0.0})
         self._exec: PlanExecution | None = None
         self._reviewed: tuple[int, str] | None = None
         """The plan version and what the reviewer last read (``_review_input``): not checkpointed, so a resumed
@@ -73,8 +76,13 @@ class TaskRunner:
         """The last replan's feedback, for the question when a replan repeats the plan it was meant to change."""
 
     def _charge(self, role: str, spend: Spend) -> None:
-        record_spend(self.state, self._sink, role, spend)
-        self._limits.budget.check(self.state.usage.total)
+        budget = self._limits.budget
+        record_spend(self.state, self._sink, role, spend, budget.cost(spend))
+        budget.check(self.state.usage.total)
+        budget.check_priced(spend)
+
+    def _cost(self) -> CostBudget | None:  # each model call of the role call is checked where its prompt is
+        return self._limits.budget.for_call(self.state.usage)
 
     async def _ask(self, role: Literal["router", "reflector"],
                    call: Callable[[], Awaitable[RoleResult[T]]]) -> T:
@@ -82,8 +90,10 @@ class TaskRunner:
         self._limits.budget.check(self.state.usage.total, before_call=True)
         try:
             result = await call()
-        except InvalidLLMOutputError as exc:
+        except (InvalidLLMOutputError, CostBudgetExceeded) as exc:
             self._charge(role, exc.spend or Spend())
+            if isinstance(exc, CostBudgetExceeded):
+                raise
             raise TaskStop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise TaskStop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
@@ -164,7 +174,8 @@ class TaskRunner:
         hint = reuse.text if isinstance(reuse, PlanHint) else ""
         prefetch = None if cached is not None else self._speculate(hint)
         try:
-            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history))
+            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history,
+                                                                 self._cost()))
         except BaseException:
             await self._abandon(prefetch)
             raise
@@ -185,7 +196,8 @@ class TaskRunner:
                 elif prefetch is not None:
                     self._exec = self._new_execution(stream=prefetch)
                 elif hint:  # not speculated: the planner starts now, with the template to adapt
-                    self._exec = self._new_execution(stream=self._rt.plan(st.task_id, st.task, None, hint))
+                    self._exec = self._new_execution(stream=self._rt.plan(st.task_id, st.task, None, hint,
+                                                                          self._cost()))
             case "direct":
                 raise TaskStop("accepted", "direct_answer", answer=d.answer or d.reason)
             case "clarify":
@@ -213,13 +225,14 @@ class TaskRunner:
         st = self.state
         if not self._speculate_plan or not self._limits.budget.affords(st.usage.total, calls=2):
             return None
-        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history))
+        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history, self._cost()))
 
     async def _abandon(self, prefetch: PlanPrefetch | None) -> None:
         """Cancel a speculative plan that is not needed and book what it cost (no cap check: the task is
         ending or failing anyway, and its stop reason must stay the real one)."""
         if prefetch is not None:
-            record_spend(self.state, self._sink, "planner", await prefetch.abandon())
+            spend = await prefetch.abandon()
+            record_spend(self.state, self._sink, "planner", spend, self._limits.budget.cost(spend))
 
     async def _plan_and_execute(self) -> None:
         st = self.state
@@ -274,7 +287,8 @@ class TaskRunner:
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
         again = st.second_look()
-        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan, views, again))
+        reflection = await self._ask("reflector", lambda: self._rt.reflect(
+            st.task_id, st.task, plan, views, again, self._cost()))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,

@@ -34,7 +34,7 @@ from agents.errors import TaskNotWaitingError, UnknownTaskError
 from agents.ui.auth import BearerAuth
 from agents.ui.loopback import HostGuard, host_rule
 from agents.ui.pages import STATIC, SecurityHeaders, server_error, static_page
-from agents.ui.prices import PriceTable
+from agents.config.prices import PriceTable
 from agents.ui.reader import ReadableStore, TaskReader
 
 __all__ = ["Responder", "create_app"]
@@ -182,7 +182,7 @@ def create_app(store: ReadableStore, *, responder: Responder | None = None, toke
     """The web view over ``store``, to be served on ``host``. ``token``: every request must carry it (see
     ``agents.ui.auth``); without one ``host`` must be a loopback address, and only requests naming a loopback host
     from no origin or a loopback one are answered (``agents.ui.loopback``: this stops DNS rebinding); ``prices``:
-    the table each task's cost is computed from (``agents.ui.prices``; no cost column without one)."""
+    the table each task's cost is computed from (``agents.config.prices``; no cost column without one)."""
     h = _Handlers(TaskReader(store, prices=prices), responder, poll_s, list_limit)
     routes = [
         Route("/", h.index), Route("/tasks/{task_id}", h.task_page),

@@ -20,7 +20,7 @@ import uvicorn
 from agents.ui.app import Responder, create_app
 from agents.ui.listen import check_listen
 from agents.ui.loopback import url_host
-from agents.ui.prices import PriceTable
+from agents.config.prices import PriceTable
 from agents.ui.reader import ReadableStore
 
 __all__ = ["UIServer"]
