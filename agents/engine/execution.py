@@ -156,6 +156,14 @@ class PlanExecution(PlanIntake):
             except Exception:  # noqa: BLE001 - closing a broken stream must not mask the real error
                 pass
 
+    def stop_running(self) -> list[tuple[int, int]]:
+        """The task was cancelled (``cancel_all`` stopped the calls): each step still running is marked cancelled
+        in the scheduler; their ``(step_id, attempt)``."""
+        stopped = [(sid, self._sched.attempt(sid)) for sid in self._sched.running()]
+        for sid, _ in stopped:
+            self._sched.cancel(sid)
+        return stopped
+
     def _charge(self, role: str, spend: Spend) -> None:
         record_spend(self._st, self._sink, role, spend)
         self._limits.budget.check(self._st.usage.total)
