@@ -135,12 +135,12 @@ class TaskHandle:
             if deadline is not None and time.monotonic() >= deadline:
                 raise TaskTimeoutError(f"task {self.task_id} did not finish within {timeout}s")
 
-
     def cancel(self, *, by: str | None = None) -> CancelOutcome:
-        """``orch.cancel(task_id)`` for this task."""
+        """``orch.cancel(task_id)`` for this task: stop it now, keeping its completed steps."""
         return self._orch.cancel(self.task_id, by=by)
 
     async def acancel(self, *, by: str | None = None) -> CancelOutcome:
+        """``cancel()`` from a caller's event loop, without blocking it."""
         return CancelOutcome.model_validate(await self._acall("cancel", self.task_id, _who(by)))
 
 
@@ -302,11 +302,12 @@ class Orchestrator:
         return TaskHandle(self, task_id, run)
 
     def cancel(self, task_id: str, *, by: str | None = None) -> CancelOutcome:
-        """Stop a running task at once: its model calls and tools are stopped, nothing new starts, and it ends with
-        status "cancelled" (``result.cancelled_by`` is ``by``, default "the API"), keeping every completed step;
-        ``resume(task_id)`` continues it. A task another process runs is cancelled through the store. Cancelling
-        a task that finished (or was cancelled) changes nothing: ``CancelOutcome.cancelled`` is False and its
-        message says why. An id the store does not know raises ``UnknownTaskError``."""
+        """Stop a running task at once: its model calls and tools are stopped, nothing new starts, and it
+        ends with status "cancelled" (``result.cancelled_by`` is ``by``, default "the API"), keeping every
+        completed step; ``resume(task_id)`` continues it. A task another process runs is cancelled through
+        the store. Cancelling a task that finished (or was cancelled) changes nothing:
+        ``CancelOutcome.cancelled`` is False and its message says why. An id the store does not know raises
+        ``UnknownTaskError``."""
         self._check()
         data = TaskHandle(self, task_id)._call("cancel", task_id, _who(by))
         return CancelOutcome.model_validate(data)

@@ -208,8 +208,8 @@ class TaskFinishedPayload(_Payload):
     """Plans that ended early because the planner was looping. Carried here, not in an event of its own, since
     the event types are fixed (DESIGN.md): the task's outcome is where a cut plan explains itself."""
     cancelled_by: str | None = None
-    """Who cancelled the task (status "cancelled"): "the API", "tetrarch cancel", "the live view", "MCP", or the
-    name the caller gave ``orch.cancel(..., by=...)``."""
+    """Who cancelled the task (status "cancelled"): "the API", "tetrarch cancel", "the live view", "MCP", or
+    the name the caller gave ``orch.cancel(..., by=...)``."""
 
 
 class TaskSubmitted(_Event):

@@ -71,9 +71,9 @@ class UsageReport(BaseModel):
 
 
 class TaskResult(BaseModel):
-    """What a task ended with. ``error`` is None unless ``status`` is "failed" (what went wrong and what to do) or
-    "cancelled" (who cancelled it, and that ``orch.resume`` continues it). ``question`` is set for "escalated" and
-    "clarify"."""
+    """What a task ended with. ``error`` is None unless ``status`` is "failed" (what went wrong and what to
+    do) or "cancelled" (who cancelled it, and that ``orch.resume`` continues it). ``question`` is set for
+    "escalated" and "clarify"."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -104,7 +104,8 @@ class CancelOutcome(BaseModel):
     task_id: str
     cancelled: bool
     """True when this call stopped the task."""
-    status: TaskStatus
-    """The task's status after the call: "cancelled", or the one it had finished with ("escalated": it waits for a
-    human's answer and runs nothing)."""
+    status: TaskStatus | Literal["running"]
+    """The task's status after the call: "cancelled", or the one it had finished with ("escalated": it waits
+    for a human's answer and runs nothing); "running" only when another runner took the task over (a resume)
+    before the cancel was recorded."""
     message: str

@@ -1,4 +1,5 @@
-"""`tetrarch run | resume | respond | cancel | tasks | trace | bench | models | mcp | cache | ui | serve-info`."""
+"""`tetrarch run | resume | respond | cancel | tasks | trace | bench | models | mcp | cache | ui |
+serve-info`."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def _check_task(store_path: Path, task_id: str, *, responding: bool) -> None:
 
 
 def _cmd_cancel(args: argparse.Namespace) -> int:
-    """Through the store: whichever process runs the task is fenced out and stops; no model or Ray starts here."""
+    """Through the store: whichever process runs the task is fenced out and stops; no model or Ray starts
+    here."""
     from agents.config import RuntimeConfig
     from agents.engine.store_cancel import cancel_in_store
 
@@ -173,8 +175,8 @@ def _parser() -> argparse.ArgumentParser:
     respond.add_argument("task_id")
     respond.add_argument("text")
     common(respond)
-    cancel = sub.add_parser("cancel", help="stop a running task (its completed steps are kept; `tetrarch resume` "
-                                           "continues it)")
+    cancel = sub.add_parser("cancel", help="stop a running task (its completed steps are kept; "
+                                           "`tetrarch resume` continues it)")
     cancel.add_argument("task_id")
     where = cancel.add_mutually_exclusive_group()
     where.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")

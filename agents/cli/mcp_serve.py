@@ -146,10 +146,11 @@ def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: 
             handle = await asyncio.to_thread(orch.respond, task_id, text)
             return await _follow(handle, ctx, seen)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True))
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                             idempotent_hint=True))
     async def cancel_task(task_id: str) -> TaskOutcome:
-        """Stop a running task: its tool calls and model calls stop, it ends "cancelled" and keeps its completed
-        steps. Cancelling a finished task changes nothing (the note says so)."""
+        """Stop a running task: its tool calls and model calls stop, it ends "cancelled" and keeps its
+        completed steps. Cancelling a finished task changes nothing (the note says so)."""
         with _told_to_the_client():
             orch = await holder.get()
             done = await asyncio.to_thread(lambda: orch.cancel(task_id, by="MCP"))

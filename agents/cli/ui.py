@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
     p.add_argument("--token", default=os.environ.get("TETRARCH_TOKEN"),
                    help="bearer token every request must carry (default $TETRARCH_TOKEN); required off loopback")
-    p.add_argument("--read-only", action="store_true", help="serve without answering escalations or cancelling")
+    p.add_argument("--read-only", action="store_true",
+                   help="serve without answering escalations or cancelling")
     p.add_argument("--prices", help='a JSON price table, {"MODEL": [USD per 1M input, per 1M output tokens]}: '
                                     "the task list shows each task's cost")
     p.add_argument("--llm", help="for answers: openai:MODEL (with --base-url) or local[:NAME]")

@@ -109,7 +109,8 @@ class _Replicas:
             ref = getattr(self.handles[index], method).remote(*args)
             return await ref
         except asyncio.CancelledError:
-            # The task was cancelled (or its run stopped): stop the role's model call too, without waiting for it.
+            # The task was cancelled (or its run stopped): stop the role's model call too, without waiting
+            # for it.
             if ref is not None:
                 with contextlib.suppress(Exception):
                     ray.cancel(ref)

@@ -1,11 +1,12 @@
-"""Cancelling a task (``orch.cancel``): how a run is stopped where it waits, what it records, how a resume reopens it.
+"""Cancelling a task (``orch.cancel``): how a run is stopped where it waits, what it records, how a resume
+reopens it.
 
-A run's work is its ``_run`` coroutine; ``CancelScope.run`` runs it and ``CancelScope.request`` cancels it from the
-Supervisor's loop, so the run stops at its current await: a role's model call, the plan stream, the wait for its
-steps. Everything the work started is stopped on the way out (``PlanExecution.cancel_all``: an async tool's
-coroutine is cancelled, a thread or a Ray task is told and abandoned without waiting). The run then records the
-steps it stopped as cancelled and ends "cancelled" with ``CancelNote`` (who, and in which phase), so ``reopen``
-can put the task back where it stopped; completed steps keep their records and outputs.
+A run's work is its ``_run`` coroutine; ``CancelScope.run`` runs it and ``CancelScope.request`` cancels it
+from the Supervisor's loop, so the run stops at its current await: a role's model call, the plan stream, the
+wait for its steps. Everything the work started is stopped on the way out (``PlanExecution.cancel_all``: an
+async tool's coroutine is cancelled, a thread or a Ray task is told and abandoned without waiting). The run
+then records the steps it stopped as cancelled and ends "cancelled" with ``CancelNote`` (who, and in which
+phase), so ``reopen`` can put the task back where it stopped; completed steps keep their records and outputs.
 
     >>> scope = CancelScope()
     >>> scope.request("the API"), scope.request("MCP")   # the second finds it requested already
@@ -24,17 +25,20 @@ from agents.engine.execution import PlanExecution
 from agents.engine.sink import TaskSink
 from agents.engine.task_state import CancelNote, StepState, TaskState
 from agents.engine.task_stop import TaskStop
-from agents.events import AnyEvent, PlanStepPayload, StepFailedPayload, StepFinishedPayload, StepStartedPayload
+from agents.events import (AnyEvent, PlanStepPayload, StepFailedPayload, StepFinishedPayload,
+                           StepStartedPayload)
 from agents.results import CancelOutcome, TaskResult
 
-__all__ = ["CancelScope", "already_over", "cancelled_stop", "from_the_log", "outcome", "reopen", "stop_records"]
+__all__ = ["CancelScope", "already_over", "cancelled_stop", "from_the_log", "outcome", "reopen",
+           "stop_records", "superseded"]
 
 MAX_BY_CHARS = 200
 """Who cancelled is a name, not a text: longer ones are cut."""
 
 
 class CancelScope:
-    """One run's cancel switch. ``request`` from any coroutine on the run's loop; ``run`` wraps the run's work."""
+    """One run's cancel switch. ``request`` from any coroutine on the run's loop; ``run`` wraps the run's
+    work."""
 
     def __init__(self) -> None:
         self.by: str | None = None
@@ -43,8 +47,8 @@ class CancelScope:
         self._ended = False
 
     def request(self, by: str) -> bool:
-        """Stop the work where it waits (or, not started yet, before it starts). False when a cancel was requested
-        already, or the work is over (the run is writing its own outcome, which stands)."""
+        """Stop the work where it waits (or, not started yet, before it starts). False when a cancel was
+        requested already, or the work is over (the run is writing its own outcome, which stands)."""
         if self._ended or self.by is not None:
             return False
         self.by = by
@@ -58,7 +62,8 @@ class CancelScope:
             self._task.cancel()
 
     async def run(self, work: Callable[[], Awaitable[Any]]) -> str | None:
-        """Run ``work()``; who cancelled it when a ``request`` stopped it, else None (what it raised propagates)."""
+        """Run ``work()``; who cancelled it when a ``request`` stopped it, else None (what it raised
+        propagates)."""
         if self.by is not None:
             self._ended = True
             return self.by
@@ -78,34 +83,38 @@ class CancelScope:
 
 
 def from_the_log(state: TaskState, events: Sequence[AnyEvent]) -> None:
-    """What the event log knows of the current plan beyond the checkpoint, for a task cancelled through the store
-    (its runner is elsewhere): a checkpoint records the steps streamed and started since its last write only with
-    the next write. Adds those steps (a plan still streaming) and marks running the steps started and not ended."""
+    """What the event log knows of the current plan beyond the checkpoint, for a task cancelled through the
+    store (its runner is elsewhere): a checkpoint records the steps streamed and started since its last write
+    only with the next write. Adds those steps (a plan still streaming) and marks running the steps started
+    and not ended."""
     known = {step.step_id for step in state.plan_steps}
-    open_: dict[int, int] = {}
+    open_: dict[int, tuple[int, float]] = {}
     for event in events:
         payload = event.payload
         if getattr(payload, "plan_version", None) != state.plan_version:
             continue
-        if isinstance(payload, PlanStepPayload) and not state.plan_complete and payload.step.step_id not in known:
+        if isinstance(payload, PlanStepPayload) and not state.plan_complete \
+                and payload.step.step_id not in known:
             state.plan_steps.append(payload.step)
             known.add(payload.step.step_id)
         elif isinstance(payload, StepStartedPayload):
-            open_[payload.step_id] = payload.attempt
+            open_[payload.step_id] = (payload.attempt, event.ts)
         elif isinstance(payload, StepFinishedPayload) or (isinstance(payload, StepFailedPayload)
                                                            and not payload.will_retry):
             open_.pop(payload.step_id, None)
-    for sid, attempt in open_.items():
+    for sid, (attempt, started_at) in open_.items():
         record = state.steps.get(sid, StepState())
         if record.status != "completed":
-            state.steps[sid] = record.model_copy(update={"status": "running", "attempts": attempt})
+            state.steps[sid] = record.model_copy(update={"status": "running", "attempts": attempt,
+                                                         "started_at": started_at, "finished_at": None})
 
 
-def stop_records(steps: dict[int, StepState]) -> list[tuple[int, int]]:
-    """A checkpoint's running steps (a task cancelled without a live execution: its runner was elsewhere) marked
-    cancelled; their ``(step_id, attempt)``."""
-    stopped = sorted((sid, record.attempts) for sid, record in steps.items() if record.status == "running")
-    for sid, _ in stopped:
+def stop_records(steps: dict[int, StepState]) -> list[tuple[int, int, float | None]]:
+    """A checkpoint's running steps (a task cancelled without a live execution: its runner was elsewhere)
+    marked cancelled; their ``(step_id, attempt, started_at)``."""
+    stopped = sorted((sid, rec.attempts, rec.started_at) for sid, rec in steps.items()
+                     if rec.status == "running")
+    for sid, _, _ in stopped:
         steps[sid] = steps[sid].model_copy(update={"status": "cancelled"})
     return stopped
 
@@ -113,19 +122,21 @@ def stop_records(steps: dict[int, StepState]) -> list[tuple[int, int]]:
 def cancelled_stop(state: TaskState, execution: PlanExecution | None, sink: TaskSink, by: str,
                    now: float) -> TaskStop:
     """How a cancelled run ends: the steps it stopped marked cancelled, each with a ``step_failed`` (kind
-    "cancelled") so every reader sees it end, and who cancelled it and where noted in ``state`` (``reopen``)."""
+    "cancelled") so every reader sees it end, and who cancelled it and where noted in ``state`` (``reopen``).
+    """
     stopped = execution.stop_running() if execution is not None else stop_records(state.steps)
-    for sid, attempt in stopped:
-        sink.emit(StepFailedPayload(step_id=sid, attempt=attempt, error_kind="cancelled", finished_at=now,
-                                    error=f"cancelled by {by}", plan_version=state.plan_version))
+    for sid, attempt, started_at in stopped:
+        sink.emit(StepFailedPayload(step_id=sid, attempt=attempt, error_kind="cancelled",
+                                    error=f"cancelled by {by}", started_at=started_at, finished_at=now,
+                                    plan_version=state.plan_version))
     state.cancelled = CancelNote(by=by, phase=state.phase, at=now)
     return TaskStop("cancelled", "cancelled", error=(
         f"cancelled by {by}; the completed steps are kept: orch.resume(task_id) continues the task"))
 
 
 def reopen(state: TaskState) -> bool:
-    """Put a cancelled task back in the phase it was cancelled in, its outcome cleared (``orch.resume``); False
-    for any other task."""
+    """Put a cancelled task back in the phase it was cancelled in, its outcome cleared (``orch.resume``);
+    False for any other task."""
     note = state.cancelled
     if state.status != "cancelled" or note is None:
         return False
@@ -152,6 +163,13 @@ def already_over(state: TaskState) -> CancelOutcome | None:
         return CancelOutcome(task_id=task_id, cancelled=False, status=status or "failed", message=(
             f"task {task_id} had already finished ({status}); nothing to cancel"))
     return None
+
+
+def superseded(task_id: str) -> CancelOutcome:
+    """A cancel whose run lost the task to another runner (a resume elsewhere) before it recorded anything."""
+    return CancelOutcome(task_id=task_id, cancelled=False, status="running", message=(
+        f"task {task_id} was taken over by another runner (a resume) before this cancel was recorded, and runs "
+        "on; cancel it again to stop it"))
 
 
 def outcome(result: TaskResult, requested: bool) -> CancelOutcome:

@@ -85,14 +85,14 @@ def _proc_state(pid: int) -> tuple[str, int] | None:
 
 
 WATCH_S = 0.5
-"""How often a Supervisor looks whether another runner took one of its running tasks over (a cancel from another
-process, a forced resume): such a run is fenced out at once, and stops within this long."""
+"""How often a Supervisor looks whether another runner took one of its running tasks over (a cancel from
+another process, a forced resume): such a run is fenced out at once, and stops within this long."""
 
 
 class LeaseKeeper:
     """Renews ``owner``'s leases of the tasks ``running()`` names, every ``LEASE_TTL_S / 3`` seconds, on the loop
-    that runs them (started from a coroutine; ``stop`` releases them, so the next resume needs no force). Every
-    ``watch_s`` it calls ``on_lost(task_id)`` for each of them whose lease ``owner`` no longer holds."""
+    that runs them (started from a coroutine; ``stop`` releases them, so the next resume needs no force).
+    Every ``watch_s`` it calls ``on_lost(task_id)`` for each of them whose lease ``owner`` no longer holds."""
 
     def __init__(self, store: Store, owner: str, running: Callable[[], list[str]], *,
                  period_s: float = LEASE_TTL_S / 3, on_lost: Callable[[str], None] | None = None,

@@ -1,13 +1,13 @@
 """Cancelling a task from a process that runs none of its roles (``tetrarch cancel``, the live view's button).
 
-A ``SupervisorCore`` on the task's store, with no roles, does what ``orch.cancel`` does for a task another process
-runs (``agents.engine.cancel_commands``): it takes the task over, which fences the runner out at once (that runner
-stops within its lease watch, ``lease_keeper.WATCH_S``), and records the cancel; then it shuts down. No model, no
-Ray, nothing else starts.
+A ``SupervisorCore`` on the task's store, with no roles, does what ``orch.cancel`` does for a task another
+process runs (``agents.engine.cancel_commands``): it takes the task over, which fences the runner out at once
+(that runner stops within its lease watch, ``lease_keeper.WATCH_S``), and records the cancel; then it shuts
+down. No model, no Ray, nothing else starts.
 
-    >>> outcome = cancel_in_store(RuntimeConfig(store_path="tasks.db"), task_id, by="tetrarch cancel")  # doctest: +SKIP
-    >>> outcome.cancelled, outcome.message                                                               # doctest: +SKIP
-    (True, 'task 3f… cancelled by tetrarch cancel; its completed steps are kept: orch.resume(task_id) continues it')
+    >>> config = RuntimeConfig(store_path="tasks.db")                                 # doctest: +SKIP
+    >>> cancel_in_store(config, task_id, by="tetrarch cancel").cancelled               # doctest: +SKIP
+    True
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ class _NoRoles:
 
 
 async def cancel_stored(config: RuntimeConfig, task_id: str, by: str) -> CancelOutcome:
-    """Cancel ``task_id`` in ``config``'s store, from this event loop; ``UnknownTaskError`` for an unknown id."""
+    """Cancel ``task_id`` in ``config``'s store, from this event loop; ``UnknownTaskError`` for an unknown id.
+    """
     store = Store(config.store_location(), pool_size=config.deployment.store_pool_size, create=False)
     core = SupervisorCore(store, _NoRoles(), config)  # type: ignore[arg-type]
     try:

@@ -159,7 +159,7 @@ class SupervisorCore(CancelCommands):
         # this one replaces) can write nothing after this point, so the state read is the last one.
         generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
-        if state.phase in ("done", "waiting") and not reopen(state):  # a cancelled task continues where it stopped
+        if state.phase in ("done", "waiting") and not reopen(state):  # a cancelled one continues where it was
             result = self._store.get_result(task_id) or self._rebuilt_result(state, generation)
             self._results[task_id] = (state.run, result)
             self._runs[task_id] = state.run

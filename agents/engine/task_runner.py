@@ -106,7 +106,8 @@ class TaskRunner:
     # ------------------------------------------------------------------ the run
     async def run(self) -> TaskResult:
         try:
-            by = await self.cancel_scope.run(lambda: asyncio.wait_for(self._run(), timeout=self._cfg.task_timeout_s))
+            timeout = self._cfg.task_timeout_s
+            by = await self.cancel_scope.run(lambda: asyncio.wait_for(self._run(), timeout=timeout))
             if by is not None:  # ``_run`` itself only ends by raising
                 self._finish(cancelled_stop(self.state, self._exec, self._sink, by, self._clock()))
         except (asyncio.CancelledError, LeaseLostError):

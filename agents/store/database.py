@@ -322,7 +322,7 @@ class Store:
             return fencing.renew(conn, owner, task_ids, now=self._clock())
 
     def leases_held(self, owner: str, task_ids: list[str]) -> set[str]:
-        """Which of ``task_ids`` ``owner`` still holds (a cancel or a resume elsewhere took the others over)."""
+        """Which of ``task_ids`` ``owner`` still holds (a cancel or a resume elsewhere took the others)."""
         with self._read() as conn:
             return fencing.held(conn, owner, task_ids)
 

@@ -121,7 +121,8 @@ class _Handlers:
         async def stream() -> AsyncIterator[bytes]:
             seq, calls = after, 0
             yield _sse("task", {"task_id": row.task_id, "task": row.task, "created": row.created_at,
-                                "responder": self.responder is not None, "canceller": self.canceller is not None})
+                                "responder": self.responder is not None,
+                                "canceller": self.canceller is not None})
             while await self._open(request):
                 events = await asyncio.to_thread(store.events, task_id, seq)
                 views = await asyncio.to_thread(self.reader.llm_calls, task_id, calls) if events or not seq else []
@@ -195,7 +196,8 @@ class _Handlers:
 
 def _not_json(request: Request, what: str) -> Response | None:
     """A refusal of a request whose body is not JSON: a JSON body cannot be sent cross-site without a CORS
-    preflight, which this server never grants (what keeps another site's page from answering or cancelling)."""
+    preflight, which this server never grants (what keeps another site's page from answering or
+    cancelling)."""
     if request.headers.get("content-type", "").split(";")[0] != "application/json":
         return JSONResponse({"error": f"send {what} as application/json"}, status_code=415)
     return None
@@ -212,8 +214,8 @@ def create_app(store: ReadableStore, *, responder: Responder | None = None, toke
     """The web view over ``store``, to be served on ``host``. ``token``: every request must carry it (see
     ``agents.ui.auth``); without one ``host`` must be a loopback address, and only requests naming a loopback host
     from no origin or a loopback one are answered (``agents.ui.loopback``: this stops DNS rebinding); ``prices``:
-    the table each task's cost is computed from (``agents.ui.prices``; no cost column without one); ``canceller``:
-    how the task page's Cancel button cancels (no button without one)."""
+    the table each task's cost is computed from (``agents.ui.prices``; no cost column without one);
+    ``canceller``: how the task page's Cancel button cancels (no button without one)."""
     h = _Handlers(TaskReader(store, prices=prices), responder, poll_s, list_limit, canceller)
     routes = [
         Route("/", h.index), Route("/tasks/{task_id}", h.task_page),

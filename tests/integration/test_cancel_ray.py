@@ -1,9 +1,9 @@
-"""Cancel on Ray (issue 62, item 3): a task whose executor actor runs a tool sleeping 60 s while the planner actor
-still streams the plan is cancelled from the driver (``handle.cancel()``) and from another process through the
-store (``tetrarch cancel``). Either way: status "cancelled" at once (target <= 1 s; asserted < 5 s, the machine is
-shared), the tool's coroutine in the executor actor is cancelled, the planner's stream stops, no step starts after
-the cancel, the completed step keeps its record, and a resume continues without running it again. The measured
-latencies are printed and recorded as test properties."""
+"""Cancel on Ray (issue 62, item 3): a task whose executor actor runs a tool sleeping 60 s while the planner
+actor still streams the plan is cancelled from the driver (``handle.cancel()``) and from another process
+through the store (``tetrarch cancel``). Either way: status "cancelled" at once (target <= 1 s; asserted < 5
+s, the machine is shared), the tool's coroutine in the executor actor is cancelled, the planner's stream
+stops, no step starts after the cancel, the completed step keeps its record, and a resume continues without
+running it again. The measured latencies are printed and recorded as test properties."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ async def watched_feed(seconds: float, label: str) -> str:
     try:
         await asyncio.sleep(seconds)
     except asyncio.CancelledError:
-        (T.COUNTER_DIR / f"feed-cancelled-at-{label}").write_text(repr(time.time()))  # before the count says so
+        # The time first, then the count that says it is there.
+        (T.COUNTER_DIR / f"feed-cancelled-at-{label}").write_text(repr(time.time()))
         T.bump(f"feed-cancelled-{label}")
         raise
     T.bump(f"feed-finished-{label}")
@@ -48,7 +49,8 @@ async def watched_feed(seconds: float, label: str) -> str:
 
 
 def _plan(label: str, seconds: float, padding: int) -> str:
-    """Step 1 looks Paris up, step 2 waits for the feed; step 3's long description keeps the planner streaming."""
+    """Step 1 looks Paris up, step 2 waits for the feed; step 3's long description keeps the planner
+    streaming."""
     return json.dumps({"steps": [
         {"step_id": 1, "description": "Paris", "tool_name": "lookup", "tool_input": {"city": "Paris"},
          "depends_on": []},
@@ -64,7 +66,7 @@ def script(request: LLMRequest) -> str:
         return json.dumps({"route": "plan", "confidence": 0.9, "reason": "lookups", "answer": None})
     if request.role == "planner":
         first = T.bump(f"plans-{label}") == 1
-        # The first plan streams for ~20 s (the cancel comes while it does); the one a resume asks for is quick.
+        # The first plan streams for ~15 s (the cancel comes while it does); a resume's plan is quick.
         return _plan(label, 60.0, 200) if first else _plan(label, 0.0, 0)
     return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
                        "action": "accept", "retry_details": None, "feedback": "", "answer": "done"})
@@ -99,7 +101,8 @@ def _wait_count(name: str, n: int, timeout_s: float) -> float:
 
 def _reset(label: str) -> None:
     for name in (f"feed-started-{label}", f"feed-cancelled-{label}", f"feed-finished-{label}",
-                 f"feed-cancelled-at-{label}", f"plans-{label}", "plan-chunks", "lookup-paris", "lookup-rome"):
+                 f"feed-cancelled-at-{label}", f"plans-{label}", "plan-chunks", "lookup-paris",
+                 "lookup-rome"):
         T.reset(name)
 
 
@@ -148,8 +151,8 @@ def test_cancel_from_another_process_through_the_store(ray_session, tmp_path, re
         _wait_started("ray-store")
         asked_at, started = time.time(), time.monotonic()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
-        done = subprocess.run([sys.executable, "-m", "agents.cli", "cancel", handle.task_id, "--store", str(store)],
-                              env=env, capture_output=True, text=True, timeout=60)
+        command = [sys.executable, "-m", "agents.cli", "cancel", handle.task_id, "--store", str(store)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
         command_s = time.monotonic() - started
         assert done.returncode == 0, done.stderr
         assert f"task {handle.task_id} cancelled by tetrarch cancel" in done.stdout
@@ -158,8 +161,9 @@ def test_cancel_from_another_process_through_the_store(ray_session, tmp_path, re
         stopped_at = float((T.COUNTER_DIR / "feed-cancelled-at-ray-store").read_text())
         watch_s = stopped_at - result.timings.finished_at  # the cancel stored → the actor's tool cancelled
         record_property("store_cancel_to_tool_cancelled_s", round(watch_s, 3))
-        print(f"\nRay, `tetrarch cancel` from another process: the command took {command_s:.2f}s (interpreter "
-              f"start included); stored cancel -> tool cancelled in the executor actor: {watch_s:.3f}s")
+        print(f"\nRay, `tetrarch cancel` from another process: the command took {command_s:.2f}s "
+              f"(interpreter start included); stored cancel -> tool cancelled in the executor actor: "
+              f"{watch_s:.3f}s")
         assert watch_s < BOUND_S
         _check_cancelled(result, list(handle.events()), asked_at, "tetrarch cancel")
         assert T.count("feed-finished-ray-store") == 0

@@ -49,7 +49,8 @@ class BackgroundCore:
 
     async def cancel_async(self, task_id: str, by: str) -> CancelOutcome:
         """The web view's canceller: ``orch.cancel`` on this core's loop."""
-        future: Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(self.core.cancel(task_id, by), self.loop)
+        future: Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(self.core.cancel(task_id, by),
+                                                                          self.loop)
         return CancelOutcome.model_validate(await asyncio.wrap_future(future))
 
     def result(self, task_id: str, run: int = 1, timeout: float = 60) -> TaskResult:

@@ -14,15 +14,15 @@
              escalation: null, waiting: null, finished: null, llm: {}, usage: { calls: 0, inp: 0, out: 0 },
              kept: new Set(), answers: [] };
   }
-  let S = fresh(), log = [], llmLog = [], shown = null, selected = null, replaying = false, canRespond = false,
-      canCancel = false;
+  let S = fresh(), log = [], llmLog = [], shown = null, selected = null, replaying = false;
+  let canRespond = false, canCancel = false;
   const key = (pv, sid) => pv + ":" + sid;
 
   function apply(ev) {
     const p = ev.payload;
     S.seq = ev.seq;
     if (S.t0 === null) S.t0 = ev.ts;
-    // Anything after a task_finished is a continued run (an answer, a resume): it runs again until the next one.
+    // Anything after a task_finished is a continued run (an answer, a resume): it runs until the next one.
     if (ev.type !== "task_finished") { S.waiting = null; S.finished = null; }
     switch (ev.type) {
       case "task_submitted": S.finished = null; break;
@@ -258,7 +258,11 @@
   // ---------------------------------------------------------------- live feed
   $("task-id").textContent = taskId;
   T.stream(`/api/tasks/${encodeURIComponent(taskId)}/stream`, {
-    task: (t) => { probe.connected ??= Date.now() / 1000; $("task-text").textContent = t.task; document.title = "tetrarch · " + t.task.slice(0, 60); canRespond = t.responder; canCancel = t.canceller; render(); },
+    task: (t) => {
+      probe.connected ??= Date.now() / 1000; $("task-text").textContent = t.task;
+      document.title = "tetrarch · " + t.task.slice(0, 60); canRespond = t.responder; canCancel = t.canceller;
+      render();
+    },
     event: (ev) => { if (ev.seq <= (log.length ? log[log.length - 1].seq : 0)) return; log.push(ev); if (!replaying) { apply(ev); render(); } },
     llm: (c) => { if (llmLog.some((x) => x.index === c.index)) return; llmLog.push(c); if (!replaying) { applyLLM(c); render(); } },
   }, $("conn"));

@@ -1,8 +1,8 @@
-"""Cancel (issue 62, item 3) in process: ``handle.cancel()`` / ``orch.cancel(task_id)`` stop a running task at once
-(its async tool's coroutine is cancelled, a thread tool is abandoned, a streaming model call stops), keep every
-completed step, start nothing after the cancel, end "cancelled" saying who cancelled, and ``orch.resume`` continues
-without running a completed step again. Cancelling twice, or a finished task, is a no-op that says so; a task
-another Orchestrator runs on the same store is cancelled through the store."""
+"""Cancel (issue 62, item 3) in process: ``handle.cancel()`` / ``orch.cancel(task_id)`` stop a running task at
+once (its async tool's coroutine is cancelled, a thread tool is abandoned, a streaming model call stops), keep
+every completed step, start nothing after the cancel, end "cancelled" saying who cancelled, and
+``orch.resume`` continues without running a completed step again. Cancelling twice, or a finished task, is a
+no-op that says so; a task another Orchestrator runs on the same store is cancelled through the store."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from agents import Orchestrator, RuntimeConfig, tool
 from agents.errors import UnknownTaskError, UsageError
 from agents.llm import FunctionLLM, LLMRequest
 from agents.store import Store
+from agents.trace.model import build_trace
 
 STARTED = threading.Event()
 """A feed tool began its call."""
@@ -82,7 +83,8 @@ def _script(feed: str):
         if request.role == "planner":
             return _plan(feed)
         return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
-                           "action": "accept", "retry_details": None, "feedback": "", "answer": "2.1 million, fed"})
+                           "action": "accept", "retry_details": None, "feedback": "",
+                           "answer": "2.1 million, fed"})
     return reply
 
 
@@ -112,8 +114,8 @@ def _events_in_time(handle, timeout_s: float = 10.0) -> list:
 
 
 def _assert_nothing_written_after(store_path, task_id: str) -> None:
-    """The cancel's task_finished is the log's last event, and the cancelled run writes nothing more (its lease
-    generation is revoked: a late claim is refused too)."""
+    """The cancel's task_finished is the log's last event, and the cancelled run writes nothing more (its
+    lease generation is revoked: a late claim is refused too)."""
     with Store(store_path) as store:
         before = (store.last_seq(task_id), store.checkpoint_version(task_id))
         assert store.events(task_id)[-1].type == "task_finished"
@@ -136,7 +138,8 @@ def test_a_cancel_stops_a_running_tool_at_once_keeps_completed_steps_and_resume_
         assert CANCELLED.wait(2), "the async tool's coroutine was not cancelled"
 
         result = handle.result(timeout=5)
-        assert (result.status, result.stopped_reason, result.cancelled_by) == ("cancelled", "cancelled", "the API")
+        assert (result.status, result.stopped_reason) == ("cancelled", "cancelled")
+        assert result.cancelled_by == "the API"
         assert "cancelled by the API" in result.error and result.answer is None
         steps = {s.step_id: s for s in result.steps}
         assert (steps[1].status, steps[1].output) == ("completed", 2.1)
@@ -145,9 +148,12 @@ def test_a_cancel_stops_a_running_tool_at_once_keeps_completed_steps_and_resume_
         events = _events_in_time(handle)
         assert events[-1].type == "task_finished" and events[-1].payload.status == "cancelled"
         assert events[-1].payload.cancelled_by == "the API"
-        assert not [e for e in events if e.type == "step_started" and e.ts >= asked_at], "a step started after"
+        assert not [e for e in events if e.type == "step_started" and e.ts >= asked_at], "a step started"
         stopped = [e.payload for e in events if e.type == "step_failed"]
         assert [(p.step_id, p.error_kind) for p in stopped] == [(2, "cancelled")]
+        trace = build_trace(handle.task_id, events)
+        spans = {s.attrs["step_id"]: s.status for s in trace.spans if s.kind == "step"}
+        assert spans == {1: "completed", 2: "cancelled"}  # the trace draws the stopped step as cancelled
 
         _assert_nothing_written_after(tmp_path / "t.db", handle.task_id)
         again = handle.cancel()
@@ -210,7 +216,8 @@ def test_a_streaming_model_call_stops_and_nothing_starts_after_the_cancel(tmp_pa
         time.sleep(0.3)
         assert len(chunks_after) <= 1, f"the plan kept streaming after the cancel: {len(chunks_after)} chunks"
         result = handle.result(timeout=5)
-        assert result.status == "cancelled" and [s.step_id for s in result.steps if s.status == "completed"] == [1]
+        assert result.status == "cancelled"
+        assert [s.step_id for s in result.steps if s.status == "completed"] == [1]
         events = _events_in_time(handle)
         assert not [e for e in events if e.type == "step_started" and e.ts >= cancel_at[0]]
         assert LOOKUPS == ["Paris"]
@@ -241,9 +248,9 @@ def test_cancel_is_a_no_op_that_says_so_for_a_finished_or_unknown_task(tmp_path)
 
 
 def test_a_task_another_orchestrator_runs_is_cancelled_through_the_store(tmp_path):
-    """The second Orchestrator does not run the task: it takes the task over in the store (fencing out the first,
-    whose writes are refused from then on) and ends it; the first notices within its lease watch and stops its
-    tool."""
+    """The second Orchestrator does not run the task: it takes the task over in the store (fencing out the
+    first, whose writes are refused from then on) and ends it; the first notices within its lease watch and
+    stops its tool."""
     first = _orch(tmp_path, FunctionLLM(_script("slow_feed")))
     second = _orch(tmp_path, FunctionLLM(_script("slow_feed")))
     try:

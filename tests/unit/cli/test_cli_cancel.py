@@ -1,5 +1,6 @@
-"""`tetrarch cancel TASK_ID [--store PATH]` (issue 62, item 3): stops a task another process runs, through the store,
-without starting a model or Ray; says so when there is nothing to cancel; an unknown id is one `tetrarch:` line."""
+"""`tetrarch cancel TASK_ID [--store PATH]` (issue 62, item 3): stops a task another process runs, through the
+store, without starting a model or Ray; says so when there is nothing to cancel; an unknown id is one
+`tetrarch:` line."""
 
 from __future__ import annotations
 
@@ -52,8 +53,8 @@ def _script(request: LLMRequest) -> str:
         return json.dumps({"steps": [
             {"step_id": 1, "description": "a note", "tool_name": "note", "tool_input": {"text": "hi"},
              "depends_on": []},
-            {"step_id": 2, "description": "the feed", "tool_name": "feed", "tool_input": {"label": "$step_1_result"},
-             "depends_on": [1]}]})
+            {"step_id": 2, "description": "the feed", "tool_name": "feed",
+             "tool_input": {"label": "$step_1_result"}, "depends_on": [1]}]})
     return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
                        "action": "accept", "retry_details": None, "feedback": "", "answer": "fed"})
 
@@ -75,8 +76,8 @@ def _fresh():
 
 
 def test_cancel_stops_a_task_another_process_runs(tmp_path, capsys, nothing_starts):
-    orch = Orchestrator(llm=FunctionLLM(_script), tools=[note, feed], config=RuntimeConfig(store_path=tmp_path / "t.db"),
-                        runtime="inprocess")
+    orch = Orchestrator(llm=FunctionLLM(_script), tools=[note, feed],
+                        config=RuntimeConfig(store_path=tmp_path / "t.db"), runtime="inprocess")
     try:
         handle = orch.submit("Read the feed")
         assert STARTED.wait(20)
@@ -109,7 +110,8 @@ def test_a_task_nobody_runs_any_more_is_cancelled_and_resumes(tmp_path, capsys):
         result = store.get_result(task_id)
     assert result.status == "cancelled" and [s.status for s in result.steps] == ["completed", "cancelled"]
     FEED_S[0] = 0.0
-    with Orchestrator(llm=FunctionLLM(_script), tools=[note, feed], config=config, runtime="inprocess") as again:
+    with Orchestrator(llm=FunctionLLM(_script), tools=[note, feed], config=config,
+                      runtime="inprocess") as again:
         assert again.resume(task_id).result(timeout=20).status == "accepted"
     assert NOTES == ["hi"]  # the completed step did not run again
 
@@ -118,9 +120,9 @@ def test_nothing_to_cancel_and_unknown_ids(tmp_path, capsys, nothing_starts):
     path = tmp_path / "t.db"
     with Store(path) as store:
         store.create_task("done-1", "add 2 and 2", {})
-        store.commit("done-1", [], checkpoint={"task_id": "done-1", "task": "add 2 and 2", "submitted_at": 1.0,
-                                               "phase": "done", "status": "accepted",
-                                               "stopped_reason": "accepted"}, status="accepted")
+        finished = {"task_id": "done-1", "task": "add 2 and 2", "submitted_at": 1.0, "phase": "done",
+                    "status": "accepted", "stopped_reason": "accepted"}
+        store.commit("done-1", [], checkpoint=finished, status="accepted")
     assert cli.main(["cancel", "done-1", "--store", str(path)]) == 0
     assert "had already finished (accepted); nothing to cancel" in capsys.readouterr().out
     assert cli.main(["cancel", "no-such-task", "--store", str(path)]) == 2

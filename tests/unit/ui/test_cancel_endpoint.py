@@ -1,7 +1,7 @@
 """The web view's cancel (issue 62, item 3): ``POST /api/tasks/<id>/cancel`` stops a running task as "the live
-view", under the same rules as answering (a JSON body, which no other site can send without a preflight this server
-never grants; the Host/Origin guard; the token). Idempotent; an unknown task is a 404; a page without a canceller
-says how to cancel instead."""
+view", under the same rules as answering (a JSON body, which no other site can send without a preflight this
+server never grants; the Host/Origin guard; the token). Idempotent; an unknown task is a 404; a page without a
+canceller says how to cancel instead."""
 
 from __future__ import annotations
 
