@@ -302,12 +302,9 @@ class Orchestrator:
         return TaskHandle(self, task_id, run)
 
     def cancel(self, task_id: str, *, by: str | None = None) -> CancelOutcome:
-        """Stop a running task at once: its model calls and tools are stopped, nothing new starts, and it
-        ends with status "cancelled" (``result.cancelled_by`` is ``by``, default "the API"), keeping every
-        completed step; ``resume(task_id)`` continues it. A task another process runs is cancelled through
-        the store. Cancelling a task that finished (or was cancelled) changes nothing:
-        ``CancelOutcome.cancelled`` is False and its message says why. An id the store does not know raises
-        ``UnknownTaskError``."""
+        """Stop a running task now (its model calls and tools too; also one another process runs): it ends
+        "cancelled" (``result.cancelled_by``: ``by``, default "the API") keeping its completed steps for
+        ``resume``. Nothing to cancel (finished, cancelled): ``CancelOutcome.message`` says so."""
         self._check()
         data = TaskHandle(self, task_id)._call("cancel", task_id, _who(by))
         return CancelOutcome.model_validate(data)
@@ -374,12 +371,10 @@ def _deadline(timeout: object) -> float | None:
 
 def _who(by: object) -> str:
     """Who cancels, as the result will name them."""
-    if by is None:
-        return "the API"
-    if not isinstance(by, str) or not by.strip():
+    if by is not None and (not isinstance(by, str) or not by.strip()):
         raise UsageError(f"cancel(by=...) names who cancels, as text (e.g. by='the chat UI'), got "
                          f"{type(by).__name__} {short_repr(by)}")
-    return by.strip()
+    return "the API" if by is None else by.strip()
 
 
 def _check_runtime(runtime: object, address: str | None) -> None:

@@ -37,8 +37,7 @@ MAX_BY_CHARS = 200
 
 
 class CancelScope:
-    """One run's cancel switch. ``request`` from any coroutine on the run's loop; ``run`` wraps the run's
-    work."""
+    """One run's cancel switch: ``run`` wraps the run's work, ``request`` comes from the run's loop."""
 
     def __init__(self) -> None:
         self.by: str | None = None
@@ -122,8 +121,7 @@ def stop_records(steps: dict[int, StepState]) -> list[tuple[int, int, float | No
 def cancelled_stop(state: TaskState, execution: PlanExecution | None, sink: TaskSink, by: str,
                    now: float) -> TaskStop:
     """How a cancelled run ends: the steps it stopped marked cancelled, each with a ``step_failed`` (kind
-    "cancelled") so every reader sees it end, and who cancelled it and where noted in ``state`` (``reopen``).
-    """
+    "cancelled") so every reader sees it end; who cancelled and where, noted in ``state`` (for ``reopen``)."""
     stopped = execution.stop_running() if execution is not None else stop_records(state.steps)
     for sid, attempt, started_at in stopped:
         sink.emit(StepFailedPayload(step_id=sid, attempt=attempt, error_kind="cancelled",

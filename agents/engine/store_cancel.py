@@ -34,8 +34,8 @@ class _NoRoles:
 
 
 async def cancel_stored(config: RuntimeConfig, task_id: str, by: str) -> CancelOutcome:
-    """Cancel ``task_id`` in ``config``'s store, from this event loop; ``UnknownTaskError`` for an unknown id.
-    """
+    """Cancel ``task_id`` in ``config``'s store from this event loop (``UnknownTaskError`` for an unknown
+    id)."""
     store = Store(config.store_location(), pool_size=config.deployment.store_pool_size, create=False)
     core = SupervisorCore(store, _NoRoles(), config)  # type: ignore[arg-type]
     try:
