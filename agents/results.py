@@ -17,7 +17,7 @@ from agents.llm.base import Usage
 from agents.checks.api import CheckedReflection
 from planning.models import Plan
 
-__all__ = ["StepStatus", "StepResult", "StepTiming", "Timings", "UsageReport", "TaskResult"]
+__all__ = ["StepStatus", "StepResult", "StepTiming", "Timings", "UsageReport", "TaskResult", "CancelOutcome"]
 
 StepStatus = Literal["pending", "running", "completed", "failed", "skipped", "cancelled"]
 
@@ -99,8 +99,9 @@ def _plus(known: float | None, calls_before: int, cost: float | None) -> float |
 
 
 class TaskResult(BaseModel):
-    """What a task ended with. ``error`` is None unless ``status == "failed"``; then it says what went
-    wrong and what to do. ``question`` is set for "escalated" and "clarify"."""
+    """What a task ended with. ``error`` is None unless ``status`` is "failed" (what went wrong and what to
+    do) or "cancelled" (who cancelled it, and that ``orch.resume`` continues it). ``question`` is set for
+    "escalated" and "clarify"."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -117,3 +118,22 @@ class TaskResult(BaseModel):
     usage: UsageReport = Field(default_factory=UsageReport)
     timings: Timings = Field(default_factory=Timings)
     replans: int = 0
+    cancelled_by: str | None = None
+    """Who cancelled the task (status "cancelled"), as ``orch.cancel(..., by=...)`` named them: "the API" by
+    default, "tetrarch cancel", "the live view", "MCP"."""
+
+
+class CancelOutcome(BaseModel):
+    """What ``handle.cancel()`` / ``orch.cancel(task_id)`` did. Cancelling is idempotent: a task that already
+    finished (or was cancelled before) is left as it is, ``cancelled`` is False and ``message`` says why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    cancelled: bool
+    """True when this call stopped the task."""
+    status: TaskStatus | Literal["running"]
+    """The task's status after the call: "cancelled", or the one it had finished with ("escalated": it waits
+    for a human's answer and runs nothing); "running" only when another runner took the task over (a resume)
+    before the cancel was recorded."""
+    message: str

@@ -105,8 +105,17 @@ class _Replicas:
 
     async def call(self, method: str, *args: Any) -> Any:
         index = self.balance.acquire()
+        ref = None
         try:
-            return await getattr(self.handles[index], method).remote(*args)
+            ref = getattr(self.handles[index], method).remote(*args)
+            return await ref
+        except asyncio.CancelledError:
+            # The task was cancelled (or its run stopped): stop the role's model call too, without waiting
+            # for it.
+            if ref is not None:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+            raise
         except RayTaskError as exc:
             # The role's own error (an invalid reply after its repair round, a model that failed): Ray's wrapper
             # is also an instance of it, but its message is the actor's traceback (pid, ip, file paths), which

@@ -157,6 +157,15 @@ class PlanExecution(PlanIntake):
             except Exception:  # noqa: BLE001 - closing a broken stream must not mask the real error
                 pass
 
+    def stop_running(self) -> list[tuple[int, int, float | None]]:
+        """The task was cancelled (``cancel_all`` stopped the calls): each step still running is marked
+        cancelled in the scheduler; their ``(step_id, attempt, started_at)``."""
+        stopped = [(sid, self._sched.attempt(sid), self._facts[sid].started_at)
+                   for sid in self._sched.running()]
+        for sid, _, _ in stopped:
+            self._sched.cancel(sid)
+        return stopped
+
     def _charge(self, role: str, spend: Spend) -> None:
         record_spend(self._st, self._sink, role, spend, self._limits.budget.cost(spend))
         self._limits.budget.check(self._st.usage.total)

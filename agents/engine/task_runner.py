@@ -16,6 +16,7 @@ from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.answer_checks import checked_review, recorded_with
 from agents.engine.budget import Budget
+from agents.engine.cancel import CancelScope, cancelled_stop
 from agents.engine.code_replans import argument_replan, arithmetic_replan
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval
@@ -74,6 +75,8 @@ class TaskRunner:
         task reviews again."""
         self._feedback = ""
         """The last replan's feedback, for the question when a replan repeats the plan it was meant to change."""
+        self.cancel_scope = CancelScope()
+        """How the Supervisor stops this run where it waits (``orch.cancel``; ``agents.engine.cancel``)."""
 
     def _charge(self, role: str, spend: Spend) -> None:
         budget = self._limits.budget
@@ -113,7 +116,10 @@ class TaskRunner:
     # ------------------------------------------------------------------ the run
     async def run(self) -> TaskResult:
         try:
-            await asyncio.wait_for(self._run(), timeout=self._cfg.task_timeout_s)
+            timeout = self._cfg.task_timeout_s
+            by = await self.cancel_scope.run(lambda: asyncio.wait_for(self._run(), timeout=timeout))
+            if by is not None:  # ``_run`` itself only ends by raising
+                self._finish(cancelled_stop(self.state, self._exec, self._sink, by, self._clock()))
         except (asyncio.CancelledError, LeaseLostError):
             raise  # stopped from outside, or another runner owns the task now: write nothing more
         except Exception as exc:  # noqa: BLE001 - every failure becomes the task's result (task_stop)
@@ -417,5 +423,6 @@ class TaskRunner:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
                                              kind=stop.escalation.kind, step_id=stop.escalation.step_id))
         self._sink.emit(TaskFinishedPayload(status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
-                                            error=stop.error, plan_cuts=list(st.plan_cuts)),
+                                            error=stop.error, plan_cuts=list(st.plan_cuts),
+                                            cancelled_by=st.cancelled.by if st.cancelled else None),
                         self._snapshot())
