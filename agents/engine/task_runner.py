@@ -15,9 +15,8 @@ from typing import Any, Literal, TypeVar, assert_never
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.answer_checks import checked_review, recorded_with
-from agents.engine.budget import Budget
 from agents.engine.cancel import CancelScope, cancelled_stop
-from agents.engine.code_replans import argument_replan, arithmetic_replan
+from agents.engine.code_replans import replan_before_review
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval
 from agents.engine.hops import number_slots
@@ -27,7 +26,7 @@ from agents.engine.questions import confirmation_question, fallback_answer, repe
 from agents.engine.result_build import build_result, learnable, review_input, step_views
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
+from agents.engine.stops import AllTerminal, AwaitingConfirmation, Limits, Stopped
 from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, TaskState
 from agents.engine.task_stop import TaskStop, stop_for_error
 from agents.config.prices import CostBudget
@@ -63,10 +62,7 @@ class TaskRunner:
         # reasoning step for the plan, rather than queue behind each other at the server.
         self._speculate_plan = config.speculative_planning and profile.concurrent_calls
         self._final_figure_look = profile.uses(Strategy.FINAL_FIGURE_LOOK)
-        dispatch = config.dispatch_options(concurrent_calls=profile.concurrent_calls,
-                                           read_through=profile.uses(Strategy.READ_THROUGH))
-        self._limits = Limits(dispatch, Budget.of(config),
-                              FailureCaps(config.max_consecutive_errors, config.loop_window))
+        self._limits = Limits.of(config, profile)
         if config.prices is not None and not state.usage.total.llm_calls:  # priced: nothing spent is $0
             state.usage = state.usage.model_copy(update={"cost_usd": 0.0})
         self._exec: PlanExecution | None = None
@@ -139,37 +135,23 @@ class TaskRunner:
             if st.phase in ("plan", "execute"):
                 await self._plan_and_execute()
                 st.phase = "reflect"
-                if self._replan_rejected_arguments() or self._replan_wrong_arithmetic():
+                if self._replan_before_review():
                     continue
             decision = await self._reflect()
             self._apply(decision)
 
-    def _replan_rejected_arguments(self) -> bool:
-        """Fail fast: a call whose arguments the tool still rejected after the repair round goes back to the
-        planner with the tool's words, once a task and without a reflector call — a retry of the same call fails
-        the same way (three identical retries cost one measured task 313 s before loop detection stopped it)."""
-        st = self.state
-        rejected = [(sid, rec.error) for sid, rec in sorted(self._records().items())
-                    if rec.status == "failed" and rec.error_kind == "argument"]
-        if not rejected or st.argument_replans >= 1 or \
-                st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
-            return False
-        st.argument_replans += 1
-        replan = argument_replan(st.task, list(st.plan_steps), self._outputs(), rejected,
-                                 lambda step: number_slots(self._rt, step), self._cfg.builtin_checks)
-        self._start_replan(replan.feedback, plan=replan.plan)
-        return True
-
-    def _replan_wrong_arithmetic(self) -> bool:
-        """With the numeric check set, a ratio or a total computed wrong is rewritten by code before any review
-        (``agents.engine.code_replans``); never by default."""
+    def _replan_before_review(self) -> bool:
+        """A replan code starts before any review (``agents.engine.code_replans.replan_before_review``)."""
         st = self.state
         if st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
-        plan = Plan(steps=list(st.plan_steps))
-        replan = arithmetic_replan(st.task, plan, self._views(plan), self._cfg.builtin_checks)
-        if replan is None:
+        found = replan_before_review(st.task, Plan(steps=list(st.plan_steps)), self._records(), self._outputs(),
+                                     self._views, lambda step: number_slots(self._rt, step), self._cfg.builtin_checks,
+                                     argument_replans=st.argument_replans)
+        if found is None:
             return False
+        replan, for_arguments = found
+        st.argument_replans += for_arguments
         self._start_replan(replan.feedback, plan=replan.plan)
         return True
 
