@@ -29,13 +29,13 @@ from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig
 from agents.errors import (ConfigError, InvalidResponseError, InvalidTimeoutError, OrchestratorClosedError,
-                           TaskTimeoutError)
+                           TaskTimeoutError, UsageError, short_repr)
 from agents.events import AnyEvent, parse_event
 from agents.llm.base import LLM
 from agents.llm.local.catalog import LocalModel
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.memory.sessions import SessionStore
-from agents.results import TaskResult
+from agents.results import CancelOutcome, TaskResult
 from agents.session import Session
 from agents.task_text import check_task_text, check_text_length
 from agents.tools import Tool, resolve_tools
@@ -134,6 +134,14 @@ class TaskHandle:
                 return TaskResult.model_validate(data)
             if deadline is not None and time.monotonic() >= deadline:
                 raise TaskTimeoutError(f"task {self.task_id} did not finish within {timeout}s")
+
+    def cancel(self, *, by: str | None = None) -> CancelOutcome:
+        """``orch.cancel(task_id)`` for this task: stop it now, keeping its completed steps."""
+        return self._orch.cancel(self.task_id, by=by)
+
+    async def acancel(self, *, by: str | None = None) -> CancelOutcome:
+        """``cancel()`` from a caller's event loop, without blocking it."""
+        return CancelOutcome.model_validate(await self._acall("cancel", self.task_id, _who(by)))
 
 
 class Orchestrator:
@@ -293,6 +301,14 @@ class Orchestrator:
         run = TaskHandle(self, task_id)._call("resume", task_id, bool(force))
         return TaskHandle(self, task_id, run)
 
+    def cancel(self, task_id: str, *, by: str | None = None) -> CancelOutcome:
+        """Stop a running task now (its model calls and tools too; also one another process runs): it ends
+        "cancelled" (``result.cancelled_by``: ``by``, default "the API") keeping its completed steps for
+        ``resume``. Nothing to cancel (finished, cancelled): ``CancelOutcome.message`` says so."""
+        self._check()
+        data = TaskHandle(self, task_id)._call("cancel", task_id, _who(by))
+        return CancelOutcome.model_validate(data)
+
     def handle(self, task_id: str) -> TaskHandle:
         """A handle for a task submitted earlier (by this or another process sharing the store)."""
         self._check()
@@ -351,6 +367,14 @@ def _deadline(timeout: object) -> float | None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout < 0:
         raise InvalidTimeoutError(repr(timeout))
     return time.monotonic() + timeout
+
+
+def _who(by: object) -> str:
+    """Who cancels, as the result will name them."""
+    if by is not None and (not isinstance(by, str) or not by.strip()):
+        raise UsageError(f"cancel(by=...) names who cancels, as text (e.g. by='the chat UI'), got "
+                         f"{type(by).__name__} {short_repr(by)}")
+    return "the API" if by is None else by.strip()
 
 
 def _check_runtime(runtime: object, address: str | None) -> None:

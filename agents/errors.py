@@ -27,6 +27,8 @@ __all__ = [
     "TextTooLongError",
     "InvalidLLMOutputError",
     "BudgetExceeded",
+    "CostBudgetExceeded",
+    "UnpricedModelError",
     "RoleUnavailableError",
     "InvalidResponseError",
     "short_repr",
@@ -185,11 +187,12 @@ class InvalidLLMOutputError(TetrarchError):
         return self
 
 
-BudgetCap = Literal["token_budget", "max_llm_calls"]
+BudgetCap = Literal["token_budget", "max_llm_calls", "max_cost_usd"]
 
 
 class BudgetExceeded(TetrarchError):
-    """A task (or a ReAct run) reached its ``token_budget`` or ``max_llm_calls``; ``cap`` names which."""
+    """A task (or a ReAct run) reached its ``token_budget``, ``max_llm_calls`` or ``max_cost_usd``; ``cap``
+    names which (and is the task's ``stopped_reason``)."""
 
     def __init__(self, cap: BudgetCap, used: int, limit: int) -> None:
         what = "tokens" if cap == "token_budget" else "LLM calls"
@@ -198,6 +201,61 @@ class BudgetExceeded(TetrarchError):
         self.cap: BudgetCap = cap
         self.used = used
         self.limit = limit
+
+
+def _usd(amount: float) -> str:
+    # As agents.config.prices.usd: this module imports nothing of the project.
+    return "$" + f"{amount:.6f}".rstrip("0").rstrip(".")
+
+
+class CostBudgetExceeded(BudgetExceeded):
+    """A model call was not made: its prompt's cost (``prompt_tokens`` at the model's input price) beside
+    what the task had spent would pass ``RuntimeConfig.max_cost_usd``. ``next_call_usd`` is None when no call
+    can fit (the task had spent more than the cap: a call's output is known only after it). ``spend``: what
+    the role call's earlier model calls cost (an ``agents.llm.base.Spend``), booked by the engine."""
+
+    def __init__(self, role: str, model: str, prompt_tokens: int, next_call_usd: float | None,
+                 spent_usd: float, max_cost_usd: float) -> None:
+        if next_call_usd is None:
+            what = (f"the task has spent {_usd(spent_usd)}, over its max_cost_usd of {_usd(max_cost_usd)}, "
+                    "so no further model call was made (any call would add to it)")
+        else:
+            what = (f"the {role}'s next model call ({model}, {prompt_tokens} prompt tokens) would cost about "
+                    f"{_usd(next_call_usd)} beside the {_usd(spent_usd)} the task has spent, passing its "
+                    f"max_cost_usd of {_usd(max_cost_usd)}, so it was not made")
+        TetrarchError.__init__(self, f"{what}; raise RuntimeConfig.max_cost_usd and submit the task again, "
+                                     "or split it into smaller tasks")
+        self.cap: BudgetCap = "max_cost_usd"
+        self.used, self.limit = spent_usd, max_cost_usd
+        self.role, self.model, self.prompt_tokens = role, model, prompt_tokens
+        self.next_call_usd, self.spent_usd, self.max_cost_usd = next_call_usd, spent_usd, max_cost_usd
+        self.spend: Any = None
+
+    def with_spend(self, spend: Any) -> CostBudgetExceeded:
+        """Attach what the role call's earlier model calls cost, so the task's usage stays exact."""
+        self.spend = spend
+        return self
+
+
+class UnpricedModelError(CostBudgetExceeded):
+    """``max_cost_usd`` is set, and a model call went to (or was answered by) a model the price table does not
+    price: the cap cannot be checked, so the call is not made (an unpriced call is not counted as free)."""
+
+    def __init__(self, model: str, role: str = "") -> None:
+        shown = f"model {model!r}" if model else ("a model without a name to price (the LLM has no .model, "
+                                                  "or the task's earlier calls ran without a price table)")
+        who = f"the {role}'s" if role else "a"
+        entry = f'"{model}": [input, output]' if model else '"*": [input, output]'
+        TetrarchError.__init__(self, (
+            f"{who} model call goes to {shown}, which RuntimeConfig.prices does not price, while "
+            "max_cost_usd is set: the call was not made, since an unpriced call cannot be checked against "
+            f"the cap. Add {entry} (USD per million tokens; \"*\" prices any model) to the price table and "
+            "submit the task again"))
+        self.cap: BudgetCap = "max_cost_usd"
+        self.used, self.limit = 0, 0
+        self.role, self.model, self.prompt_tokens = role, model, 0
+        self.next_call_usd, self.spent_usd, self.max_cost_usd = None, 0.0, 0.0
+        self.spend = None
 
 
 class RoleUnavailableError(TetrarchError):

@@ -67,7 +67,7 @@ EventType = Literal[
 ]
 EVENT_TYPES: tuple[str, ...] = EventType.__args__  # type: ignore[attr-defined]
 
-TaskStatus = Literal["accepted", "escalated", "clarify", "refused", "failed"]
+TaskStatus = Literal["accepted", "escalated", "clarify", "refused", "failed", "cancelled"]
 
 StoppedReason = Literal[
     "accepted",
@@ -85,6 +85,7 @@ StoppedReason = Literal[
     "task_timeout",
     "token_budget",
     "max_llm_calls",
+    "max_cost_usd",
     "consecutive_errors",
     "loop_detected",
     "llm_unavailable",
@@ -152,7 +153,8 @@ class StepFailedPayload(_Payload):
     step_id: int
     attempt: int
     error_kind: Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission",
-                        "dependency", "llm", "cancelled", "executor_died"]
+                        "dependency", "llm", "cancelled", "executor_died", "max_cost_usd"]
+    """``agents.roles.messages.StepErrorKind`` (the same values: a test holds them equal)."""
     error: str
     will_retry: bool = False
     started_at: float | None = None
@@ -200,13 +202,16 @@ class PlanCut(_Payload):
 
 
 class TaskFinishedPayload(_Payload):
-    status: Literal["accepted", "escalated", "clarify", "refused", "failed"]
+    status: TaskStatus
     stopped_reason: StoppedReason
     answer: str | None = None
     error: str | None = None
     plan_cuts: list[PlanCut] = Field(default_factory=list)
     """Plans that ended early because the planner was looping. Carried here, not in an event of its own, since
     the event types are fixed (DESIGN.md): the task's outcome is where a cut plan explains itself."""
+    cancelled_by: str | None = None
+    """Who cancelled the task (status "cancelled"): "the API", "tetrarch cancel", "the live view", "MCP", or
+    the name the caller gave ``orch.cancel(..., by=...)``."""
 
 
 class TaskSubmitted(_Event):

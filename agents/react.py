@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.config import RuntimeConfig
 from agents.engine.budget import Budget
-from agents.errors import BudgetExceeded, InvalidLLMOutputError
+from agents.errors import BudgetExceeded, CostBudgetExceeded, InvalidLLMOutputError
 from agents.events import StoppedReason, TaskStatus
 from agents.llm.base import (
     LLM,
@@ -42,6 +42,7 @@ from agents.llm.base import (
 )
 from agents.llm.base import ToolCall as ToolCallReply
 from agents.results import StepResult, StepTiming, TaskResult, Timings, UsageReport
+from agents.roles.cost_meter import MeteredLLM, metered
 from agents.roles.json_call import call_json
 from agents.roles.render import output_text
 from agents.tools import Tool, ToolDispatcher, ToolRegistry, idempotency_key
@@ -108,7 +109,7 @@ class ReActAgent:
             raise ValueError(f"tool_calling must be one of {get_args(ToolCalling)}, got {tool_calling!r}")
         self._llm = llm
         self._cfg = config or RuntimeConfig()
-        self._budget = Budget(self._cfg.token_budget, self._cfg.max_llm_calls)
+        self._budget = Budget.of(self._cfg)
         self._registry = ToolRegistry(resolve_tools(tools))  # Tool objects, functions and MCP servers alike
         retry = self._cfg.tools
         self._dispatcher = ToolDispatcher(
@@ -137,11 +138,14 @@ class ReActAgent:
 
     async def run(self, task: str, task_id: str | None = None) -> TaskResult:
         task_id = task_id or uuid.uuid4().hex[:16]
-        run = _Run(task_id, self._clock())
+        # Every model call of the run is checked against max_cost_usd before it is sent (roles/cost_meter.py).
+        run = _Run(task_id, self._clock(), metered(self._llm, self._budget.for_call(UsageReport())))
         try:
             await asyncio.wait_for(self._loop(task, run), timeout=self._cfg.task_timeout_s)
         except _Stop as stop:
             run.stop = stop
+        except CostBudgetExceeded as exc:
+            run.stop = _Stop("failed", "max_cost_usd", error=f"ReAct: {exc}")
         except asyncio.TimeoutError:
             run.stop = _Stop("failed", "task_timeout", error=f"ReAct did not finish within "
                                                             f"{self._cfg.task_timeout_s:g}s")
@@ -185,7 +189,7 @@ class ReActAgent:
 
     async def _native_call(self, request: LLMRequest, run: _Run, *, first: bool) -> LLMReply:
         try:
-            reply = await self._llm.complete(request)
+            reply = await run.llm.complete(request)
         except LLMToolsUnsupported as exc:
             if self.tool_calling == "auto" and first:
                 raise _UseJSON from exc
@@ -209,7 +213,7 @@ class ReActAgent:
         for _ in range(self._max_turns):
             run.check_budget(self._budget, before_call=True)
             try:
-                call = await call_json(self._llm, role="react", messages=messages,
+                call = await call_json(run.llm, role="react", messages=messages,
                                        parse=lambda text: parse_model(text, self._turn_model), json_schema=schema,
                                        metadata={"task_id": run.task_id})
             except InvalidLLMOutputError as exc:
@@ -267,7 +271,8 @@ class ReActAgent:
 
 
 class _Run:
-    def __init__(self, task_id: str, submitted_at: float) -> None:
+    def __init__(self, task_id: str, submitted_at: float, llm: LLM) -> None:
+        self.llm = llm
         self.task_id = task_id
         self.submitted_at = submitted_at
         self.usage = Usage()
@@ -284,9 +289,12 @@ class _Run:
     def result(self, now: float) -> TaskResult:
         stop = self.stop or _Stop("failed", "internal_error", error="ReAct stopped without a result")
         steps = [s for s in self.steps if s is not None]
+        cost = self.llm.cost_usd if isinstance(self.llm, MeteredLLM) else None  # metered under a money cap
         return TaskResult(
             task_id=self.task_id, status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
-            error=stop.error, steps=steps, usage=UsageReport(total=self.usage, by_role={"react": self.usage}),
+            error=stop.error, steps=steps, usage=UsageReport(
+                total=self.usage, by_role={"react": self.usage}, cost_usd=cost,
+                cost_by_role={} if cost is None else {"react": cost}),
             timings=Timings(wall_s=now - self.submitted_at, submitted_at=self.submitted_at, finished_at=now,
                             first_dispatch_s=None if self.first_dispatch is None else
                             self.first_dispatch - self.submitted_at,

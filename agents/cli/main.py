@@ -1,4 +1,5 @@
-"""`tetrarch run | resume | respond | tasks | trace | bench | models | mcp | cache | ui | serve-info`."""
+"""`tetrarch run | resume | respond | cancel | tasks | trace | bench | models | mcp | cache | ui |
+serve-info`."""
 
 from __future__ import annotations
 
@@ -82,6 +83,21 @@ def _check_task(store_path: Path, task_id: str, *, responding: bool) -> None:
         raise TaskNotWaitingError(task_id, row.status)
 
 
+def _cmd_cancel(args: argparse.Namespace) -> int:
+    """Through the store: whichever process runs the task is fenced out and stops; no model or Ray starts
+    here."""
+    from agents.config import RuntimeConfig
+    from agents.engine.store_cancel import cancel_in_store
+
+    config = RuntimeConfig(store_url=args.store_url) if args.store_url else _config(args)
+    if not args.store_url and (problem := missing_store(config.store_path)):
+        print(f"tetrarch: {problem}", file=sys.stderr)
+        return 2
+    outcome = cancel_in_store(config, args.task_id, "tetrarch cancel")
+    print(outcome.model_dump_json(indent=2) if args.json else outcome.message)
+    return 0
+
+
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from agents.store import Store
 
@@ -159,6 +175,13 @@ def _parser() -> argparse.ArgumentParser:
     respond.add_argument("task_id")
     respond.add_argument("text")
     common(respond)
+    cancel = sub.add_parser("cancel", help="stop a running task (its completed steps are kept; "
+                                           "`tetrarch resume` continues it)")
+    cancel.add_argument("task_id")
+    where = cancel.add_mutually_exclusive_group()
+    where.add_argument("--store", help="SQLite store path (default ~/.tetrarch/tetrarch.db)")
+    where.add_argument("--store-url", help="the cluster store, postgresql://user@host:5432/db")
+    cancel.add_argument("--json", action="store_true", help="print what the cancel did as JSON")
     tasks = sub.add_parser("tasks", help="list recent tasks")
     tasks.add_argument("--status")
     tasks.add_argument("--limit", type=int, default=20)
@@ -211,7 +234,8 @@ def _dispatch(argv: list[str]) -> int:
                 "cache": _cmd_cache, "ui": _cmd_ui}[argv[0]](
             argparse.Namespace(command=argv[0], rest=argv[1:]))
     args = _parser().parse_args(argv)
-    handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "tasks": _cmd_tasks,
+    handlers = {"run": _cmd_run, "resume": _cmd_continue, "respond": _cmd_continue, "cancel": _cmd_cancel,
+                "tasks": _cmd_tasks,
                 "models": _cmd_models, "bench": _cmd_bench, "trace": _cmd_trace, "mcp": _cmd_mcp,
                 "cache": _cmd_cache, "ui": _cmd_ui}
     if args.command == "serve-info":

@@ -1,8 +1,9 @@
 """tetrarch as an MCP server: any MCP client hands a complex task to tetrarch (``tetrarch mcp serve``).
 
 Tools: ``run_task`` (task text in; answer, status, task id and a short plan summary out; a progress
-notification per task event while it runs), ``task_status`` and ``respond`` (answer an escalation, e.g.
-``"approve"`` a write that waits for confirmation; the task continues and the reply is its new outcome).
+notification per task event while it runs), ``task_status``, ``respond`` (answer an escalation, e.g.
+``"approve"`` a write that waits for confirmation; the task continues and the reply is its new outcome) and
+``cancel_task`` (stop a running task, e.g. from a chat's stop button; its completed steps are kept).
 
     >>> from mcp import Client
     >>> server = build_server(Orchestrator(llm=my_llm, tools=[lookup]))             # doctest: +SKIP
@@ -55,13 +56,15 @@ class TaskOutcome(pydantic.BaseModel):
 
     task_id: str
     status: str
-    """accepted | escalated | clarify | refused | failed — or ``running`` from ``task_status``."""
+    """accepted | escalated | clarify | refused | failed | cancelled — or ``running`` from ``task_status``."""
     answer: str | None = None
     question: str | None = None
     """For escalated / clarify: what tetrarch needs to know; answer it with ``respond``."""
     error: str | None = None
     plan_summary: list[str] = pydantic.Field(default_factory=list)
     """One line per step: ``3. subtract(a, b) — completed``."""
+    note: str | None = None
+    """From ``cancel_task``: what the cancel did, or why there was nothing to cancel."""
 
 
 def _outcome(result: TaskResult) -> TaskOutcome:
@@ -143,6 +146,18 @@ def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: 
             handle = await asyncio.to_thread(orch.respond, task_id, text)
             return await _follow(handle, ctx, seen)
 
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                             idempotent_hint=True))
+    async def cancel_task(task_id: str) -> TaskOutcome:
+        """Stop a running task: its tool calls and model calls stop, it ends "cancelled" and keeps its
+        completed steps. Cancelling a finished task changes nothing (the note says so)."""
+        with _told_to_the_client():
+            orch = await holder.get()
+            done = await asyncio.to_thread(lambda: orch.cancel(task_id, by="MCP"))
+            handle = await asyncio.to_thread(orch.handle, task_id)
+            outcome = _outcome(await handle.aresult(timeout=10))  # finished (or waiting) by now
+            return outcome.model_copy(update={"note": done.message})
+
     return server
 
 
@@ -173,7 +188,7 @@ def _load(path: str) -> Any:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tetrarch mcp", description="tetrarch as an MCP server.")
     sub = p.add_subparsers(dest="command", required=True)
-    serve_p = sub.add_parser("serve", help="serve run_task / task_status / respond over MCP")
+    serve_p = sub.add_parser("serve", help="serve run_task / task_status / respond / cancel_task over MCP")
     how = serve_p.add_mutually_exclusive_group()
     how.add_argument("--stdio", action="store_true", help="speak MCP on stdin/stdout (the default)")
     how.add_argument("--http", metavar="HOST:PORT", help="streamable HTTP at http://HOST:PORT/mcp, e.g. 127.0.0.1:8765")

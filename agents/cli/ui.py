@@ -8,13 +8,15 @@ Ctrl-C or SIGTERM stops it.
 
 Answering an escalation from the page calls ``Orchestrator.respond`` like ``tetrarch respond``: the
 Orchestrator (``--llm``, ``--base-url``, ``--address`` as for ``tetrarch run``) is started on the first answer,
-not before. ``--read-only`` serves the page without it.
+not before. The Cancel button cancels through the store like ``tetrarch cancel`` (no model, no Ray).
+``--read-only`` serves the page without either.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import signal
 import sys
@@ -29,6 +31,7 @@ from agents.ui.loopback import TokenError, require_token
 
 if TYPE_CHECKING:
     from agents.api import Orchestrator
+    from agents.results import CancelOutcome
 
 __all__ = ["main", "open_store"]
 
@@ -60,6 +63,13 @@ class _LazyResponder:
             self._orch.shutdown()
 
 
+async def _cancel_through_store(config: RuntimeConfig, task_id: str, by: str) -> CancelOutcome:
+    """The Cancel button: ``tetrarch cancel`` in a worker thread (a store write, never an Orchestrator)."""
+    from agents.engine.store_cancel import cancel_in_store
+
+    return await asyncio.to_thread(cancel_in_store, config, task_id, by)
+
+
 def open_store(args: argparse.Namespace) -> tuple[Any, RuntimeConfig]:
     """The store ``--store`` / ``--store-url`` names (read side) and the config a responder would use."""
     from agents.store import Store
@@ -82,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
     p.add_argument("--token", default=os.environ.get("TETRARCH_TOKEN"),
                    help="bearer token every request must carry (default $TETRARCH_TOKEN); required off loopback")
-    p.add_argument("--read-only", action="store_true", help="serve without answering escalations")
+    p.add_argument("--read-only", action="store_true",
+                   help="serve without answering escalations or cancelling")
     p.add_argument("--prices", help='a JSON price table, {"MODEL": [USD per 1M input, per 1M output tokens]}: '
                                     "the task list shows each task's cost")
     p.add_argument("--llm", help="for answers: openai:MODEL (with --base-url) or local[:NAME]")
@@ -92,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agents.ui.prices import load_prices
+    from agents.config.price_file import load_prices
     from agents.ui.server import UIServer
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -105,9 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     prices = None if args.prices is None else load_prices(args.prices)
     store, config = open_store(args)
     responder = None if args.read_only else _LazyResponder(args, config)
+    canceller = None if args.read_only else functools.partial(_cancel_through_store, config)
     try:
         server = UIServer(store, host=args.host, port=args.port, token=args.token, responder=responder,
-                          prices=prices).start()
+                          prices=prices, canceller=canceller).start()
     except ListenError as exc:  # the port is in use, or the host is not this machine's
         print(f"tetrarch ui: {exc}", file=sys.stderr)
         return 2

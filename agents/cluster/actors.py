@@ -25,6 +25,7 @@ from agents.checks.api import Check
 from agents.cluster.shard_roles import ShardRolesRuntime
 from agents.cluster.shards import shard_name, shard_of
 from agents.config import RuntimeConfig
+from agents.config.prices import CostBudget
 from agents.engine.supervisor import SupervisorCore
 from agents.errors import ActorStartError
 from agents.idempotency import ClaimReply, ClaimState, Fence
@@ -65,7 +66,8 @@ class RouterActor(WarmOnStart, Router, WhereAmI):
 
 class PlannerActor(WarmOnStart, Planner, WhereAmI):
     async def plan_batched(self, task_id: str, task: str, replan: ReplanContext | None = None,
-                           history: str = "") -> AsyncIterator[list[PlanItem]]:
+                           history: str = "",
+                           cost: CostBudget | None = None) -> AsyncIterator[list[PlanItem]]:
         """``plan``'s items, the ones produced together in one list: the steps parsed from one chunk of the
         model's reply become one streamed Ray object instead of one each (a 1,000-step plan given in one
         reply crosses as one object, not 1,000)."""
@@ -73,7 +75,7 @@ class PlannerActor(WarmOnStart, Planner, WhereAmI):
 
         async def produce() -> None:
             try:
-                async for item in self.plan(task_id, task, replan, history):
+                async for item in self.plan(task_id, task, replan, history, cost):
                     queue.put_nowait(item)
             finally:
                 queue.put_nowait(None)

@@ -19,6 +19,7 @@ from ray.exceptions import GetTimeoutError, RayTaskError, TaskCancelledError
 
 from agents.cluster.executor_actor import BatchItem
 from agents.cluster.placement import LeastLoaded
+from agents.config.prices import CostBudget
 from agents.cluster.step_batches import ACTOR_ERRORS, BatchedStepHandle, failed_inside, lost_reason, read_batch
 from agents.engine.runtime import ExecutorLost, StepHandle
 from agents.errors import RoleUnavailableError
@@ -104,8 +105,17 @@ class _Replicas:
 
     async def call(self, method: str, *args: Any) -> Any:
         index = self.balance.acquire()
+        ref = None
         try:
-            return await getattr(self.handles[index], method).remote(*args)
+            ref = getattr(self.handles[index], method).remote(*args)
+            return await ref
+        except asyncio.CancelledError:
+            # The task was cancelled (or its run stopped): stop the role's model call too, without waiting
+            # for it.
+            if ref is not None:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+            raise
         except RayTaskError as exc:
             # The role's own error (an invalid reply after its repair round, a model that failed): Ray's wrapper
             # is also an instance of it, but its message is the actor's traceback (pid, ip, file paths), which
@@ -184,16 +194,19 @@ class RayRuntime:
                 delay = min(delay * 2, 5.0)
         raise AssertionError("unreachable")
 
-    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
-        return await self._with_restarts(lambda: self._router.call("route", task_id, task, history), "router")
+    async def route(self, task_id: str, task: str, history: str = "",
+                    cost: CostBudget | None = None) -> RoleResult[RouterDecision]:
+        return await self._with_restarts(lambda: self._router.call("route", task_id, task, history, cost),
+                                         "router")
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None) -> RoleResult[Reflection]:
+                      again: SecondLook | None = None,
+                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
         return await self._with_restarts(
-            lambda: self._reflector.call("reflect", task_id, task, plan, results, again), "reflector")
+            lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost), "reflector")
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
-                   history: str = "") -> AsyncIterator[PlanItem]:
+                   history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:
         delay = 0.2
         for attempt in range(_ROLE_RETRIES):
             emitted = False
@@ -203,7 +216,7 @@ class RayRuntime:
                 planner = self._planner.handles[index]
                 # Items the planner produced together arrive as one object (PlannerActor.plan_batched).
                 stream = planner.plan_batched.options(num_returns="streaming").remote(task_id, task, replan,
-                                                                                     history)
+                                                                                     history, cost)
                 async for ref in stream:
                     for item in await ref:
                         emitted = emitted or isinstance(item, StepEmitted)

@@ -14,6 +14,7 @@ from typing import Any
 
 from agents.cluster.ray_runtime import RayRuntime
 from agents.config import RuntimeConfig
+from agents.config.prices import CostBudget
 from agents.llm.base import LLM
 from agents.roles.messages import PlanItem, ReplanContext, RoleResult, SecondLook, StepView
 from agents.roles.planner import Planner
@@ -43,17 +44,19 @@ class ShardRolesRuntime(RayRuntime):
         for role in (self._local_router, self._local_planner, self._local_reflector):
             role.warm_up()
 
-    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
-        return await self._local_router.route(task_id, task, history)
+    async def route(self, task_id: str, task: str, history: str = "",
+                    cost: CostBudget | None = None) -> RoleResult[RouterDecision]:
+        return await self._local_router.route(task_id, task, history, cost)
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
-                   history: str = "") -> AsyncIterator[PlanItem]:
-        async for item in self._local_planner.plan(task_id, task, replan, history):
+                   history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:
+        async for item in self._local_planner.plan(task_id, task, replan, history, cost):
             yield item
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None) -> RoleResult[Reflection]:
-        return await self._local_reflector.reflect(task_id, task, plan, results, again)
+                      again: SecondLook | None = None,
+                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
+        return await self._local_reflector.reflect(task_id, task, plan, results, again, cost)
 
     async def use_tools(self, tools: Sequence[Any]) -> None:
         """Executors first (``RayRuntime.use_tools``), then this shard's roles."""

@@ -17,16 +17,19 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, field_serializer, field_validator, model_validator
 
 from agents.config.groups import FLAT_SPELLINGS, Deployment, Observability, Strict, ToolPolicy, moved_to_groups
+from agents.config.price_file import load_prices
+from agents.config.prices import PriceTable, price_table
 from agents.errors import ConfigError
 from planning.policy import DEFAULT_LIMITS, PolicyLimits
 from planning.text_limits import MAX_TEXT_CHARS
 
 __all__ = ["BUILTIN_CHECK_SETS", "FLAT_SPELLINGS", "MAX_TEXT_CHARS", "NUMERIC_QA_CHECKS", "BuiltinCheckSet",
-           "Deployment", "DispatchOptions", "ExecutorOptions", "Observability", "PlannerOptions", "PromptOptions",
-           "RouterOptions", "RuntimeConfig", "ToolOptions", "ToolPolicy", "default_store_path", "masked_url"]
+           "Deployment", "DispatchOptions", "ExecutorOptions", "Observability", "PlannerOptions",
+           "PriceTable", "PromptOptions", "RouterOptions", "RuntimeConfig", "ToolOptions", "ToolPolicy",
+           "default_store_path", "masked_url"]
 
 BuiltinCheckSet = Literal["sound", "numeric"]
 """A built-in check set (docs/checks.md): "sound" vetoes an answer only where the rule is sound for any task and
@@ -169,6 +172,14 @@ class RuntimeConfig(Strict):
     """The same step with the same arguments failing this many times in a row is a loop."""
     context_token_budget: int = Field(6000, ge=256)
     """Token budget of one assembled prompt; the context layer is trimmed first."""
+    prices: PriceTable | None = None
+    """USD per million input and output tokens by model name, in the format ``tetrarch ui --prices FILE``
+    reads: a mapping (``{"gpt-4.1-mini": [0.40, 1.60], "*": [0, 0]}``; ``"*"``: any other model) or that JSON
+    file's path. tetrarch ships no prices. With a table, ``result.usage.cost_usd`` is what a task cost."""
+    max_cost_usd: float | None = Field(None, gt=0)
+    """USD a task may spend; needs ``prices``. Before every model call of every role, the call's prompt at its
+    model's input price beside what the task has spent must fit, or the call is not made and the task stops
+    (``stopped_reason="max_cost_usd"``, docs/reliability.md "Budgets in money"). None: no cap."""
 
     # --- memory (docs/memory.md) -------------------------------------------------------------------
     session_history_tokens: int = Field(1500, ge=0)
@@ -182,6 +193,18 @@ class RuntimeConfig(Strict):
     deployment: Deployment = Field(default_factory=Deployment)
     observability: Observability = Field(default_factory=Observability)
     tools: ToolPolicy = Field(default_factory=ToolPolicy)
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _price_table(cls, value: object) -> PriceTable | None:
+        if value is None:
+            return None
+        return load_prices(value) if isinstance(value, str | Path) else price_table(value)
+
+    @field_serializer("prices")
+    def _prices_as_the_file(self, table: PriceTable | None) -> dict[str, tuple[float, float]] | None:
+        # The dump is the file's own format, so a recorded config validates back into the same table.
+        return None if table is None else dict(table.prices)
 
     @field_serializer("store_url", when_used="json")
     def _store_url_shown(self, url: str | None) -> str | None:
@@ -266,4 +289,8 @@ class RuntimeConfig(Strict):
         if self.store_url is not None and not self.store_url.startswith(("postgresql://", "postgres://")):
             raise ValueError(f"store_url={masked_url(self.store_url)!r} is not a PostgreSQL URL; give "
                              "'postgresql://user@host:5432/db', or leave store_url None and set store_path")
+        if self.max_cost_usd is not None and self.prices is None:
+            raise ValueError(f"max_cost_usd={self.max_cost_usd:g} needs prices to turn tokens into dollars: "
+                             'give RuntimeConfig(prices={"MODEL": [USD per 1M input, per 1M output tokens]}, '
+                             "...) or prices='prices.json' (tetrarch ships no prices)")
         return self

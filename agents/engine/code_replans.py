@@ -25,7 +25,7 @@ from agents.checks.numeric.totals import total_fault
 from agents.checks.review import StepLike, evidence_of
 from planning.models import Plan, PlanStep
 
-__all__ = ["CodeReplan", "argument_replan", "arithmetic_replan"]
+__all__ = ["CodeReplan", "argument_replan", "arithmetic_replan", "replan_before_review"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +68,19 @@ def arithmetic_replan(task: str, plan: Plan, views: Sequence[StepLike], checks: 
                           f"{total.computed:,.4g}, less than the sum of the figures it used. Code rewrote "
                           f"step {total.step} to add them.", fixed)
     return None
+
+
+def replan_before_review(task: str, plan: Plan, records: Mapping[int, Any], outputs: Mapping[int, Any],
+                         views: Callable[[Plan], Sequence[StepLike]], number_slots: Callable[[PlanStep], frozenset[int]],
+                         checks: Sequence[str], *, argument_replans: int) -> tuple[CodeReplan, bool] | None:
+    """The replan code starts before any review, and whether it is the argument replan (once a task): a call whose
+    arguments the tool still rejected after the repair round goes back to the planner with the tool's words,
+    without a reviewer call — a retry of the same call fails the same way (three identical retries cost one
+    measured task 313 s before loop detection stopped it); with the numeric set, a ratio or a total computed wrong
+    is rewritten. ``records``: each step's record (``status``, ``error_kind``, ``error``)."""
+    rejected = [(sid, rec.error) for sid, rec in sorted(records.items())
+                if rec.status == "failed" and rec.error_kind == "argument"]
+    if rejected and argument_replans < 1:
+        return argument_replan(task, list(plan.steps), outputs, rejected, number_slots, checks), True
+    fixed = arithmetic_replan(task, plan, views(plan), checks)
+    return None if fixed is None else (fixed, False)

@@ -79,7 +79,8 @@ class PlanExecution(PlanIntake):
             # ``stream``: a plan that started before this execution (the speculative plan, buffered while the
             # router decided); otherwise the planner is asked now.
             self.started_early = stream is not None
-            plan = stream if stream is not None else runtime.plan(state.task_id, state.task, replan, state.history)
+            plan = stream if stream is not None else runtime.plan(
+                state.task_id, state.task, replan, state.history, limits.budget.for_call(state.usage))
             self._plan_iter = plan.__aiter__()
 
     # ------------------------------------------------------------------ the derived checkpoint
@@ -156,9 +157,19 @@ class PlanExecution(PlanIntake):
             except Exception:  # noqa: BLE001 - closing a broken stream must not mask the real error
                 pass
 
+    def stop_running(self) -> list[tuple[int, int, float | None]]:
+        """The task was cancelled (``cancel_all`` stopped the calls): each step still running is marked
+        cancelled in the scheduler; their ``(step_id, attempt, started_at)``."""
+        stopped = [(sid, self._sched.attempt(sid), self._facts[sid].started_at)
+                   for sid in self._sched.running()]
+        for sid, _, _ in stopped:
+            self._sched.cancel(sid)
+        return stopped
+
     def _charge(self, role: str, spend: Spend) -> None:
-        record_spend(self._st, self._sink, role, spend)
+        record_spend(self._st, self._sink, role, spend, self._limits.budget.cost(spend))
         self._limits.budget.check(self._st.usage.total)
+        self._limits.budget.check_priced(spend)
 
     # ------------------------------------------------------------------ dispatch
     def _dispatch_ready(self) -> None:
@@ -235,6 +246,7 @@ class PlanExecution(PlanIntake):
         # Any step may call the LLM (a reasoning step, the reviewer's change, an argument repair); and at a
         # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
         self._limits.budget.check(self._st.usage.total, before_call=True)
+        cost = self._limits.budget.for_call(self._st.usage)
         attempt = self._sched.start(sid)
         through = read_through(step, self._steps, lambda sid: self._sched.state(sid) is SchedState.COMPLETED) \
             if self._limits.dispatch.read_through else {}
@@ -244,7 +256,7 @@ class PlanExecution(PlanIntake):
             modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
             generation=self._sink.generation, inputs_about={d: about(self._steps[d]) for d in (*step.depends_on,
                                                             *through.values()) if d in self._steps},
-            read_through=through)
+            read_through=through, cost=cost)
 
     def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
         self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
@@ -351,7 +363,11 @@ class PlanExecution(PlanIntake):
                                           executor=outcome.executor, node_id=outcome.node_id), self.checkpoint())
         self._plan_written = len(self._st.plan_steps)
         # A refusal counts too: a task whose calls keep being refused stops like one whose calls keep failing.
-        self._stopped = self._stopped or self._limits.failures.after_failure(self._st, self._steps[step_id], outcome)
+        # A model call the money budget refused stops the task: any other call would be refused the same way.
+        refused = outcome.error_kind == "max_cost_usd"
+        self._stopped = self._stopped or (Stopped("max_cost_usd", outcome.error or "") if refused else
+                                          self._limits.failures.after_failure(self._st, self._steps[step_id],
+                                                                              outcome))
 
     # ------------------------------------------------------------------ decisions applied by the runner
     def with_graph(self, context: ReflectionContext) -> ReflectionContext:

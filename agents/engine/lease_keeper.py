@@ -84,23 +84,34 @@ def _proc_state(pid: int) -> tuple[str, int] | None:
     return fields[0], int(fields[1])
 
 
+WATCH_S = 0.5
+"""How often a Supervisor looks whether another runner took one of its running tasks over (a cancel from
+another process, a forced resume): such a run is fenced out at once, and stops within this long."""
+
+
 class LeaseKeeper:
     """Renews ``owner``'s leases of the tasks ``running()`` names, every ``LEASE_TTL_S / 3`` seconds, on the loop
-    that runs them (started from a coroutine; ``stop`` releases them, so the next resume needs no force)."""
+    that runs them (started from a coroutine; ``stop`` releases them, so the next resume needs no force).
+    Every ``watch_s`` it calls ``on_lost(task_id)`` for each of them whose lease ``owner`` no longer holds."""
 
     def __init__(self, store: Store, owner: str, running: Callable[[], list[str]], *,
-                 period_s: float = LEASE_TTL_S / 3) -> None:
+                 period_s: float = LEASE_TTL_S / 3, on_lost: Callable[[str], None] | None = None,
+                 watch_s: float = WATCH_S) -> None:
         self._store, self._owner, self._running, self._period_s = store, owner, running, period_s
-        self._task: asyncio.Task[None] | None = None
+        self._on_lost, self._watch_s = on_lost, watch_s
+        self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> LeaseKeeper:
-        self._task = asyncio.get_running_loop().create_task(self._renew())
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._renew())]
+        if self._on_lost is not None:
+            self._tasks.append(loop.create_task(self._watch(self._on_lost)))
         return self
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         try:
             self._store.renew_leases(self._owner, [], release=True)
         except Exception:  # noqa: BLE001 - a store gone at shutdown: the leases lapse by themselves
@@ -116,6 +127,21 @@ class LeaseKeeper:
                     self._renew_now(running)
         finally:  # stopped, or its loop ended: its runners stopped with it
             _RENEWING_HERE.discard(self._owner)
+
+    async def _watch(self, on_lost: Callable[[str], None]) -> None:
+        while True:
+            await asyncio.sleep(self._watch_s)
+            running = self._running()
+            if not running:
+                continue
+            try:
+                held = self._store.leases_held(self._owner, running)
+            except Exception:  # noqa: BLE001 - asked again next time; the writes are fenced meanwhile
+                log.warning("could not read the leases of %d running task(s)", len(running), exc_info=True)
+                continue
+            for task_id in running:
+                if task_id not in held:
+                    on_lost(task_id)
 
     def _renew_now(self, running: list[str]) -> None:
         try:

@@ -110,4 +110,11 @@ def spent_so_far(items: list[PlanItem]) -> Spend:
                 return spend
             case _:
                 pass
-    return spent + Spend(Usage(output_tokens=output_tokens))
+    written = Usage(output_tokens=output_tokens)
+    if not output_tokens or not spent.calls:
+        return spent + Spend(written)
+    # Into the abandoned call's own record too: a task's cost is computed from its records (as the live view
+    # does).
+    last = dict(spent.calls[-1])
+    last["usage"] = (Usage.model_validate(last.get("usage") or {}) + written).model_dump()
+    return Spend(spent.usage + written, (*spent.calls[:-1], last))

@@ -37,7 +37,8 @@ def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:
     return TaskResult(task_id=st.task_id, status=st.status or "failed", stopped_reason=st.stopped_reason or
                       "internal_error", answer=st.answer, error=st.error, question=st.question,
                       plan=Plan(steps=list(st.plan_steps)) if st.plan_steps else None, steps=steps,
-                      reflections=list(st.reflections), usage=st.usage, timings=timings, replans=st.replans)
+                      reflections=list(st.reflections), usage=st.usage, timings=timings, replans=st.replans,
+                      cancelled_by=st.cancelled.by if st.cancelled else None)
 
 
 def review_input(plan: Plan, views: Sequence[StepView]) -> str:

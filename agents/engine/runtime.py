@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from agents.config.prices import CostBudget
 from agents.roles.executor import Executor
 from agents.roles.messages import (PlanItem, ReplanContext, RoleResult, SecondLook, StepOutcome, StepRequest,
                                    StepView)
@@ -48,10 +49,14 @@ class StepHandle(Protocol):
 
 
 class Runtime(Protocol):
-    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]: ...
+    """``cost`` (route, plan, reflect; a step's ``StepRequest.cost``): the task's money budget, carried to the
+    role, which checks each of its model calls against it (``agents.roles.cost_meter``)."""
+
+    async def route(self, task_id: str, task: str, history: str = "",
+                    cost: CostBudget | None = None) -> RoleResult[RouterDecision]: ...
 
     def plan(self, task_id: str, task: str, replan: ReplanContext | None,
-             history: str = "") -> AsyncIterator[PlanItem]: ...
+             history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]: ...
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle: ...
 
@@ -62,7 +67,8 @@ class Runtime(Protocol):
     async def fetch(self, output_ref: Any) -> Any: ...
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None) -> RoleResult[Reflection]: ...
+                      again: SecondLook | None = None,
+                      cost: CostBudget | None = None) -> RoleResult[Reflection]: ...
 
     def tool_spec(self, name: str | None) -> ToolSpec | None: ...
 
@@ -103,12 +109,13 @@ class LocalRuntime:
         self._next = 0
         self._specs = dict(tool_specs)
 
-    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
-        return await self._router.route(task_id, task, history)
+    async def route(self, task_id: str, task: str, history: str = "",
+                    cost: CostBudget | None = None) -> RoleResult[RouterDecision]:
+        return await self._router.route(task_id, task, history, cost)
 
     def plan(self, task_id: str, task: str, replan: ReplanContext | None,
-             history: str = "") -> AsyncIterator[PlanItem]:
-        return self._planner.plan(task_id, task, replan, history)
+             history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:
+        return self._planner.plan(task_id, task, replan, history, cost)
 
     def dispatch(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepHandle:
         index = self._next % len(self._executors)
@@ -122,8 +129,9 @@ class LocalRuntime:
         return output_ref
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None) -> RoleResult[Reflection]:
-        return await self._reflector.reflect(task_id, task, plan, results, again)
+                      again: SecondLook | None = None,
+                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results, again, cost)
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None

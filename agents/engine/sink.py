@@ -46,12 +46,14 @@ class TaskSink(Protocol):
         (values shorter than ``MIN_SECRET_LEN`` are ignored: they would shred ordinary text)."""
 
 
-def record_spend(state: TaskState, sink: TaskSink, role: str, spend: Spend) -> None:
-    """Book what a role's LLM calls cost: the calls into the sink's log, the usage into the task's state."""
+def record_spend(state: TaskState, sink: TaskSink, role: str, spend: Spend,
+                 cost_usd: float | None = None) -> None:
+    """Book what a role's LLM calls cost: the calls into the sink's log, the usage (and ``cost_usd``, their
+    price with ``RuntimeConfig.prices``) into the task's state."""
     if spend.calls:
         sink.record_llm_calls(spend.calls)
     if spend.usage.llm_calls or spend.usage.total_tokens:
-        state.usage = state.usage.add(role, spend.usage)
+        state.usage = state.usage.add(role, spend.usage, cost_usd)
 
 
 class MemorySink:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from agents.config import DispatchOptions
+from agents.config import DispatchOptions, RuntimeConfig
 from agents.engine.budget import Budget
 from agents.engine.task_state import TaskState
 from agents.events import StoppedReason
+from agents.llm.profile import ModelProfile, Strategy
 from agents.roles.messages import StepOutcome
 from planning.models import PlanStep
 
@@ -74,3 +75,10 @@ class Limits:
     dispatch: DispatchOptions
     budget: Budget
     failures: FailureCaps
+
+    @classmethod
+    def of(cls, config: RuntimeConfig, profile: ModelProfile) -> Limits:
+        """The config's caps; what the model's profile says about dispatch (one request at a time, read-through)."""
+        dispatch = config.dispatch_options(concurrent_calls=profile.concurrent_calls,
+                                           read_through=profile.uses(Strategy.READ_THROUGH))
+        return cls(dispatch, Budget.of(config), FailureCaps(config.max_consecutive_errors, config.loop_window))

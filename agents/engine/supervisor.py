@@ -17,6 +17,8 @@ from typing import Any
 from agents.llm.profile import HOSTED, ModelProfile
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
+from agents.engine.cancel import CancelScope, reopen
+from agents.engine.cancel_commands import CancelCommands
 from agents.engine.group_commit import group_commit
 from agents.engine.lease_keeper import LeaseKeeper, lease_name, lease_runner
 from agents.engine.loop_watch import LoopWatch, log_stall
@@ -42,7 +44,7 @@ _LIVE_LEASE_CHECKS, _LIVE_LEASE_PAUSE_S = 8, 0.25
 """How long ``resume`` waits for a live-looking lease to lapse before refusing it: 2 s."""
 
 
-class SupervisorCore:
+class SupervisorCore(CancelCommands):
     """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
@@ -60,6 +62,7 @@ class SupervisorCore:
         self._owns = owns
         """Which tasks this Supervisor re-attaches to after a restart (one shard's, with several shards)."""
         self._running: dict[str, asyncio.Task[TaskResult]] = {}
+        self._scopes: dict[str, CancelScope] = {}  # each running task's cancel switch (``cancel``)
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
         self._live: dict[str, list[AnyEvent]] = {}
@@ -90,7 +93,8 @@ class SupervisorCore:
     async def _ready(self) -> None:
         if self._loop_watch is None:
             self._loop_watch = LoopWatch(report=lambda stall: log_stall(stall, "the Supervisor's event loop")).start()
-            self._leases = LeaseKeeper(self._store, self._owner, lambda: list(self._running)).start()
+            self._leases = LeaseKeeper(self._store, self._owner, lambda: list(self._running),
+                                       on_lost=self._lease_taken).start()
         if not self._needs_reattach:
             return
         async with self._reattach_lock:
@@ -155,7 +159,7 @@ class SupervisorCore:
         # this one replaces) can write nothing after this point, so the state read is the last one.
         generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
-        if state.phase in ("done", "waiting"):
+        if state.phase in ("done", "waiting") and not reopen(state):  # a cancelled one continues where it was
             result = self._store.get_result(task_id) or self._rebuilt_result(state, generation)
             self._results[task_id] = (state.run, result)
             self._runs[task_id] = state.run
@@ -264,9 +268,7 @@ class SupervisorCore:
         else:
             log.error("task %s: the store refused a write, the runner stops (%s: %s); resume the task with "
                       "orch.resume(task_id)", task_id, type(exc).__name__, exc)
-        task = self._running.get(task_id)
-        if task is not None and not task.done():
-            task.cancel()
+        self._stop_run(task_id)
 
     def _on_event(self, task_id: str, event: AnyEvent) -> None:
         self._live.setdefault(task_id, []).append(event)
@@ -303,9 +305,10 @@ class SupervisorCore:
             raise UnknownTaskError(task_id)
         return TaskState.model_validate(data)
 
-    def _continue(self, state: TaskState, generation: int, first: EscalatedPayload | None = None) -> int:
+    def _continue(self, state: TaskState, generation: int, first: EscalatedPayload | None = None, *,
+                  cancel_by: str | None = None) -> int:
         state.run += 1
-        if state.phase != "waiting":
+        if state.phase != "waiting" and cancel_by is None:  # a run that records a cancel marks them cancelled
             # Steps that were running when the process died run again (write tools are journaled).
             for record in state.steps.values():
                 if record.status == "running":
@@ -318,6 +321,8 @@ class SupervisorCore:
                 state.phase = "execute"
         self._results.pop(state.task_id, None)
         self._start(state, self._sink(state.task_id, generation), first)
+        if cancel_by is not None:
+            self._scopes[state.task_id].request(cancel_by)
         return state.run
 
     def _start(self, state: TaskState, sink: StoreSink, first: EscalatedPayload | None = None) -> None:
@@ -331,6 +336,7 @@ class SupervisorCore:
         runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
                             memory=self._memory, checks=self._checks, profile=self._profile)
         self._runs[state.task_id] = state.run
+        self._scopes[state.task_id] = runner.cancel_scope
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
         task.add_done_callback(close_spans)
@@ -347,6 +353,7 @@ class SupervisorCore:
     def _end_run(self, task_id: str, task: asyncio.Task[TaskResult]) -> None:
         if self._running.get(task_id) is task:
             self._running.pop(task_id, None)
+            self._scopes.pop(task_id, None)
         self._notify()
 
     def _record(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> bool:
@@ -365,17 +372,19 @@ class SupervisorCore:
             sink.flush()
             self._keep_result(state, result)
             return False
-        sink.finish(row, lambda error: self._recorded(state, task, result, error))
+        sink.finish(row, lambda error: self._recorded(state, task, result, error, sink.generation))
         return True
 
     def _recorded(self, state: TaskState, task: asyncio.Task[TaskResult], result: TaskResult,
-                  error: Exception | None) -> None:
+                  error: Exception | None, generation: int) -> None:
         try:
             if isinstance(error, LeaseLostError):
                 return  # another runner owns the task now and writes its own result
             if error is not None:  # the result still reaches the caller from memory
                 log.error("could not store the result of task %s (%s: %s)", state.task_id, type(error).__name__,
                           error)
+            elif result.status == "cancelled":
+                self._fence_cancelled(state.task_id, generation, result.cancelled_by)
             self._keep_result(state, result)
         finally:
             self._end_run(state.task_id, task)

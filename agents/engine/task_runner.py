@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeVar, assert_never
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.answer_checks import checked_review, recorded_with
-from agents.engine.budget import Budget
-from agents.engine.code_replans import argument_replan, arithmetic_replan
+from agents.engine.cancel import CancelScope, cancelled_stop
+from agents.engine.code_replans import replan_before_review
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval
 from agents.engine.hops import number_slots
@@ -26,10 +26,11 @@ from agents.engine.questions import confirmation_question, fallback_answer, repe
 from agents.engine.result_build import build_result, learnable, review_input, step_views
 from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
-from agents.engine.stops import AllTerminal, AwaitingConfirmation, FailureCaps, Limits, Stopped
+from agents.engine.stops import AllTerminal, AwaitingConfirmation, Limits, Stopped
 from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, TaskState
 from agents.engine.task_stop import TaskStop, stop_for_error
-from agents.errors import InvalidLLMOutputError
+from agents.config.prices import CostBudget
+from agents.errors import CostBudgetExceeded, InvalidLLMOutputError
 from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
 from agents.llm.profile import HOSTED, ModelProfile, Strategy
 from agents.llm.base import LLMError, Spend
@@ -61,20 +62,26 @@ class TaskRunner:
         # reasoning step for the plan, rather than queue behind each other at the server.
         self._speculate_plan = config.speculative_planning and profile.concurrent_calls
         self._final_figure_look = profile.uses(Strategy.FINAL_FIGURE_LOOK)
-        dispatch = config.dispatch_options(concurrent_calls=profile.concurrent_calls,
-                                           read_through=profile.uses(Strategy.READ_THROUGH))
-        self._limits = Limits(dispatch, Budget(config.token_budget, config.max_llm_calls),
-                              FailureCaps(config.max_consecutive_errors, config.loop_window))
+        self._limits = Limits.of(config, profile)
+        if config.prices is not None and not state.usage.total.llm_calls:  # priced: nothing spent is $0
+            state.usage = state.usage.model_copy(update={"cost_usd": 0.0})
         self._exec: PlanExecution | None = None
         self._reviewed: tuple[int, str] | None = None
         """The plan version and what the reviewer last read (``_review_input``): not checkpointed, so a resumed
         task reviews again."""
         self._feedback = ""
         """The last replan's feedback, for the question when a replan repeats the plan it was meant to change."""
+        self.cancel_scope = CancelScope()
+        """How the Supervisor stops this run where it waits (``orch.cancel``; ``agents.engine.cancel``)."""
 
     def _charge(self, role: str, spend: Spend) -> None:
-        record_spend(self.state, self._sink, role, spend)
-        self._limits.budget.check(self.state.usage.total)
+        budget = self._limits.budget
+        record_spend(self.state, self._sink, role, spend, budget.cost(spend))
+        budget.check(self.state.usage.total)
+        budget.check_priced(spend)
+
+    def _cost(self) -> CostBudget | None:  # each model call of the role call is checked where its prompt is
+        return self._limits.budget.for_call(self.state.usage)
 
     async def _ask(self, role: Literal["router", "reflector"],
                    call: Callable[[], Awaitable[RoleResult[T]]]) -> T:
@@ -82,8 +89,10 @@ class TaskRunner:
         self._limits.budget.check(self.state.usage.total, before_call=True)
         try:
             result = await call()
-        except InvalidLLMOutputError as exc:
+        except (InvalidLLMOutputError, CostBudgetExceeded) as exc:
             self._charge(role, exc.spend or Spend())
+            if isinstance(exc, CostBudgetExceeded):
+                raise
             raise TaskStop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise TaskStop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
@@ -103,7 +112,10 @@ class TaskRunner:
     # ------------------------------------------------------------------ the run
     async def run(self) -> TaskResult:
         try:
-            await asyncio.wait_for(self._run(), timeout=self._cfg.task_timeout_s)
+            timeout = self._cfg.task_timeout_s
+            by = await self.cancel_scope.run(lambda: asyncio.wait_for(self._run(), timeout=timeout))
+            if by is not None:  # ``_run`` itself only ends by raising
+                self._finish(cancelled_stop(self.state, self._exec, self._sink, by, self._clock()))
         except (asyncio.CancelledError, LeaseLostError):
             raise  # stopped from outside, or another runner owns the task now: write nothing more
         except Exception as exc:  # noqa: BLE001 - every failure becomes the task's result (task_stop)
@@ -123,37 +135,23 @@ class TaskRunner:
             if st.phase in ("plan", "execute"):
                 await self._plan_and_execute()
                 st.phase = "reflect"
-                if self._replan_rejected_arguments() or self._replan_wrong_arithmetic():
+                if self._replan_before_review():
                     continue
             decision = await self._reflect()
             self._apply(decision)
 
-    def _replan_rejected_arguments(self) -> bool:
-        """Fail fast: a call whose arguments the tool still rejected after the repair round goes back to the
-        planner with the tool's words, once a task and without a reflector call — a retry of the same call fails
-        the same way (three identical retries cost one measured task 313 s before loop detection stopped it)."""
-        st = self.state
-        rejected = [(sid, rec.error) for sid, rec in sorted(self._records().items())
-                    if rec.status == "failed" and rec.error_kind == "argument"]
-        if not rejected or st.argument_replans >= 1 or \
-                st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
-            return False
-        st.argument_replans += 1
-        replan = argument_replan(st.task, list(st.plan_steps), self._outputs(), rejected,
-                                 lambda step: number_slots(self._rt, step), self._cfg.builtin_checks)
-        self._start_replan(replan.feedback, plan=replan.plan)
-        return True
-
-    def _replan_wrong_arithmetic(self) -> bool:
-        """With the numeric check set, a ratio or a total computed wrong is rewritten by code before any review
-        (``agents.engine.code_replans``); never by default."""
+    def _replan_before_review(self) -> bool:
+        """A replan code starts before any review (``agents.engine.code_replans.replan_before_review``)."""
         st = self.state
         if st.replans >= self._cfg.policy_limits(st.extra_replans).max_replans:
             return False
-        plan = Plan(steps=list(st.plan_steps))
-        replan = arithmetic_replan(st.task, plan, self._views(plan), self._cfg.builtin_checks)
-        if replan is None:
+        found = replan_before_review(st.task, Plan(steps=list(st.plan_steps)), self._records(), self._outputs(),
+                                     self._views, lambda step: number_slots(self._rt, step), self._cfg.builtin_checks,
+                                     argument_replans=st.argument_replans)
+        if found is None:
             return False
+        replan, for_arguments = found
+        st.argument_replans += for_arguments
         self._start_replan(replan.feedback, plan=replan.plan)
         return True
 
@@ -164,7 +162,8 @@ class TaskRunner:
         hint = reuse.text if isinstance(reuse, PlanHint) else ""
         prefetch = None if cached is not None else self._speculate(hint)
         try:
-            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history))
+            d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history,
+                                                                 self._cost()))
         except BaseException:
             await self._abandon(prefetch)
             raise
@@ -185,7 +184,8 @@ class TaskRunner:
                 elif prefetch is not None:
                     self._exec = self._new_execution(stream=prefetch)
                 elif hint:  # not speculated: the planner starts now, with the template to adapt
-                    self._exec = self._new_execution(stream=self._rt.plan(st.task_id, st.task, None, hint))
+                    self._exec = self._new_execution(stream=self._rt.plan(st.task_id, st.task, None, hint,
+                                                                          self._cost()))
             case "direct":
                 raise TaskStop("accepted", "direct_answer", answer=d.answer or d.reason)
             case "clarify":
@@ -213,13 +213,14 @@ class TaskRunner:
         st = self.state
         if not self._speculate_plan or not self._limits.budget.affords(st.usage.total, calls=2):
             return None
-        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history))
+        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history, self._cost()))
 
     async def _abandon(self, prefetch: PlanPrefetch | None) -> None:
         """Cancel a speculative plan that is not needed and book what it cost (no cap check: the task is
         ending or failing anyway, and its stop reason must stay the real one)."""
         if prefetch is not None:
-            record_spend(self.state, self._sink, "planner", await prefetch.abandon())
+            spend = await prefetch.abandon()
+            record_spend(self.state, self._sink, "planner", spend, self._limits.budget.cost(spend))
 
     async def _plan_and_execute(self) -> None:
         st = self.state
@@ -274,7 +275,8 @@ class TaskRunner:
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
         again = st.second_look()
-        reflection = await self._ask("reflector", lambda: self._rt.reflect(st.task_id, st.task, plan, views, again))
+        reflection = await self._ask("reflector", lambda: self._rt.reflect(
+            st.task_id, st.task, plan, views, again, self._cost()))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
@@ -403,5 +405,6 @@ class TaskRunner:
             self._sink.emit(EscalatedPayload(reason=stop.escalation.reason, question=stop.escalation.question,
                                              kind=stop.escalation.kind, step_id=stop.escalation.step_id))
         self._sink.emit(TaskFinishedPayload(status=stop.status, stopped_reason=stop.reason, answer=stop.answer,
-                                            error=stop.error, plan_cuts=list(st.plan_cuts)),
+                                            error=stop.error, plan_cuts=list(st.plan_cuts),
+                                            cancelled_by=st.cancelled.by if st.cancelled else None),
                         self._snapshot())

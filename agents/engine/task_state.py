@@ -18,7 +18,7 @@ from planning.models import PlanStep, Reflection
 from planning.policy import ReviewAgainReason
 from planning.rejected import RejectedCall
 
-__all__ = ["Phase", "StepState", "Escalation", "ReviewAgainNote", "TaskState"]
+__all__ = ["CancelNote", "Phase", "StepState", "Escalation", "ReviewAgainNote", "TaskState"]
 
 Phase = Literal["route", "plan", "execute", "reflect", "waiting", "done"]
 
@@ -41,6 +41,16 @@ class Escalation(BaseModel):
     reason: str
     question: str
     step_id: int | None = None
+
+
+class CancelNote(BaseModel):
+    """Who cancelled the task, and where its run was then: ``orch.resume`` continues it from that phase."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    by: str
+    phase: Phase
+    at: float
 
 
 class ReviewAgainNote(BaseModel):
@@ -144,6 +154,8 @@ class TaskState(BaseModel):
     error: str | None = None
     question: str | None = None
     finished_at: float | None = None
+    cancelled: CancelNote | None = None
+    """Set while the task is cancelled (``agents.engine.cancel``); a resume clears it."""
 
     def second_look(self) -> SecondLook | None:
         """What the next review is told about the review before it, or None when it is not a second look."""

@@ -27,7 +27,7 @@ from prompts.fence import fence_untrusted
 
 __all__ = ["Evidence", "Turn", "TurnStatus", "compact_evidence", "history_context", "summarise_turn"]
 
-TurnStatus = Literal["running", "accepted", "escalated", "clarify", "refused", "failed"]
+TurnStatus = Literal["running", "accepted", "escalated", "clarify", "refused", "failed", "cancelled"]
 """A turn's task status (``TaskResult.status``), or "running" while its task has not finished."""
 
 # A planner reads "step 1 calculator: 391" as a step of its own plan and writes $step_1_result for "that result"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agents.config import ExecutorOptions
-from agents.errors import InvalidLLMOutputError
+from agents.errors import CostBudgetExceeded, InvalidLLMOutputError
 from agents.idempotency import Fence, IdempotencyJournal
 from agents.llm.base import LLM, LLMError, LLMRequest, Spend
 from agents.llm.profile import Strategy, profile_of
@@ -33,6 +33,7 @@ from agents.roles.figure_fit import (
     stated_figures,
     states_a_number,
 )
+from agents.roles.cost_meter import metered
 from agents.roles.json_call import call_json, reply_record
 from agents.roles.messages import StepErrorKind, StepOutcome, StepRequest
 from agents.roles.repair_scope import changed_subject
@@ -92,7 +93,7 @@ class Executor:
 
     async def run(self, req: StepRequest, inputs: Mapping[int, Any]) -> StepOutcome:
         started = self._clock()
-        acc = _Accumulator()
+        acc = _Accumulator(metered(self._llm, req.cost))  # each model call of the step under the money cap
         try:
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for runs _run as a task of its own, and a step
             # cancelled (plan restart) just as that task fails left its exception never retrieved — asyncio
@@ -110,6 +111,8 @@ class Executor:
                                 f"step {req.step.step_id} did not finish within step_timeout_s={req.timeout_s:g}s")
         except _StepFailure as exc:
             return self._failed(req, started, acc, exc.kind, exc.message)
+        except CostBudgetExceeded as exc:  # not a failure of the step: the engine stops the task
+            return self._failed(req, started, acc, "max_cost_usd", str(exc))
         return StepOutcome(step_id=req.step.step_id, attempt=req.attempt, ok=True, started_at=started,
                            finished_at=self._clock(), output=output, spend=acc.spend,
                            executor=self._name, node_id=self._node_id, tool_attempts=attempts,
@@ -209,7 +212,7 @@ class Executor:
         request = LLMRequest(role="executor", messages=prompt.messages,
                              metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
         try:
-            reply = await self._llm.complete(request)
+            reply = await acc.llm.complete(request)
         except LLMError as exc:
             raise _StepFailure("llm", f"the reasoning step's model call failed: {exc}") from exc
         acc.add(Spend(reply.usage, (reply_record("executor", prompt.messages, reply),)))
@@ -267,7 +270,7 @@ class Executor:
         prompt = template.render(task=req.task, step=req.step.description,
                                  sources=render_sources(deps, inputs, about))
         try:
-            call = await call_json(self._llm, role="executor", messages=prompt.messages,
+            call = await call_json(acc.llm, role="executor", messages=prompt.messages,
                                    parse=lambda text: parse_figures(text, deps, choices),
                                    json_schema=figures_schema(deps, choices),
                                    max_tokens=16 + 16 * len(deps),
@@ -294,7 +297,7 @@ class Executor:
         # Older pinned versions take fewer variables; rendering stays strict about the ones they declare.
         prompt = template.render(**{k: v for k, v in values.items() if k in template.variables})
         try:
-            call = await call_json(self._llm, role="executor", messages=prompt.messages, parse=_parse_arguments,
+            call = await call_json(acc.llm, role="executor", messages=prompt.messages, parse=_parse_arguments,
                                    json_schema=tool.spec.parameters,
                                    metadata={"task_id": req.task_id, "step_id": str(req.step.step_id)})
         except InvalidLLMOutputError as exc:
@@ -314,9 +317,11 @@ class _StepFailure(Exception):
 
 
 class _Accumulator:
-    """What one step's LLM calls cost so far (a failure still reports what it spent)."""
+    """What one step's LLM calls cost so far (a failure still reports what it spent), and the model they go
+    to."""
 
-    def __init__(self) -> None:
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
         self.spend = Spend()
         self.unrepaired: str | None = None
         """The tool's argument error while a model call repairs it (what the step failed of, if time runs out)."""

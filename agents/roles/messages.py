@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from agents.config.prices import CostBudget
 from agents.llm.base import Spend
 from planning.loops import RepeatedCall
 from planning.rejected import RejectedCall
@@ -34,7 +35,7 @@ __all__ = [
 T = TypeVar("T")
 
 StepErrorKind = Literal["argument", "transient", "permanent", "timeout", "unknown_tool", "permission",
-                        "dependency", "llm", "cancelled", "executor_died"]
+                        "dependency", "llm", "cancelled", "executor_died", "max_cost_usd"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,8 @@ class StepRequest:
     """For each dependency that is a reasoning step reading one tool step's output: that step (its output is
     among the inputs too). When the reasoning step answered a name where this step needs a number, the figure is
     read from that output's passage about the name (``agents.roles.figure_fit.named_passage``)."""
+    cost: CostBudget | None = None
+    """The money budget each model call of this attempt is checked against (``max_cost_usd``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +153,7 @@ class PlanCompleted:
 @dataclass(frozen=True, slots=True)
 class PlanFailed:
     error: str
-    reason: Literal["invalid_plan", "invalid_llm_output", "llm_unavailable"]
+    reason: Literal["invalid_plan", "invalid_llm_output", "llm_unavailable", "max_cost_usd"]
     spend: Spend
     kind: Literal["failed"] = "failed"
 

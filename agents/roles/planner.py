@@ -6,8 +6,11 @@ from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 from agents.config import PlannerOptions
+from agents.config.prices import CostBudget
+from agents.errors import CostBudgetExceeded
 from agents.llm.base import LLM, LLMError, LLMReply, LLMRequest, LLMStreamTruncated, Spend
 from agents.llm.profile import Strategy, profile_of
+from agents.roles.cost_meter import metered
 from agents.roles.json_call import abandoned_spend, close_stream, reply_record
 from agents.roles.messages import (
     PlanCallStarted,
@@ -110,7 +113,10 @@ class Planner:
                           stream=self._options.stream_plan, metadata=metadata)
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None = None,
-                   history: str = "") -> AsyncIterator[PlanItem]:
+                   history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:
+        """``cost``: the task's money budget, which each model call is checked against (a refused call ends
+        the plan with ``PlanFailed(reason="max_cost_usd")``)."""
+        llm = metered(self._llm, cost)
         form = self._form()
         kept = kept_steps(replan) if replan is not None and form == "terse" else []
         first_new_id = next_step_id(replan) if replan is not None else 1
@@ -128,7 +134,7 @@ class Planner:
             round_ = self._round(kept, first_new_id, steps, reads, replan, asked)
             try:
                 request = self._request(task_id, convo, round_no, form, offered)
-                async for item in self._one_round(request, round_, raw_parts, schemas):
+                async for item in self._one_round(llm, request, round_, raw_parts, schemas):
                     if isinstance(item, LLMReply):
                         counted = True
                         spend = spend + Spend(item.usage, (reply_record("planner", convo, item),))
@@ -169,6 +175,9 @@ class Planner:
             except LLMError as exc:
                 yield PlanFailed(f"the planner's model call failed: {exc}", "llm_unavailable", spend)
                 return
+            except CostBudgetExceeded as exc:  # the calls before it are in ``spend`` already
+                yield PlanFailed(str(exc), "max_cost_usd", spend)
+                return
 
     def _round(self, kept: list[PlanStep], first_new_id: int, steps: list[PlanStep], reads: frozenset[str],
                replan: ReplanContext | None, asked: str | None) -> _Round:
@@ -189,7 +198,7 @@ class Planner:
         messages = self._messages(task, replan, history, without_examples=copied)
         return (*repair_round(messages, raw, exc, self._form(), round_, replan, schemas), spent)
 
-    async def _one_round(self, request: LLMRequest, round_: _Round, raw_parts: list[str],
+    async def _one_round(self, llm: LLM, request: LLMRequest, round_: _Round, raw_parts: list[str],
                          schemas: dict[str, dict[str, Any]]) -> AsyncIterator[StepEmitted | LLMReply]:
         """Yields validated steps as they stream, then the final LLMReply — none when the reply loops: the stream
         ends at the looping step (``round_.cut``), unfinished. ``round_.steps``/``raw_parts`` are filled in place
@@ -216,7 +225,7 @@ class Planner:
             return [*accept(parser.close()), *(StepEmitted(s, written) for s in round_.close())]
 
         if self._options.stream_plan:
-            pieces = self._llm.stream(request)
+            pieces = llm.stream(request)
             try:
                 async for piece in pieces:
                     if isinstance(piece, LLMReply):
@@ -236,7 +245,7 @@ class Planner:
                 # a time, and the reasoning steps already emitted wait behind an unread stream.
                 await close_stream(pieces)
         else:
-            reply = await self._llm.complete(request)
+            reply = await llm.complete(request)
             raw_parts[:] = [reply.text]
             written = reply.usage.output_tokens
             # feed() returns every step that closed in the text: close() alone would find none left

@@ -11,9 +11,11 @@ from agents.checks.facts import Fact, Severity, render_facts, text_of
 from agents.checks.review import evidence_of, result_facts
 from agents.checks.sound import final_figure
 from agents.config import PromptOptions
+from agents.config.prices import CostBudget
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, Spend
 from agents.llm.profile import Strategy, profile_of
+from agents.roles.cost_meter import metered
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, SecondLook, StepView
 from agents.roles.render import render_checks, step_calls
@@ -60,17 +62,20 @@ class Reflector:
         self._tools = tools_catalog
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                      again: SecondLook | None = None) -> RoleResult[Reflection]:
+                      again: SecondLook | None = None,
+                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
         """Review the results and propose what happens next. ``again``: this is a second look at results this
         reviewer already reviewed (``planning.policy.ReviewAgain``); why is shown among the facts code checked (a
         contradiction when code found the answer wrong; a note otherwise). With ``Strategy.ANSWER_AGAIN`` only the answer is written again when the previous one left out
-        the figure the plan computed last (``answer_again``)."""
+        the figure the plan computed last (``answer_again``). ``cost``: the task's money budget, which each
+        model call is checked against (``agents.roles.cost_meter``)."""
+        llm = metered(self._llm, cost)
         if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN):
-            return await self.answer_again(task_id, task, plan, results, again)
-        return await self._review(task_id, task, plan, results, again)
+            return await self.answer_again(task_id, task, plan, results, again, llm)
+        return await self._review(task_id, task, plan, results, again, llm)
 
     async def _review(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                      again: SecondLook | None) -> RoleResult[Reflection]:
+                      again: SecondLook | None, llm: LLM) -> RoleResult[Reflection]:
         template = load_prompt("reflector", self._profile.prompt("reflector"))
         form = self._profile.reply_form("reflector")
         refused, refused_fault = ("", True) if again is None else (again.feedback, again.answer_fault)
@@ -80,35 +85,37 @@ class Reflector:
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
                                  **self._variables(template, task, plan, results, note, refused_fault))
         schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
-        call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
+        call = await call_json(llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=schema, metadata={"task_id": task_id},
                                form=form, grammar=TERSE_REFLECTION_GRAMMAR)
         return RoleResult(filled_answer(call.value, results, task), call.spend)
 
     async def answer_again(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                           again: SecondLook) -> RoleResult[Reflection]:
+                           again: SecondLook, llm: LLM | None = None) -> RoleResult[Reflection]:
         """The second look after an accept whose answer left out the plan's final figure, as one narrow call: the
         ``answer`` prompt shows the task, the steps and what code checked, and asks only for the answer, which the
         server holds to writing that figure (``planning.written_answer.figure_pattern``). The previous review's
         verdict and scores stand (code found nothing wrong with the results or the answer); the new answer is
         checked like any other before it counts. Where the figure has no pattern (zero) or the model cannot
         write such an answer, the whole review is asked again instead."""
+        llm = llm or self._llm
         evidence = evidence_of(results, plan)
         found = final_figure(evidence)
         pattern = figure_pattern(found[1].value) if found is not None else None
         if pattern is None:
-            return await self._review(task_id, task, plan, results, again)
+            return await self._review(task_id, task, plan, results, again, llm)
         template = load_prompt("answer", self._profile.prompt("answer"))
         prompt = template.render(
             budget_tokens=self._prompts.context_token_budget, task=task, tools=self._tools,
             steps=render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools))),
             checks=render_facts(result_facts(task, evidence, self.checks)))
         try:
-            call = await call_json(self._llm, role="reflector", messages=prompt.messages, parse=parse_written_answer,
+            call = await call_json(llm, role="reflector", messages=prompt.messages,
+                                   parse=parse_written_answer,
                                    json_schema=written_answer_schema(pattern), max_tokens=_ANSWER_TOKENS,
                                    metadata={"task_id": task_id, "purpose": "answer"})
         except InvalidLLMOutputError as exc:
-            review = await self._review(task_id, task, plan, results, again)
+            review = await self._review(task_id, task, plan, results, again, llm)
             return RoleResult(review.value, (exc.spend or Spend()) + review.spend)
         reflection = again.previous.model_copy(update={"answer": call.value})
         return RoleResult(filled_answer(reflection, results, task), call.spend)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from agents.checks.numeric.referents import named_only, planned_route
 from agents.config import RouterOptions
+from agents.config.prices import CostBudget
 from agents.llm.base import LLM, Spend
 from agents.llm.profile import Strategy, profile_of
+from agents.roles.cost_meter import metered
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult
 from agents.tools.registry import catalog_summary
@@ -48,11 +50,14 @@ class Router:
         """Route with this tool catalog from the next task on (an MCP server's tool list changed)."""
         self._tools = tools_catalog
 
-    async def route(self, task_id: str, task: str, history: str = "") -> RoleResult[RouterDecision]:
+    async def route(self, task_id: str, task: str, history: str = "",
+                    cost: CostBudget | None = None) -> RoleResult[RouterDecision]:
         """``history``: a session's earlier turns (``agents.memory.history``), a trimmable context item; a
         template that does not declare it routes without it. A template that declares
         ``tool_purposes`` (router/v5) sees what each tool is for and no argument schemas: choosing a route needs
-        no arguments; one that declares ``tools`` sees the whole catalog."""
+        no arguments; one that declares ``tools`` sees the whole catalog. ``cost``: the task's money budget,
+        which each model call is checked against (``agents.roles.cost_meter``)."""
+        llm = metered(self._llm, cost)
         template = load_prompt("router", self._profile.prompt("router"))
         wants = set(template.variables)
         extra = {"history": history} if "history" in wants else {}
@@ -66,12 +71,12 @@ class Router:
         settle = self._settled_plan if self._profile.stop_at_plan and json_form else None
         # The schema is a fresh copy per call (a request may be narrowed in place): made only for the JSON form,
         # the one that sends it.
-        call = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_router_decision,
+        call = await call_json(llm, role="router", messages=prompt.messages, parse=parse_router_decision,
                                json_schema=router_schema() if json_form else None, metadata={"task_id": task_id},
                                form=form, settle=settle)
         decision = call.value
         if decision.route == "clarify" and self._profile.uses(Strategy.CLARIFY_CHECK):
-            decision, spend = await self._confirmed(decision, task_id, task, history, extra)
+            decision, spend = await self._confirmed(llm, decision, task_id, task, history, extra)
             call_spend = call.spend + spend
         else:
             call_spend = call.spend
@@ -89,7 +94,7 @@ class Router:
             decision = RouterDecision(route=route, confidence=decision.confidence, reason=reason, answer=None)
         return RoleResult(decision, call_spend)
 
-    async def _confirmed(self, decision: RouterDecision, task_id: str, task: str, history: str,
+    async def _confirmed(self, llm: LLM, decision: RouterDecision, task_id: str, task: str, history: str,
                          extra: dict[str, str]) -> tuple[RouterDecision, Spend]:
         """A question back (``Strategy.CLARIFY_CHECK``) stands only if one narrow follow-up question
         (``clarify_check``) finds a word the task writes that points at something never named (a word the model
@@ -100,7 +105,7 @@ class Router:
         template = load_prompt("clarify_check", self._profile.prompt("clarify_check"))
         values = {k: v for k, v in {"history": history, **extra}.items() if k in template.variables}
         prompt = template.render(budget_tokens=self._options.prompts.context_token_budget, task=task, **values)
-        check = await call_json(self._llm, role="router", messages=prompt.messages, parse=parse_classified_word,
+        check = await call_json(llm, role="router", messages=prompt.messages, parse=parse_classified_word,
                                 json_schema=classified_word_schema(), metadata={"task_id": task_id})
         word, kind = check.value.word, check.value.kind
         # A word the reply leaves unclassified (a server that does not hold it to the schema) counts as

@@ -321,6 +321,11 @@ class Store:
                 return fencing.release_owner(conn, owner)
             return fencing.renew(conn, owner, task_ids, now=self._clock())
 
+    def leases_held(self, owner: str, task_ids: list[str]) -> set[str]:
+        """Which of ``task_ids`` ``owner`` still holds (a cancel or a resume elsewhere took the others)."""
+        with self._read() as conn:
+            return fencing.held(conn, owner, task_ids)
+
     def revoke_lease(self, task_id: str, generation: int, reason: str) -> bool:
         """Fence out the runner holding ``generation`` (it lost its driver): its writes and claims are refused
         from now on, and a resume takes the task over as usual. False if a newer runner holds the task already."""

@@ -45,6 +45,7 @@ __all__ = [
     "check",
     "claim",
     "current",
+    "held",
     "holder",
     "put",
     "record",
@@ -144,6 +145,17 @@ def renew(conn: Any, owner: str, task_ids: list[str], *, now: float) -> int:
     cursor = conn.execute(f"UPDATE leases SET acquired_at = ? WHERE owner = ? AND task_id IN ({marks})",
                           (now, owner, *task_ids))
     return int(cursor.rowcount)
+
+
+def held(conn: Any, owner: str, task_ids: list[str]) -> set[str]:
+    """Which of ``task_ids`` ``owner`` still holds (another runner took the others over, or their leases were
+    revoked): a read, cheap enough to ask twice a second."""
+    if not task_ids:
+        return set()
+    marks = ", ".join("?" for _ in task_ids)
+    rows = conn.execute(f"SELECT task_id FROM leases WHERE owner = ? AND task_id IN ({marks})",
+                        (owner, *task_ids)).fetchall()
+    return {r[0] for r in rows}
 
 
 def release_owner(conn: Any, owner: str) -> int:

@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["STATUSES", "UNFINISHED", "JournalRecord", "StoreStatus", "TaskRow", "TaskSummary"]
 
-StoreStatus = Literal["submitted", "running", "accepted", "escalated", "clarify", "refused", "failed"]
-"""A task's status in the store: the five final ``TaskStatus`` values plus the two unfinished ones."""
+StoreStatus = Literal["submitted", "running", "accepted", "escalated", "clarify", "refused", "failed",
+                      "cancelled"]
+"""A task's status in the store: the six final ``TaskStatus`` values plus the two unfinished ones."""
 UNFINISHED: tuple[StoreStatus, ...] = ("submitted", "running")
 STATUSES: tuple[str, ...] = StoreStatus.__args__  # type: ignore[attr-defined]
 

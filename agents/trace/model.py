@@ -101,6 +101,8 @@ def _step_spans(events: Sequence[AnyEvent]) -> tuple[list[Span], dict[int, list[
             tools[(p.plan_version, p.step.step_id)] = p.step.tool_name
         elif ev.type in ("step_finished", "step_failed") and p.started_at is not None:
             status = "completed" if ev.type == "step_finished" else "failed"
+            if ev.type == "step_failed" and p.error_kind == "cancelled":
+                status = "cancelled"  # stopped by a cancel of its task, not a failure of its own
             attrs = {"step_id": p.step_id, "attempt": p.attempt, "plan_version": p.plan_version,
                      "tool": tools.get((p.plan_version, p.step_id))}
             if ev.type == "step_failed":

@@ -9,6 +9,7 @@ Routes (``/tasks/<task_id>`` is fixed: links to a task are shared):
   one as the store commits it; ``event: llm`` lines carry LLM-call timings and tokens, never prompts).
 - ``GET /api/tasks/<id>/outputs/<plan_version>/<step_id>`` a step's stored output (redacted as stored).
 - ``POST /api/tasks/<id>/respond`` ``{"text": ..., "by": ...}`` the same ``respond`` the API has.
+- ``POST /api/tasks/<id>/cancel`` ``{}`` the same ``cancel`` the API has, as "the live view".
 
 Every read goes through the store's public read API, polled (``poll_s``) from a worker thread, so tasks run by
 any process on the same store show up live, and the page never holds a lock a running task waits for.
@@ -31,16 +32,19 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.errors import TaskNotWaitingError, UnknownTaskError
+from agents.results import CancelOutcome
 from agents.ui.auth import BearerAuth
 from agents.ui.loopback import HostGuard, host_rule
 from agents.ui.pages import STATIC, SecurityHeaders, server_error, static_page
-from agents.ui.prices import PriceTable
+from agents.config.prices import PriceTable
 from agents.ui.reader import ReadableStore, TaskReader
 
-__all__ = ["Responder", "create_app"]
+__all__ = ["Canceller", "Responder", "create_app"]
 
 Responder = Callable[[str, str, str], Awaitable[object]]
 """``(task_id, text, by)``: answer an escalation (``orch.respond``), recording ``by`` as who answered."""
+Canceller = Callable[[str, str], Awaitable[CancelOutcome]]
+"""``(task_id, by)``: cancel a task (``orch.cancel``; ``tetrarch ui`` cancels through the store)."""
 
 log = logging.getLogger("tetrarch.ui")
 MAX_SEQ = 2**63 - 1
@@ -63,8 +67,10 @@ def _seq(text: str | None) -> int | None:
 
 
 class _Handlers:
-    def __init__(self, reader: TaskReader, responder: Responder | None, poll_s: float, list_limit: int) -> None:
+    def __init__(self, reader: TaskReader, responder: Responder | None, poll_s: float, list_limit: int,
+                 canceller: Canceller | None = None) -> None:
         self.reader, self.responder, self.poll_s, self.limit = reader, responder, poll_s, list_limit
+        self.canceller = canceller
         self.closing = threading.Event()
         """Set when the server stops: open event streams end instead of holding the shutdown up."""
 
@@ -115,7 +121,8 @@ class _Handlers:
         async def stream() -> AsyncIterator[bytes]:
             seq, calls = after, 0
             yield _sse("task", {"task_id": row.task_id, "task": row.task, "created": row.created_at,
-                                "responder": self.responder is not None})
+                                "responder": self.responder is not None,
+                                "canceller": self.canceller is not None})
             while await self._open(request):
                 events = await asyncio.to_thread(store.events, task_id, seq)
                 views = await asyncio.to_thread(self.reader.llm_calls, task_id, calls) if events or not seq else []
@@ -141,9 +148,8 @@ class _Handlers:
         if self.responder is None:
             return JSONResponse({"error": "this page is read-only: start it with an LLM (tetrarch ui --llm ...) "
                                           "to answer escalations, or use `tetrarch respond`"}, status_code=403)
-        if request.headers.get("content-type", "").split(";")[0] != "application/json":
-            # A JSON body cannot be sent cross-site without a CORS preflight, which this server never grants.
-            return JSONResponse({"error": "send the answer as application/json"}, status_code=415)
+        if (refused := _not_json(request, "the answer")) is not None:
+            return refused
         try:
             body = await request.json()
         except ValueError:
@@ -171,6 +177,32 @@ class _Handlers:
         return JSONResponse({"ok": True})
 
 
+    async def cancel(self, request: Request) -> Response:
+        if self.canceller is None:
+            return JSONResponse({"error": "this page is read-only: cancel with `tetrarch cancel TASK_ID`"},
+                                status_code=403)
+        if (refused := _not_json(request, "the cancel")) is not None:
+            return refused
+        task_id = request.path_params["task_id"]
+        try:
+            outcome = await self.canceller(task_id, "the live view")
+        except UnknownTaskError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=404)
+        except Exception as exc:  # noqa: BLE001 - e.g. the store could not be written: say why
+            log.exception("cancelling task %s failed", task_id)
+            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
+        return JSONResponse({"ok": True, **outcome.model_dump(mode="json")})
+
+
+def _not_json(request: Request, what: str) -> Response | None:
+    """A refusal of a request whose body is not JSON: a JSON body cannot be sent cross-site without a CORS
+    preflight, which this server never grants (what keeps another site's page from answering or
+    cancelling)."""
+    if request.headers.get("content-type", "").split(";")[0] != "application/json":
+        return JSONResponse({"error": f"send {what} as application/json"}, status_code=415)
+    return None
+
+
 def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
     return StreamingResponse(body, media_type="text/event-stream",
                              headers={"cache-control": "no-store", "x-accel-buffering": "no"})
@@ -178,18 +210,20 @@ def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
 
 def create_app(store: ReadableStore, *, responder: Responder | None = None, token: str | None = None,
                host: str = "127.0.0.1", poll_s: float = 0.1, list_limit: int = 200,
-               prices: PriceTable | None = None) -> Starlette:
+               prices: PriceTable | None = None, canceller: Canceller | None = None) -> Starlette:
     """The web view over ``store``, to be served on ``host``. ``token``: every request must carry it (see
     ``agents.ui.auth``); without one ``host`` must be a loopback address, and only requests naming a loopback host
     from no origin or a loopback one are answered (``agents.ui.loopback``: this stops DNS rebinding); ``prices``:
-    the table each task's cost is computed from (``agents.ui.prices``; no cost column without one)."""
-    h = _Handlers(TaskReader(store, prices=prices), responder, poll_s, list_limit)
+    the table each task's cost is computed from (``agents.config.prices``; no cost column without one);
+    ``canceller``: how the task page's Cancel button cancels (no button without one)."""
+    h = _Handlers(TaskReader(store, prices=prices), responder, poll_s, list_limit, canceller)
     routes = [
         Route("/", h.index), Route("/tasks/{task_id}", h.task_page),
         Route("/api/tasks", h.tasks), Route("/api/tasks/stream", h.tasks_stream),
         Route("/api/tasks/{task_id}/stream", h.task_stream),
         Route("/api/tasks/{task_id}/outputs/{plan_version:int}/{step_id:int}", h.output),
         Route("/api/tasks/{task_id}/respond", h.respond, methods=["POST"]),
+        Route("/api/tasks/{task_id}/cancel", h.cancel, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     # Outermost first: every answer, refusals included, carries the security headers.

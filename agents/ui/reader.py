@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from agents.events import AnyEvent
 from agents.results import TaskResult
 from agents.store.records import TaskRow, TaskSummary
-from agents.ui.prices import PriceTable
+from agents.config.prices import PriceTable
 
 __all__ = ["LLMCallView", "ReadableStore", "TaskListRow", "TaskReader", "llm_call_view"]
 
@@ -58,8 +58,9 @@ class TaskListRow(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float | None = None
-    """From the price table the page was started with (``tetrarch ui --prices``); None without one, or when a call's
-    model is not in it."""
+    """From the price table the page was started with (``tetrarch ui --prices``); without one, a finished
+    task's own ``result.usage.cost_usd`` (priced by ``RuntimeConfig.prices`` as it ran); None when a call's
+    model is not in the table, or nothing priced it."""
 
 
 class LLMCallView(BaseModel):
@@ -122,11 +123,11 @@ class TaskReader:
         result = self.store.get_result(summary.task_id) if summary.wall_s is not None else None
         # The result's usage has no model names: with a price table the call records are read for them.
         calls = self.store.llm_calls(summary.task_id) if result is None or self._prices is not None else []
-        cost = None if self._prices is None else self._prices.cost(
-            (str(c.get("model") or ""), int((c.get("usage") or {}).get("input_tokens") or 0),
-             int((c.get("usage") or {}).get("output_tokens") or 0)) for c in calls)
+        cost = None if self._prices is None else self._prices.records_cost(calls)
         if result is not None:
             total = result.usage.total
+            if self._prices is None:  # what it was priced at when it ran (RuntimeConfig.prices), if it was
+                cost = result.usage.cost_usd
             return _Spent(total.llm_calls, total.input_tokens, total.output_tokens, cost), result.timings.wall_s
         usage = [c.get("usage") or {} for c in calls]
         spent = _Spent(sum(int(u.get("llm_calls") or 1) for u in usage),

@@ -17,10 +17,10 @@ from typing import Self
 
 import uvicorn
 
-from agents.ui.app import Responder, create_app
+from agents.ui.app import Canceller, Responder, create_app
 from agents.ui.listen import check_listen
 from agents.ui.loopback import url_host
-from agents.ui.prices import PriceTable
+from agents.config.prices import PriceTable
 from agents.ui.reader import ReadableStore
 
 __all__ = ["UIServer"]
@@ -33,8 +33,10 @@ class UIServer:
     ``agents.ui.listen.ListenError`` when ``host:port`` cannot be listened on."""
 
     def __init__(self, store: ReadableStore, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
-                 responder: Responder | None = None, poll_s: float = 0.1, prices: PriceTable | None = None) -> None:
-        app = create_app(store, responder=responder, token=token, host=host, poll_s=poll_s, prices=prices)
+                 responder: Responder | None = None, poll_s: float = 0.1, prices: PriceTable | None = None,
+                 canceller: Canceller | None = None) -> None:
+        app = create_app(store, responder=responder, token=token, host=host, poll_s=poll_s, prices=prices,
+                         canceller=canceller)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
                                 timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)

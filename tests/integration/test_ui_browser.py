@@ -6,12 +6,14 @@ from this run."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import statistics
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -192,3 +194,42 @@ def test_with_a_token_the_link_opens_the_page_once_and_its_cookie_carries_the_li
         page.wait_for("document.getElementById('conn') && document.getElementById('conn').textContent === 'live'")
         assert page.eval("location.search") == ""  # the token left the address bar
         assert page.wait_for("document.querySelectorAll('#tasks tbody tr').length") == 1
+
+
+def test_the_cancel_button_stops_a_running_task_through_the_store(tmp_path, record_property):
+    """The button ``tetrarch ui`` wires up: it cancels through the store (as "the live view") while another
+    Supervisor runs the task; that one's lease watch stops its sleeping step, and the page shows the
+    outcome."""
+    from agents.cli.ui import _cancel_through_store
+
+    plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}),
+                     wire.step(2, "sleepy", {"seconds": 60, "label": "late"}, deps=[1]))
+    llm = FunctionLLM(lambda r: {"router": wire.route(), "planner": plan,
+                                 "reflector": wire.reflection(answer="late")}[r.role])
+    with BackgroundCore(tmp_path / "t.db", llm) as core, \
+            UIServer(Store(tmp_path / "t.db"),
+                     canceller=functools.partial(_cancel_through_store, core.config)) as ui, \
+            Browser() as browser:
+        task_id = core.submit("population of Paris, then the late feed")
+        page = browser.page(f"{ui.url}/tasks/{task_id}")
+        page.wait_for("(document.querySelector('#dag .step[data-step=\"2\"]') || {dataset: {}}).dataset.state"
+                      " === 'running'", timeout=30)
+        assert not page.eval("document.getElementById('cancel').hidden")
+        page.click("#cancel")
+        clicked = page.eval("Date.now() / 1000")
+        page.wait_for("document.getElementById('status').textContent === 'cancelled'", timeout=10)
+        shown = page.eval("Date.now() / 1000")
+        record_property("click_to_cancelled_shown_s", round(shown - clicked, 3))
+        print(f"\nclick -> status cancelled on the page: {shown - clicked:.3f}s")
+        page.wait_for("document.getElementById('cancel-note').textContent"
+                      ".includes('cancelled by the live view')")
+        assert page.eval("document.getElementById('cancel').hidden")
+        assert _step_states(page) == {"1": "done", "2": "skipped"}  # the stopped step: drawn as skipped
+        result = core.result(task_id)
+        assert (result.status, result.cancelled_by) == ("cancelled", "the live view")
+        assert [s.status for s in result.steps] == ["completed", "cancelled"]
+        for _ in range(100):  # the core's lease watch stops its run within half a second
+            if not core._run(core.core.running_tasks()):
+                break
+            time.sleep(0.05)
+        assert core._run(core.core.running_tasks()) == []

@@ -13,7 +13,7 @@ from typing import Any
 from agents.config import RuntimeConfig
 from agents.engine.supervisor import SupervisorCore
 from agents.llm.base import LLM
-from agents.results import TaskResult
+from agents.results import CancelOutcome, TaskResult
 from agents.store import Store
 from agents.tools import Tool
 from support.local import local_runtime
@@ -46,6 +46,12 @@ class BackgroundCore:
         """The web view's responder: ``orch.respond`` on this core's loop."""
         future: Future[int] = asyncio.run_coroutine_threadsafe(self.core.respond(task_id, text, by), self.loop)
         return await asyncio.wrap_future(future)
+
+    async def cancel_async(self, task_id: str, by: str) -> CancelOutcome:
+        """The web view's canceller: ``orch.cancel`` on this core's loop."""
+        future: Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(self.core.cancel(task_id, by),
+                                                                          self.loop)
+        return CancelOutcome.model_validate(await asyncio.wrap_future(future))
 
     def result(self, task_id: str, run: int = 1, timeout: float = 60) -> TaskResult:
         async def wait() -> dict[str, Any]:

@@ -14,14 +14,16 @@
              escalation: null, waiting: null, finished: null, llm: {}, usage: { calls: 0, inp: 0, out: 0 },
              kept: new Set(), answers: [] };
   }
-  let S = fresh(), log = [], llmLog = [], shown = null, selected = null, replaying = false, canRespond = false;
+  let S = fresh(), log = [], llmLog = [], shown = null, selected = null, replaying = false;
+  let canRespond = false, canCancel = false;
   const key = (pv, sid) => pv + ":" + sid;
 
   function apply(ev) {
     const p = ev.payload;
     S.seq = ev.seq;
     if (S.t0 === null) S.t0 = ev.ts;
-    if (ev.type !== "task_finished") S.waiting = null;
+    // Anything after a task_finished is a continued run (an answer, a resume): it runs until the next one.
+    if (ev.type !== "task_finished") { S.waiting = null; S.finished = null; }
     switch (ev.type) {
       case "task_submitted": S.finished = null; break;
       case "routed": S.route = p; break;
@@ -198,6 +200,7 @@
       if (!canRespond) $("esc-note").textContent = "This page is read-only (started without an LLM): answer with `tetrarch respond`.";
     }
     $("replay").hidden = !f || f.status === "escalated" || replaying;
+    $("cancel").hidden = !canCancel || !!f || !S.seq || replaying;
   }
 
   let queued = false;
@@ -225,6 +228,17 @@
   $("esc-approve").addEventListener("click", () => answer("approve"));
   $("esc-send").addEventListener("click", () => { const t = $("esc-text").value.trim(); if (t) answer(t); });
 
+  // ---------------------------------------------------------------- cancelling a running task
+  $("cancel").addEventListener("click", async () => {
+    $("cancel").disabled = true;
+    $("cancel-note").textContent = "cancelling…";
+    const r = await fetch(`/api/tasks/${encodeURIComponent(taskId)}/cancel`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const data = await r.json();
+    $("cancel-note").textContent = r.ok ? data.message : data.error;
+    $("cancel").disabled = false;
+  });
+
   // ---------------------------------------------------------------- replay of a finished task
   $("replay").addEventListener("click", async () => {
     replaying = true;
@@ -244,7 +258,11 @@
   // ---------------------------------------------------------------- live feed
   $("task-id").textContent = taskId;
   T.stream(`/api/tasks/${encodeURIComponent(taskId)}/stream`, {
-    task: (t) => { probe.connected ??= Date.now() / 1000; $("task-text").textContent = t.task; document.title = "tetrarch · " + t.task.slice(0, 60); canRespond = t.responder; },
+    task: (t) => {
+      probe.connected ??= Date.now() / 1000; $("task-text").textContent = t.task;
+      document.title = "tetrarch · " + t.task.slice(0, 60); canRespond = t.responder; canCancel = t.canceller;
+      render();
+    },
     event: (ev) => { if (ev.seq <= (log.length ? log[log.length - 1].seq : 0)) return; log.push(ev); if (!replaying) { apply(ev); render(); } },
     llm: (c) => { if (llmLog.some((x) => x.index === c.index)) return; llmLog.push(c); if (!replaying) { applyLLM(c); render(); } },
   }, $("conn"));

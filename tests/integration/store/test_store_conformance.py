@@ -129,6 +129,23 @@ def test_a_stale_generation_can_neither_write_nor_finish(store):
     assert store.get_result("t").status == "accepted"
 
 
+def test_a_cancel_takes_the_lease_the_runner_then_finds_it_no_longer_holds(store):
+    """What cancelling through the store rests on: the takeover moves the lease, the runner's watch reads which of
+    its tasks' leases it still holds, and the revoked generation of a cancelled run holds none."""
+    store.create_task("u", "second", {}, lease_owner="runner")
+    assert store.acquire_lease("t", "runner") == 1
+    assert store.leases_held("runner", ["t", "u", "nope"]) == {"t", "u"}
+    assert store.leases_held("runner", []) == set()
+    generation = store.acquire_lease("t", "canceller")
+    assert store.leases_held("runner", ["t", "u"]) == {"u"}
+    result = TaskResult(task_id="t", status="cancelled", stopped_reason="cancelled", cancelled_by="the API")
+    store.finish_task("t", result, generation=generation)
+    assert store.revoke_lease("t", generation, "cancelled by the API")
+    assert store.leases_held("canceller", ["t"]) == set()
+    assert store.get_task("t").status == "cancelled" and store.get_result("t").cancelled_by == "the API"
+    assert [s.task_id for s in store.list_tasks(status="cancelled")] == ["t"] and store.unfinished_task_ids() == ["u"]
+
+
 def test_a_group_commit_refuses_a_stale_batch_alone(store):
     """``write_batches``: several tasks' batches in one transaction, each fenced on its own; the refused one is
     undone entirely (its events, checkpoint and outputs) and reported in its place, the others commit."""

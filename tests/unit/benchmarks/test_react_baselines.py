@@ -96,3 +96,22 @@ def test_a_tool_error_is_an_observation_not_a_crash():
 def test_token_budget_applies_to_react_too():
     result = run(FunctionLLM(lambda r: act("lookup", city="Paris")), config=RuntimeConfig(token_budget=50))
     assert result.status == "failed" and result.stopped_reason == "token_budget"
+
+
+def test_react_stops_at_max_cost_usd_before_the_call_that_would_pass_it():
+    from agents.llm._tool_calls import request_tokens
+
+    prompts: list[int] = []
+    cities = ["Paris", "Rome", "Berlin"] * 50
+
+    def fn(request):
+        prompts.append(request_tokens(request))
+        return act("lookup", city=cities[len(prompts) - 1])  # never answers; no call repeats 3 times in a row
+
+    cap = 0.004  # $1 per million prompt tokens, free output: a few calls' prompts
+    result = run(FunctionLLM(fn, model="m"), config=RuntimeConfig(prices={"m": [1.0, 0.0]}, max_cost_usd=cap,
+                                                                  loop_window=1000))
+    assert (result.status, result.stopped_reason) == ("failed", "max_cost_usd")
+    assert result.error.startswith("ReAct: the react's next model call (m, ")
+    assert sum(prompts) <= cap * 1e6 and abs(result.usage.cost_usd - sum(prompts) / 1e6) < 1e-12
+    assert result.usage.cost_by_role == {"react": result.usage.cost_usd}

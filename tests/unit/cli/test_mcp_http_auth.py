@@ -101,6 +101,6 @@ def test_an_mcp_client_with_the_token_lists_the_tools(served):
         async with http, Client(streamable_http_client(served, http_client=http)) as client:
             return sorted(t.name for t in (await client.list_tools()).tools)
 
-    assert asyncio.run(tools(TOKEN)) == ["respond", "run_task", "task_status"]
+    assert asyncio.run(tools(TOKEN)) == ["cancel_task", "respond", "run_task", "task_status"]
     with pytest.raises(Exception):  # noqa: B017 - the SDK wraps the 401 in its own error types
         asyncio.run(tools("wrong-token-wrong-token"))

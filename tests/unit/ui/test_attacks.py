@@ -207,7 +207,7 @@ def test_mcp_over_http_refuses_a_rebinding_page_on_every_loopback_address(bind):
         # A client that names the address it connects to is served.
         name = f"[{bind}]" if ":" in bind else bind.lower()
         url = f"http://{name}:{port}/mcp"
-        assert asyncio.run(_tools(url)) == ["respond", "run_task", "task_status"]
+        assert asyncio.run(_tools(url)) == ["cancel_task", "respond", "run_task", "task_status"]
     finally:
         server.should_exit = True
         thread.join(10)

@@ -12,7 +12,8 @@ from support.traced import run_stored
 from agents.errors import ConfigError
 from agents.llm import FunctionLLM
 from agents.store import Store
-from agents.ui.prices import PriceTable, load_prices
+from agents.config.price_file import load_prices
+from agents.config.prices import PriceTable
 from agents.ui.reader import TaskReader
 
 PLAN = wire.plan(wire.step(1, "lookup", {"city": "Paris"}), wire.step(2, "lookup", {"city": "Rome"}))
