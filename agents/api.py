@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, get_args
 
+from agents.answer_stream import StreamsAnswer
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig
@@ -64,7 +65,7 @@ class _Supervisor(Protocol):
     def shutdown(self) -> None: ...
 
 
-class TaskHandle:
+class TaskHandle(StreamsAnswer):
     """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
 
     def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1) -> None:

@@ -36,6 +36,10 @@ __all__ = [
     "Replanned",
     "Escalated",
     "TaskFinished",
+    "AnswerDeltaEvent",
+    "AnswerResetEvent",
+    "AnswerDeltaPayload",
+    "AnswerResetPayload",
     "AnyEvent",
     "parse_event",
     "make_event",
@@ -64,6 +68,8 @@ EventType = Literal[
     "replanned",
     "escalated",
     "task_finished",
+    "answer_delta",
+    "answer_reset",
 ]
 EVENT_TYPES: tuple[str, ...] = EventType.__args__  # type: ignore[attr-defined]
 
@@ -214,6 +220,19 @@ class TaskFinishedPayload(_Payload):
     the name the caller gave ``orch.cancel(..., by=...)``."""
 
 
+class AnswerDeltaPayload(_Payload):
+    """A piece of the answer as the reviewer writes it, once its reply has accepted (``handle.stream_answer``)."""
+
+    text: str
+
+
+class AnswerResetPayload(_Payload):
+    """The accept the streamed answer came from did not count (a check or the policy refused it, or the reply was
+    repaired): the text streamed since the last reset is void; a new stream may follow."""
+
+    reason: str = ""
+
+
 class TaskSubmitted(_Event):
     type: Literal["task_submitted"] = "task_submitted"
     payload: TaskSubmittedPayload
@@ -264,9 +283,19 @@ class TaskFinished(_Event):
     payload: TaskFinishedPayload
 
 
+class AnswerDeltaEvent(_Event):
+    type: Literal["answer_delta"] = "answer_delta"
+    payload: AnswerDeltaPayload
+
+
+class AnswerResetEvent(_Event):
+    type: Literal["answer_reset"] = "answer_reset"
+    payload: AnswerResetPayload
+
+
 AnyEvent = Annotated[
     Union[TaskSubmitted, Routed, PlanStepEvent, StepStarted, StepFinished, StepFailed, Reflected,
-          Replanned, Escalated, TaskFinished],
+          Replanned, Escalated, TaskFinished, AnswerDeltaEvent, AnswerResetEvent],
     Field(discriminator="type"),
 ]
 Event = AnyEvent
@@ -285,7 +314,7 @@ _EVENT_BY_PAYLOAD: dict[type, type] = {
     TaskSubmittedPayload: TaskSubmitted, RoutedPayload: Routed, PlanStepPayload: PlanStepEvent,
     StepStartedPayload: StepStarted, StepFinishedPayload: StepFinished, StepFailedPayload: StepFailed,
     ReflectedPayload: Reflected, ReplannedPayload: Replanned, EscalatedPayload: Escalated,
-    TaskFinishedPayload: TaskFinished,
+    TaskFinishedPayload: TaskFinished, AnswerDeltaPayload: AnswerDeltaEvent, AnswerResetPayload: AnswerResetEvent,
 }
 
 

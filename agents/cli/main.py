@@ -36,9 +36,7 @@ def _follow(handle, timeout: float | None, as_json: bool) -> int:
     if not as_json:
         view = ProgressView()
         for event in handle.events():
-            for line in view.feed(event):
-                if line:
-                    print(line, flush=True)
+            print(view.text(event), end="", flush=True)
     result = handle.result(timeout=timeout)
     print(result.model_dump_json(indent=2) if as_json else "\n" + render_result(result))
     return 0 if result.status in ("accepted", "clarify", "escalated") else 1

@@ -24,6 +24,8 @@ class ProgressView:
     plan_version: int = 1
     kept: set[int] = field(default_factory=set)
     """Steps the last replan kept (their outputs are reused, they do not run again)."""
+    answering: bool = False
+    """The last thing written is a piece of the answer, on a line still open."""
 
     def dag_line(self) -> str:
         if not self.states:
@@ -32,6 +34,17 @@ class ProgressView:
         counts = {k: sum(1 for s in self.states.values() if s == k) for k in ("completed", "running", "pending")}
         return (f"   DAG v{self.plan_version}: {cells}   ({counts['completed']} done, {counts['running']} running, "
                 f"{counts['pending']} pending)")
+
+    def text(self, ev: AnyEvent) -> str:
+        """What to write for one event: its lines, or a piece of the answer continuing the answer's line (the
+        answer is shown as the reviewer writes it)."""
+        if ev.type == "answer_delta":
+            head = "" if self.answering else self.feed(ev)[0].removesuffix(ev.payload.text)
+            self.answering = True
+            return head + ev.payload.text
+        lines = [line for line in self.feed(ev) if line]
+        close, self.answering = ("\n" if self.answering else ""), False
+        return close + "".join(line + "\n" for line in lines)
 
     def feed(self, ev: AnyEvent) -> list[str]:
         """Lines to print for one event."""
@@ -75,6 +88,10 @@ class ProgressView:
                 return [f"{t} answered by {p.answered_by}: {p.answer}"]
             case "escalated":
                 return [f"{t} escalated ({p.kind}): {p.question}"]
+            case "answer_delta":
+                return [f"{t} answer {p.text}"]
+            case "answer_reset":
+                return [f"{t} answer withdrawn: {p.reason}"]
             case "task_finished":
                 cuts = [f"{t} plan cut: {cut.describe()}" for cut in p.plan_cuts]
                 return [*cuts, f"{t} done  {p.status} ({p.stopped_reason})"]

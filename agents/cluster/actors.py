@@ -31,7 +31,7 @@ from agents.errors import ActorStartError
 from agents.idempotency import ClaimReply, ClaimState, Fence
 from agents.llm.profile import HOSTED, ModelProfile, profile_of
 from agents.llm.base import LLM
-from agents.roles.messages import PlanItem, ReplanContext
+from agents.roles.messages import PlanItem, ReplanContext, RoleResult, SecondLook, StepView
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
@@ -39,6 +39,7 @@ from agents.store import Store
 from agents.store.journal import DEFAULT_CLAIM_GRACE_S, claim_reply, task_id_of_key
 from agents.tools import Tool, ToolRegistry
 from agents.tools.mcp import MCPServer, ToolCatalog, ToolRefresher
+from planning.models import Plan, Reflection
 
 __all__ = ["ActorSet", "ExecutorFactory", "cluster_nodes", "create_actors", "kill_actors", "plan_initial_executors",
            "replica_names"]
@@ -97,7 +98,32 @@ class PlannerActor(WarmOnStart, Planner, WhereAmI):
 
 
 class ReflectorActor(WarmOnStart, Reflector, WhereAmI):
-    pass
+    async def reflect_streamed(self, task_id: str, task: str, plan: Plan, results: list[StepView],
+                               again: SecondLook | None = None, cost: CostBudget | None = None,
+                               ) -> AsyncIterator[list[str | None] | RoleResult[Reflection]]:
+        """``reflect`` with the answer's pieces as the reviewer writes them (its ``answer`` callback), crossing
+        as lists of the pieces written together, then the review's result as the last item."""
+        pieces: list[str | None] = []
+        wake = asyncio.Event()
+
+        def out(piece: str | None) -> None:
+            pieces.append(piece)
+            wake.set()
+
+        review = asyncio.ensure_future(self.reflect(task_id, task, plan, results, again, cost, out))
+        review.add_done_callback(lambda _: wake.set())
+        try:
+            while not review.done():
+                await wake.wait()
+                wake.clear()
+                if pieces:
+                    yield pieces.copy()
+                    pieces.clear()
+            if pieces:
+                yield pieces.copy()
+            yield await review  # re-raises what the review raised
+        finally:
+            review.cancel()
 
 
 class JournalActor:

@@ -117,16 +117,44 @@ class _Replicas:
                     ray.cancel(ref)
             raise
         except RayTaskError as exc:
-            # The role's own error (an invalid reply after its repair round, a model that failed): Ray's wrapper
-            # is also an instance of it, but its message is the actor's traceback (pid, ip, file paths), which
-            # would become the task's error and a session turn's memory. The engine gets the role's error as
-            # the role raised it, exactly as in process.
-            cause = exc.cause if isinstance(getattr(exc, "cause", None), Exception) else None
-            if cause is None:
-                raise
-            raise cause from None
+            raise _role_error(exc) from None
         finally:
             self.balance.release(index)
+
+    async def stream(self, method: str, on_piece: Callable[[Any], None], *args: Any) -> Any:
+        """A streaming generator method: the items of each list it yields to ``on_piece`` as they arrive; its
+        last item, which is not a list, is the call's result."""
+        index = self.balance.acquire()
+        stream = None
+        try:
+            stream = getattr(self.handles[index], method).options(num_returns="streaming").remote(*args)
+            last = None
+            async for ref in stream:
+                item = await ref
+                if isinstance(item, list):
+                    for piece in item:
+                        on_piece(piece)
+                else:
+                    last = item
+            return last
+        except asyncio.CancelledError:
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    ray.cancel(stream)
+            raise
+        except RayTaskError as exc:
+            raise _role_error(exc) from None
+        finally:
+            self.balance.release(index)
+
+
+def _role_error(exc: RayTaskError) -> BaseException:
+    """The role's own error (an invalid reply after its repair round, a model that failed): Ray's wrapper is also
+    an instance of it, but its message is the actor's traceback (pid, ip, file paths), which would become the
+    task's error and a session turn's memory. The engine gets the role's error as the role raised it, exactly as
+    in process."""
+    cause = exc.cause if isinstance(getattr(exc, "cause", None), Exception) else None
+    return exc if cause is None else cause
 
 
 class RayRuntime:
@@ -200,10 +228,17 @@ class RayRuntime:
                                          "router")
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None,
-                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
-        return await self._with_restarts(
-            lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost), "reflector")
+                      again: SecondLook | None = None, cost: CostBudget | None = None,
+                      answer: Any = None) -> RoleResult[Reflection]:
+        if answer is None:
+            return await self._with_restarts(
+                lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost), "reflector")
+
+        def streamed() -> Awaitable[RoleResult[Reflection]]:
+            answer(None)  # a retry after the actor died: what the lost reply streamed is void
+            return self._reflector.stream("reflect_streamed", answer, task_id, task, plan, results, again, cost)
+
+        return await self._with_restarts(streamed, "reflector")
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
                    history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:

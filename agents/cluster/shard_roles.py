@@ -54,9 +54,9 @@ class ShardRolesRuntime(RayRuntime):
             yield item
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
-                      again: SecondLook | None = None,
-                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
-        return await self._local_reflector.reflect(task_id, task, plan, results, again, cost)
+                      again: SecondLook | None = None, cost: CostBudget | None = None,
+                      answer: Any = None) -> RoleResult[Reflection]:
+        return await self._local_reflector.reflect(task_id, task, plan, results, again, cost, answer)
 
     async def use_tools(self, tools: Sequence[Any]) -> None:
         """Executors first (``RayRuntime.use_tools``), then this shard's roles."""

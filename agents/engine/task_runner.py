@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar, assert_never
 
 from agents.checks.api import Check
 from agents.config import RuntimeConfig
+from agents.engine.answer_events import AnswerEvents
 from agents.engine.answer_checks import checked_review, recorded_with
 from agents.engine.cancel import CancelScope, cancelled_stop
 from agents.engine.code_replans import replan_before_review
@@ -275,8 +276,9 @@ class TaskRunner:
             raise self._repeated_plan_stop()
         self._reviewed = reviewed
         again = st.second_look()
+        stream = AnswerEvents(self._sink)  # the answer as it is written, once the reply accepts
         reflection = await self._ask("reflector", lambda: self._rt.reflect(
-            st.task_id, st.task, plan, views, again, self._cost()))
+            st.task_id, st.task, plan, views, again, self._cost(), stream.out))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
@@ -286,6 +288,8 @@ class TaskRunner:
         graph = context if self._exec is None else self._exec.with_graph(context)  # retries the graph allows
         decision = None if fault is not None else decide(graph)
         st.reflections.append(recorded if decision is None else recorded_with(recorded, decision))
+        if not isinstance(decision, Accept):
+            stream.void(fault or decision_reason(decision) or decision_kind(decision))
         if decision is None:
             raise TaskStop("failed", "check_failed", error=fault)
         if context.checked:

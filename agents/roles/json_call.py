@@ -88,6 +88,7 @@ async def call_json(
     form: ReplyForm = "json",
     grammar: str | None = None,
     settle: Callable[[str], T | None] | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> JsonCall[T]:
     """Ask ``llm`` for a reply in ``form`` and parse it; one repair round on a parse/validation error.
     ``form="terse"`` asks for plain text (no schema): ``parse`` still reads JSON too, whichever comes back; a
@@ -99,6 +100,9 @@ async def call_json(
     ``settle``: the reply is streamed and read only until ``settle(text so far)`` returns a value, which is the
     result (the stream is closed and what it wrote is counted); a reply that is complete when it settles is
     parsed whole instead, so a backend that sends everything at once loses nothing.
+
+    ``on_text``: the reply is streamed and ``on_text(text so far)`` called after each piece (with ``""`` as each
+    round starts), for a reader of the reply as it is written (``agents.roles.answer_feed``).
     """
     spend = Spend()
     convo = list(messages)
@@ -109,7 +113,9 @@ async def call_json(
                              json_schema=json_schema if form == "json" else None,
                              grammar=grammar if form == "terse" else None,
                              metadata=dict(metadata or {}, round=str(round_no)), max_tokens=max_tokens)
-        if settle is None:
+        if settle is None and on_text is not None:
+            reply = await _read_along(llm, request, on_text)
+        elif settle is None:
             reply = await llm.complete(request)
         else:
             started = time.monotonic()
@@ -141,6 +147,21 @@ async def _read_until_settled(llm: LLM, request: LLMRequest, parse: Callable[[st
             value = settle(text)
             if value is not None and not _parses(parse, text):
                 return value, text
+    finally:
+        await close_stream(pieces)
+    raise InvalidLLMOutputError(request.role, "the reply stream ended without its final reply", text)
+
+
+async def _read_along(llm: LLM, request: LLMRequest, on_text: Callable[[str], None]) -> LLMReply:
+    pieces = llm.stream(request.model_copy(update={"stream": True}))
+    text = ""
+    on_text(text)
+    try:
+        async for piece in pieces:
+            if isinstance(piece, LLMReply):
+                return piece
+            text += piece
+            on_text(text)
     finally:
         await close_stream(pieces)
     raise InvalidLLMOutputError(request.role, "the reply stream ended without its final reply", text)

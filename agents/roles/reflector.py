@@ -15,6 +15,7 @@ from agents.config.prices import CostBudget
 from agents.errors import InvalidLLMOutputError
 from agents.llm.base import LLM, Spend
 from agents.llm.profile import Strategy, profile_of
+from agents.roles.answer_feed import AnswerFeed, AnswerOut
 from agents.roles.cost_meter import metered
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, SecondLook, StepView
@@ -28,7 +29,7 @@ from planning.written_answer import figure_pattern, parse_written_answer, writte
 from prompts import PromptTemplate, load_prompt, prepare_prompts
 from prompts.compact import render_results_compact
 
-__all__ = ["Reflector", "filled_answer"]
+__all__ = ["Reflector", "filled_answer", "filled_text"]
 
 _ANSWER_TOKENS = 200
 """A sentence or two: the answer prompt's reply is bounded so a model that will not end it cannot run on."""
@@ -63,19 +64,21 @@ class Reflector:
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
                       again: SecondLook | None = None,
-                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
+                      cost: CostBudget | None = None, answer: AnswerOut | None = None) -> RoleResult[Reflection]:
         """Review the results and propose what happens next. ``again``: this is a second look at results this
         reviewer already reviewed (``planning.policy.ReviewAgain``); why is shown among the facts code checked (a
         contradiction when code found the answer wrong; a note otherwise). With ``Strategy.ANSWER_AGAIN`` only the answer is written again when the previous one left out
         the figure the plan computed last (``answer_again``). ``cost``: the task's money budget, which each
-        model call is checked against (``agents.roles.cost_meter``)."""
+        model call is checked against (``agents.roles.cost_meter``). ``answer``: where the answer goes while the
+        review streams, once the reply has accepted (``agents.roles.answer_feed``); the answer-only second look
+        does not stream."""
         llm = metered(self._llm, cost)
         if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN):
             return await self.answer_again(task_id, task, plan, results, again, llm)
-        return await self._review(task_id, task, plan, results, again, llm)
+        return await self._review(task_id, task, plan, results, again, llm, answer)
 
     async def _review(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                      again: SecondLook | None, llm: LLM) -> RoleResult[Reflection]:
+                      again: SecondLook | None, llm: LLM, answer: AnswerOut | None = None) -> RoleResult[Reflection]:
         template = load_prompt("reflector", self._profile.prompt("reflector"))
         form = self._profile.reply_form("reflector")
         refused, refused_fault = ("", True) if again is None else (again.feedback, again.answer_fault)
@@ -85,9 +88,10 @@ class Reflector:
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
                                  **self._variables(template, task, plan, results, note, refused_fault))
         schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
+        feed = None if answer is None else AnswerFeed(answer, lambda text: filled_text(text, results, task))
         call = await call_json(llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
                                json_schema=schema, metadata={"task_id": task_id},
-                               form=form, grammar=TERSE_REFLECTION_GRAMMAR)
+                               form=form, grammar=TERSE_REFLECTION_GRAMMAR, on_text=feed and feed.feed)
         return RoleResult(filled_answer(call.value, results, task), call.spend)
 
     async def answer_again(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
@@ -153,9 +157,17 @@ def filled_answer(reflection: Reflection, results: Sequence[StepView], task: str
         'Rome has 1200 more people.'
     """
     answer = reflection.answer
-    if not answer or find_reference(answer) is None:
+    if not answer:
         return reflection
+    filled = filled_text(answer, results, task)
+    return reflection if filled == answer else reflection.model_copy(update={"answer": filled})
+
+
+def filled_text(answer: str, results: Sequence[StepView], task: str = "") -> str:
+    """``answer`` with its step references filled (``filled_answer``), also for the answer while it streams."""
+    if find_reference(answer) is None:
+        return answer
     done = {r.step_id: r.output for r in results if r.status == "completed"}
     if any(find_reference(text) for text in (task, *map(text_of, done.values()))):
-        return reflection
-    return reflection.model_copy(update={"answer": fill_text(answer, done)})
+        return answer
+    return fill_text(answer, done)
