@@ -12,7 +12,7 @@
   function fresh() {
     return { t0: null, seq: 0, plans: {}, steps: {}, latest: 0, route: null, reviews: [], replans: [],
              escalation: null, waiting: null, finished: null, llm: {}, usage: { calls: 0, inp: 0, out: 0 },
-             kept: new Set(), answers: [] };
+             kept: new Set(), answers: [], streaming: "" };
   }
   let S = fresh(), log = [], llmLog = [], shown = null, selected = null, replaying = false;
   let canRespond = false, canCancel = false;
@@ -63,8 +63,11 @@
       case "escalated":
         if (p.answer != null) S.answers.push(p); else S.escalation = { ...p, seq: ev.seq };
         break;
+      // The answer as the reviewer writes it; a reset voids what came before (a check refused that accept).
+      case "answer_delta": S.streaming += p.text; break;
+      case "answer_reset": S.streaming = ""; break;
       case "task_finished":
-        S.finished = { ...p, ts: ev.ts };
+        S.finished = { ...p, ts: ev.ts }; S.streaming = "";
         S.waiting = p.status === "escalated" ? S.escalation : null;
         // Steps that never ran are skipped, unless the task only waits for a human and may still run them.
         if (p.status !== "escalated")
@@ -181,7 +184,7 @@
     $("status").textContent = f ? f.status : S.seq ? "running" : "…";
     $("status").className = "badge status-" + (f ? f.status : "running");
     $("route").textContent = S.route ? `${S.route.route} (confidence ${S.route.confidence.toFixed(2)}) ${S.route.reason}` : "not routed yet";
-    $("answer").textContent = !f ? "—" : f.status === "escalated" ? `waiting for a human (${f.stopped_reason})`
+    $("answer").textContent = !f ? (S.streaming ? S.streaming + " …" : "—") : f.status === "escalated" ? `waiting for a human (${f.stopped_reason})`
       : (f.answer ?? f.error ?? f.stopped_reason);
     $("spent").textContent = `${S.usage.calls} LLM calls, ${T.num(S.usage.inp)} → ${T.num(S.usage.out)} tokens` +
       (f && S.t0 !== null ? `, ${T.secs(f.ts - S.t0)} wall` : "");
