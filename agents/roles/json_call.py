@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from agents.errors import InvalidLLMOutputError
-from agents.llm.base import LLM, LLMReply, LLMRequest, Role, Spend, Usage
+from agents.llm.base import LLM, LLMReply, LLMRequest, LLMStreamTruncated, Role, Spend, Usage
 from planning.errors import PlanningError
 from prompts import count_message_tokens, count_tokens, load_prompt
 from prompts.registry import ReplyForm
@@ -65,6 +65,9 @@ async def close_stream(stream: AsyncIterator[str | LLMReply]) -> None:
         await aclose()
 
 
+_STREAM_RESENDS = 1
+"""A reply streamed for a reader (``call_json(on_text=...)``) and cut mid-answer is sent again this many times."""
+
 _EXPECTED: dict[ReplyForm, str] = {"json": "the corrected JSON object", "terse": "the corrected lines in the form asked for"}
 
 
@@ -114,7 +117,8 @@ async def call_json(
                              grammar=grammar if form == "terse" else None,
                              metadata=dict(metadata or {}, round=str(round_no)), max_tokens=max_tokens)
         if settle is None and on_text is not None:
-            reply = await _read_along(llm, request, on_text)
+            reply, cut = await _read_along(llm, request, on_text, convo)
+            spend = spend + cut
         elif settle is None:
             reply = await llm.complete(request)
         else:
@@ -152,19 +156,31 @@ async def _read_until_settled(llm: LLM, request: LLMRequest, parse: Callable[[st
     raise InvalidLLMOutputError(request.role, "the reply stream ended without its final reply", text)
 
 
-async def _read_along(llm: LLM, request: LLMRequest, on_text: Callable[[str], None]) -> LLMReply:
-    pieces = llm.stream(request.model_copy(update={"stream": True}))
-    text = ""
-    on_text(text)
-    try:
-        async for piece in pieces:
-            if isinstance(piece, LLMReply):
-                return piece
-            text += piece
-            on_text(text)
-    finally:
-        await close_stream(pieces)
-    raise InvalidLLMOutputError(request.role, "the reply stream ended without its final reply", text)
+async def _read_along(llm: LLM, request: LLMRequest, on_text: Callable[[str], None],
+                      convo: list[dict[str, Any]]) -> tuple[LLMReply, Spend]:
+    """The whole reply, read along; a stream cut mid-reply (``LLMStreamTruncated``: the SDK retries only failures
+    before a stream opens) is sent again once, as the planner does, with what the cut one wrote counted."""
+    cut = Spend()
+    for resend in range(_STREAM_RESENDS + 1):
+        pieces = llm.stream(request.model_copy(update={"stream": True}))
+        text = ""
+        on_text(text)
+        started = time.monotonic()
+        try:
+            async for piece in pieces:
+                if isinstance(piece, LLMReply):
+                    return piece, cut
+                text += piece
+                on_text(text)
+        except LLMStreamTruncated as exc:
+            if resend == _STREAM_RESENDS:
+                raise
+            cut = cut + abandoned_spend(request.role, convo, text, str(exc), time.monotonic() - started)
+            continue
+        finally:
+            await close_stream(pieces)
+        raise InvalidLLMOutputError(request.role, "the reply stream ended without its final reply", text)
+    raise AssertionError("unreachable")
 
 
 def _parses(parse: Callable[[str], T], text: str) -> bool:

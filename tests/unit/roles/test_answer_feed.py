@@ -56,3 +56,36 @@ def test_the_repair_round_voids_what_the_first_reply_sent() -> None:
     feed.feed("")  # the repair round starts
     feed.feed("accept 5 5 5\nanswer: Rome, by 0.7 million.")
     assert sent == ["Rome", None, "Rome, by 0.7 million."]
+
+
+def test_a_stream_cut_mid_reply_is_sent_again_once_and_what_it_sent_is_void() -> None:
+    """A reviewer reply read along that the connection cuts is resent (the SDK retries only before a stream
+    opens), as the planner's is: the reader is told the text so far is void, and the cut reply is counted."""
+    import asyncio
+
+    from agents.llm.base import LLMReply, LLMRequest, LLMStreamTruncated, Usage
+    from agents.roles.json_call import call_json
+
+    reply = "accept 5 5 5\nanswer: Rome, by 0.7 million."
+
+    class CutOnce:
+        calls = 0
+
+        async def complete(self, request: LLMRequest) -> LLMReply:
+            raise AssertionError("a reply read along is streamed")
+
+        async def stream(self, request: LLMRequest):
+            CutOnce.calls += 1
+            yield reply[:30]
+            if CutOnce.calls == 1:
+                raise LLMStreamTruncated("the stream ended without a finish_reason")
+            yield reply[30:]
+            yield LLMReply(text=reply, usage=Usage(llm_calls=1, input_tokens=10, output_tokens=12))
+
+    sent: list[str | None] = []
+    feed = AnswerFeed(sent.append)
+    call = asyncio.run(call_json(CutOnce(), role="reflector", messages=[{"role": "user", "content": "review"}],
+                                 parse=lambda text: text, form="terse", on_text=feed.feed))
+    assert call.value == reply and CutOnce.calls == 2
+    assert call.spend.usage.llm_calls == 2  # the cut reply is counted too
+    assert sent[0] == "Rome, by" and sent[1] is None and "".join(p for p in sent[2:] if p) == "Rome, by 0.7 million."
