@@ -92,6 +92,7 @@ StoppedReason = Literal[
     "role_unavailable",
     "prompt_too_long",
     "check_failed",
+    "invalid_output",
     "cancelled",
     "internal_error",
 ]

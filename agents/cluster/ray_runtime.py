@@ -20,6 +20,7 @@ from ray.exceptions import GetTimeoutError, RayTaskError, TaskCancelledError
 from agents.cluster.executor_actor import BatchItem
 from agents.cluster.placement import LeastLoaded
 from agents.config.prices import CostBudget
+from agents.outputs import OutputSpec
 from agents.cluster.step_batches import ACTOR_ERRORS, BatchedStepHandle, failed_inside, lost_reason, read_batch
 from agents.engine.runtime import ExecutorLost, StepHandle
 from agents.errors import RoleUnavailableError
@@ -201,9 +202,10 @@ class RayRuntime:
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None,
-                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
+                      cost: CostBudget | None = None,
+                      output: OutputSpec | None = None) -> RoleResult[Reflection]:
         return await self._with_restarts(
-            lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost), "reflector")
+            lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost, output), "reflector")
 
     async def plan(self, task_id: str, task: str, replan: ReplanContext | None,
                    history: str = "", cost: CostBudget | None = None) -> AsyncIterator[PlanItem]:

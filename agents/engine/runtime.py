@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from agents.config.prices import CostBudget
+from agents.outputs import OutputSpec
 from agents.roles.executor import Executor
 from agents.roles.messages import (PlanItem, ReplanContext, RoleResult, SecondLook, StepOutcome, StepRequest,
                                    StepView)
@@ -68,7 +69,8 @@ class Runtime(Protocol):
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None,
-                      cost: CostBudget | None = None) -> RoleResult[Reflection]: ...
+                      cost: CostBudget | None = None,
+                      output: OutputSpec | None = None) -> RoleResult[Reflection]: ...
 
     def tool_spec(self, name: str | None) -> ToolSpec | None: ...
 
@@ -130,8 +132,9 @@ class LocalRuntime:
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None,
-                      cost: CostBudget | None = None) -> RoleResult[Reflection]:
-        return await self._reflector.reflect(task_id, task, plan, results, again, cost)
+                      cost: CostBudget | None = None,
+                      output: OutputSpec | None = None) -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results, again, cost, output)
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None

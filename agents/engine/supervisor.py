@@ -30,6 +30,7 @@ from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
 from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
+from agents.outputs import OutputSpec
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
 from agents.task_text import check_text_length
@@ -108,7 +109,8 @@ class SupervisorCore(CancelCommands):
             await self._refresher.current()
 
     # ------------------------------------------------------------------ commands
-    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
+    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None,
+                     output: OutputSpec | None = None) -> str:
         """Start a task; with ``session_id`` it is the session's next turn and sees the earlier ones."""
         await self._ready()
         await self._current_tools()
@@ -117,7 +119,8 @@ class SupervisorCore(CancelCommands):
         task_id = task_id or uuid.uuid4().hex[:16]
         now = self._clock()
         history = "" if session_id is None else self._memory.start_turn(session_id, task, task_id)
-        state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history)
+        state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history,
+                          output=output)
         generation = self._store.create_task(task_id, task, self._config_json, lease_owner=self._owner)
         assert generation is not None
         sink = self._sink(task_id, generation)

@@ -28,9 +28,9 @@ from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, Limits, Stopped
 from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, TaskState
-from agents.engine.task_stop import TaskStop, stop_for_error
+from agents.engine.task_stop import TaskStop, output_stop, stop_for_error
 from agents.config.prices import CostBudget
-from agents.errors import CostBudgetExceeded, InvalidLLMOutputError
+from agents.errors import CostBudgetExceeded, InvalidLLMOutputError, InvalidOutputError
 from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
 from agents.llm.profile import HOSTED, ModelProfile, Strategy
 from agents.llm.base import LLMError, Spend
@@ -93,6 +93,8 @@ class TaskRunner:
             self._charge(role, exc.spend or Spend())
             if isinstance(exc, CostBudgetExceeded):
                 raise
+            if isinstance(exc, InvalidOutputError):  # a human can still answer it (agents.outputs)
+                raise output_stop(exc) from exc
             raise TaskStop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise TaskStop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
@@ -276,7 +278,7 @@ class TaskRunner:
         self._reviewed = reviewed
         again = st.second_look()
         reflection = await self._ask("reflector", lambda: self._rt.reflect(
-            st.task_id, st.task, plan, views, again, self._cost()))
+            st.task_id, st.task, plan, views, again, self._cost(), st.output))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
