@@ -282,7 +282,8 @@ class TaskRunner:
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
-            arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
+            arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, output=st.output,
+            step_retries=st.step_retries,
             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
             reviewed_again=st.reviewed_again(), final_figure_look=self._final_figure_look)
         graph = context if self._exec is None else self._exec.with_graph(context)  # retries the graph allows

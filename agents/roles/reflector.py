@@ -73,7 +73,8 @@ class Reflector:
         model call is checked against (``agents.roles.cost_meter``). ``output``: the task's output type, which an
         accept's answer is written as (JSON under its schema) and validated against (``agents.roles.typed_review``)."""
         llm = metered(self._llm, cost)
-        if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN):
+        if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN) \
+                and output is None:  # its narrow call writes a sentence, not the output's JSON
             return await self.answer_again(task_id, task, plan, results, again, llm)
         return await self._review(task_id, task, plan, results, again, llm, output)
 

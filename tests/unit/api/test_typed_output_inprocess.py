@@ -158,3 +158,76 @@ def test_the_errors_pickle_intact():
                 InvalidOutputError("reflector", "field 'a': Field required", "raw")):
         back = pickle.loads(pickle.dumps(exc))
         assert type(back) is type(exc) and str(back) == str(exc)
+
+
+def test_a_users_check_sees_the_typed_output(tmp_path):
+    seen = []
+
+    def small_difference(review):
+        seen.append(review.output)
+        if review.output.difference_millions > 1:
+            from agents.checks import Reject
+            raise Reject("the difference is under a million")
+
+    orch = Orchestrator(llm=FunctionLLM(script(['{"bigger": "Rome", "difference_millions": 7}',
+                                                '{"bigger": "Rome", "difference_millions": 0.7}'], HOSTED)),
+                        tools=[population], config=RuntimeConfig(store_path=tmp_path / "t.db"),
+                        runtime="inprocess", checks=[small_difference])
+    try:
+        result = orch.run("Which is bigger, Paris or Rome?", timeout=30, output_type=CityDiff)
+    finally:
+        orch.shutdown()
+    assert seen == [CityDiff(bigger="Rome", difference_millions=7), CityDiff(bigger="Rome", difference_millions=0.7)]
+    assert result.status == "accepted" and result.output == seen[-1]
+
+
+def test_a_session_turn_takes_an_output_type(tmp_path):
+    orch = _orch(tmp_path, ['["Rome", "Paris"]'], SMALL_LOCAL)
+    try:
+        result = orch.session().run("Order Paris and Rome by size", timeout=30, output_type=list[str])
+    finally:
+        orch.shutdown()
+    assert result.output == ["Rome", "Paris"]
+
+
+def test_a_new_orchestrator_continuing_the_task_rebuilds_the_type_from_the_store(tmp_path, monkeypatch):
+    """Escalated here (invalid twice); answered from a new Orchestrator that was never given the type: the
+    Supervisor and the caller's result rebuild it by its import path from the task's record."""
+    import agents.outputs
+
+    first = _orch(tmp_path, ['{"bigger": "Rome"}', '{"bigger": "Rome"}'], HOSTED)
+    try:
+        task_id = first.submit("Which is bigger, Paris or Rome?", output_type=CityDiff).task_id
+        assert first.handle(task_id).result(timeout=30).status == "escalated"
+    finally:
+        first.shutdown()
+    monkeypatch.setattr(agents.outputs, "_LIVE", {})  # as in a new process: only the path is known
+    second = _orch(tmp_path, ['{"bigger": "Rome", "difference_millions": 0.7}'], HOSTED)
+    try:
+        result = second.respond(task_id, "give the difference in millions too").result(timeout=30)
+    finally:
+        second.shutdown()
+    assert result.status == "accepted", result.error
+    assert result.output == CityDiff(bigger="Rome", difference_millions=0.7)
+    assert result.output_type == f"{__name__}:CityDiff"
+
+
+def test_a_type_a_new_process_cannot_import_is_refused_on_resume(tmp_path, monkeypatch):
+    import agents.outputs
+
+    class Local(pydantic.BaseModel):
+        bigger: str
+
+    first = _orch(tmp_path, ['{"other": 1}', '{"other": 1}'], HOSTED)
+    try:
+        task_id = first.submit("Which is bigger, Paris or Rome?", output_type=Local).task_id
+        assert first.handle(task_id).result(timeout=30).status == "escalated"
+    finally:
+        first.shutdown()
+    monkeypatch.setattr(agents.outputs, "_LIVE", {})
+    second = _orch(tmp_path, [], HOSTED)
+    try:
+        with pytest.raises(OutputTypeError, match="cannot be imported here"):
+            second.respond(task_id, "try again")
+    finally:
+        second.shutdown()
