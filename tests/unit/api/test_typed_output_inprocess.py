@@ -231,3 +231,25 @@ def test_a_type_a_new_process_cannot_import_is_refused_on_resume(tmp_path, monke
             second.respond(task_id, "try again")
     finally:
         second.shutdown()
+
+
+def test_a_plan_from_the_cache_still_has_its_output_validated(tmp_path):
+    roles: list[str] = []
+    reply = script(['{"bigger": "Rome"}', '{"bigger": "Rome", "difference_millions": 0.7}', '{"bigger": "Rome"}',
+                    '{"bigger": "Rome", "difference_millions": 0.5}'], HOSTED)
+
+    def counted(request: LLMRequest) -> str:
+        roles.append(request.role)
+        return reply(request)
+
+    orch = Orchestrator(llm=FunctionLLM(counted), tools=[population], runtime="inprocess",
+                        config=RuntimeConfig(store_path=tmp_path / "t.db", plan_cache=True))
+    try:
+        first = orch.run("Which is bigger, Paris or Rome?", timeout=30, output_type=CityDiff)
+        planned = roles.count("planner")
+        second = orch.run("Which is bigger, Paris or Rome?", timeout=30, output_type=CityDiff)
+    finally:
+        orch.shutdown()
+    assert first.output == CityDiff(bigger="Rome", difference_millions=0.7)
+    assert roles.count("planner") == planned  # the second plan came from the cache
+    assert second.output == CityDiff(bigger="Rome", difference_millions=0.5)  # repaired like the first
