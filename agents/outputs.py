@@ -30,7 +30,7 @@ if typing.TYPE_CHECKING:
     from agents.results import TaskResult
 
 __all__ = ["OutputSpec", "OutputTypeError", "OutputInvalid", "output_spec", "output_type_of", "validate_output",
-           "output_json", "typed_result"]
+           "output_json", "schema_spec", "typed_result"]
 
 _LIVE: dict[str, Any] = {}
 """Types named in this process (also ones no import path reaches): the in-process runtime finds them here."""
@@ -62,8 +62,27 @@ def _path_of(tp: Any) -> str:
     return f"{tp.__module__}:{tp.__qualname__}"
 
 
+SCHEMA_ONLY = "json-schema"
+"""The ``type_path`` of an output given as a JSON schema alone (MCP's ``run_task``): validated as JSON data."""
+
+
+def schema_spec(schema: Any) -> OutputSpec:
+    """An output given by its JSON schema alone (a client with no Python type): the answer is JSON data valid
+    under ``schema``."""
+    import jsonschema  # the MCP SDK's dependency: only its server gives outputs this way
+
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except (jsonschema.SchemaError, TypeError, AttributeError) as exc:
+        raise OutputTypeError(f"the output schema is not a JSON schema: {getattr(exc, 'message', exc)}") from None
+    return OutputSpec(type_path=SCHEMA_ONLY, json_schema=schema)
+
+
 def output_spec(tp: Any, *, importable: bool) -> OutputSpec:
-    """The spec of ``tp``; ``importable=True`` (Ray, resume) also requires another process to rebuild it by path."""
+    """The spec of ``tp``; ``importable=True`` (Ray, resume) also requires another process to rebuild it by path.
+    An ``OutputSpec`` (``schema_spec``) is its own."""
+    if isinstance(tp, OutputSpec):
+        return tp
     try:
         schema = TypeAdapter(tp).json_schema()
     except Exception as exc:  # noqa: BLE001 - pydantic raises several kinds for a type it cannot handle
@@ -96,6 +115,8 @@ def _import(path: str) -> Any:
 
 def output_type_of(spec: OutputSpec) -> Any:
     """The type ``spec`` names: the one named in this process, else imported by its path."""
+    if spec.type_path == SCHEMA_ONLY:
+        return Any
     with _LOCK:
         live = _LIVE.get(spec.type_path)
     if live is not None:
@@ -116,10 +137,26 @@ def _adapter(spec: OutputSpec) -> TypeAdapter[Any]:
 
 def validate_output(spec: OutputSpec, answer: str) -> Any:
     """``answer`` (JSON text) as the output type; ``OutputInvalid`` names the first field that is wrong."""
+    if spec.type_path == SCHEMA_ONLY:
+        return _schema_valid(spec.json_schema, answer)
     try:
         return _adapter(spec).validate_json(answer.strip())
     except ValidationError as exc:
         raise OutputInvalid(_describe(exc)) from None
+
+
+def _schema_valid(schema: dict[str, Any], answer: str) -> Any:
+    import jsonschema
+
+    try:
+        data = json.loads(answer)
+    except ValueError as exc:
+        raise OutputInvalid(f"the answer is not JSON: {exc}") from None
+    error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(schema).iter_errors(data))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "the answer"
+        raise OutputInvalid(f"field {where!r}: {error.message}")
+    return data
 
 
 def output_json(spec: OutputSpec, value: Any) -> Any:
@@ -149,6 +186,8 @@ def typed_result(result: TaskResult, tp: Any = None) -> TaskResult:
     import it)."""
     if result.output is None or result.output_type is None:
         return result
+    if isinstance(tp, OutputSpec):
+        tp = output_type_of(tp)
     if tp is None:
         try:
             tp = output_type_of(OutputSpec(type_path=result.output_type, json_schema={}))
