@@ -36,6 +36,7 @@ from agents.llm.base import LLM
 from agents.llm.local.catalog import LocalModel
 from agents.memory.documents import DocumentIndex, DocumentInfo
 from agents.memory.sessions import SessionStore
+from agents.outputs import output_spec, typed_result
 from agents.results import CancelOutcome, TaskResult
 from agents.session import Session
 from agents.task_text import check_task_text, check_text_length
@@ -68,10 +69,11 @@ class _Supervisor(Protocol):
 class TaskHandle(StreamsAnswer):
     """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
 
-    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1) -> None:
+    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None) -> None:
         self._orch = orchestrator
         self.task_id = task_id
         self.run = run
+        self._output_type = output_type
 
     def __repr__(self) -> str:
         return f"TaskHandle(task_id={self.task_id!r}, run={self.run})"
@@ -121,7 +123,7 @@ class TaskHandle(StreamsAnswer):
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             data = self._call("wait_result", self.task_id, self.run, wait)
             if data is not None:
-                return TaskResult.model_validate(data)
+                return typed_result(TaskResult.model_validate(data), self._output_type)
             if deadline is not None and time.monotonic() >= deadline:
                 raise TaskTimeoutError(f"task {self.task_id} did not finish within {timeout}s; it keeps running — "
                                        "call handle.result() again or orch.resume(task_id) later")
@@ -132,7 +134,7 @@ class TaskHandle(StreamsAnswer):
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             data = await self._acall("wait_result", self.task_id, self.run, wait)
             if data is not None:
-                return TaskResult.model_validate(data)
+                return typed_result(TaskResult.model_validate(data), self._output_type)
             if deadline is not None and time.monotonic() >= deadline:
                 raise TaskTimeoutError(f"task {self.task_id} did not finish within {timeout}s")
 
@@ -247,17 +249,20 @@ class Orchestrator:
             raise OrchestratorClosedError()
 
     # ------------------------------------------------------------------ API
-    def submit(self, task: str) -> TaskHandle:
-        """Start a task; returns at once."""
-        return self._submit(task)
+    def submit(self, task: str, *, output_type: Any = None) -> TaskHandle:
+        """Start a task; returns at once. ``output_type``: the type ``result.output`` is validated as (a pydantic
+        model, a dataclass, a TypedDict, ``int``, ``list[str]``...; ``agents.outputs``)."""
+        return self._submit(task, output_type=output_type)
 
-    def _submit(self, task: str, session_id: str | None = None) -> TaskHandle:
+    def _submit(self, task: str, session_id: str | None = None, output_type: Any = None) -> TaskHandle:
         self._check()
         check_task_text(task, self.config.context_token_budget)
+        # On Ray the Supervisor and the reviewer rebuild the type by its import path: refused here if they cannot.
+        spec = None if output_type is None else output_spec(output_type, importable=self.runtime == "ray")
         task_id = uuid.uuid4().hex[:16]
         # raises e.g. SessionNotFoundError as it is
-        self._backend.call("submit", task, task_id, session_id, task_id=task_id)
-        return TaskHandle(self, task_id, 1)
+        self._backend.call("submit", task, task_id, session_id, spec, task_id=task_id)
+        return TaskHandle(self, task_id, 1, output_type)
 
     def session(self, session_id: str | None = None) -> Session:
         """A conversation: each ``s.run(text)`` / ``s.submit(text)`` is an ordinary task that also sees the
@@ -277,10 +282,10 @@ class Orchestrator:
             store.close()
         return Session(self._submit, self.config.store_location(), info.session_id)
 
-    def run(self, task: str, timeout: float | None = None) -> TaskResult:
-        """``submit(task).result(timeout)``."""
+    def run(self, task: str, timeout: float | None = None, *, output_type: Any = None) -> TaskResult:
+        """``submit(task, output_type=...).result(timeout)``."""
         _deadline(timeout)  # a timeout that is not seconds is refused before the task starts
-        return self.submit(task).result(timeout=timeout)
+        return self.submit(task, output_type=output_type).result(timeout=timeout)
 
     def respond(self, task_id: str, text: str, *, by: str | None = None) -> TaskHandle:
         """Answer an escalation or a confirmation request ("approve" runs the pending tool call); the task

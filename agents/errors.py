@@ -11,6 +11,7 @@ from typing import Any, Literal
 __all__ = [
     "TetrarchError",
     "UsageError",
+    "InvalidOutputError",
     "ConfigError",
     "UnknownTaskError",
     "TaskNotWaitingError",
@@ -185,6 +186,11 @@ class InvalidLLMOutputError(TetrarchError):
         """Attach what the failed calls cost, so budgets stay exact even for failures."""
         self.spend = spend
         return self
+
+
+class InvalidOutputError(InvalidLLMOutputError):
+    """The reviewer's answer did not validate as the task's ``output_type``, also after its one repair round (the
+    task escalates; ``error`` names the field)."""
 
 
 BudgetCap = Literal["token_budget", "max_llm_calls", "max_cost_usd"]

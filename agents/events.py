@@ -98,6 +98,7 @@ StoppedReason = Literal[
     "role_unavailable",
     "prompt_too_long",
     "check_failed",
+    "invalid_output",
     "cancelled",
     "internal_error",
 ]

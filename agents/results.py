@@ -118,6 +118,11 @@ class TaskResult(BaseModel):
     usage: UsageReport = Field(default_factory=UsageReport)
     timings: Timings = Field(default_factory=Timings)
     replans: int = 0
+    output: Any = None
+    """The answer validated as the task's ``output_type`` (``agents.outputs``), for an accepted task given one; None
+    otherwise. JSON data when this process cannot import the type by ``output_type``'s path."""
+    output_type: str | None = None
+    """The task's ``output_type`` by import path (``module:qualname``), None without one."""
     cancelled_by: str | None = None
     """Who cancelled the task (status "cancelled"), as ``orch.cancel(..., by=...)`` named them: "the API" by
     default, "tetrarch cancel", "the live view", "MCP"."""

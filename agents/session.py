@@ -27,7 +27,7 @@ class Session:
     """A handle on one session; get it from ``orch.session()`` (new) or ``orch.session(session_id)``.
     (It holds the Orchestrator's submit function, not the Orchestrator: agents.api imports this module.)"""
 
-    def __init__(self, submit: Callable[[str, str], Any], store_path: str | os.PathLike[str],
+    def __init__(self, submit: Callable[..., Any], store_path: str | os.PathLike[str],
                  session_id: str) -> None:
         self._submit, self._store_path = submit, store_path
         self.id = session_id
@@ -35,14 +35,14 @@ class Session:
     def __repr__(self) -> str:
         return f"Session(id={self.id!r})"
 
-    def submit(self, task: str) -> Any:
+    def submit(self, task: str, *, output_type: Any = None) -> Any:
         """Start the next turn and return its ``TaskHandle`` at once (the turn sees every turn finished before
-        now)."""
-        return self._submit(task, self.id)
+        now). ``output_type``: as ``Orchestrator.submit``'s."""
+        return self._submit(task, self.id, output_type)
 
-    def run(self, task: str, timeout: float | None = None) -> TaskResult:
-        """``submit(task).result(timeout)``."""
-        result: TaskResult = self.submit(task).result(timeout=timeout)
+    def run(self, task: str, timeout: float | None = None, *, output_type: Any = None) -> TaskResult:
+        """``submit(task, output_type=...).result(timeout)``."""
+        result: TaskResult = self.submit(task, output_type=output_type).result(timeout=timeout)
         return result
 
     def turns(self) -> list[Turn]:

@@ -62,6 +62,8 @@ class AnswerReview(BaseModel):
 
     task: str
     answer: str | None = None
+    output: Any = None
+    """With ``output_type=``: the answer validated as that type (``result.output`` if the accept counts)."""
     steps: tuple[ReviewedStep, ...] = ()
 
     def step(self, step_id: int) -> ReviewedStep:

@@ -39,6 +39,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 
 from agents.errors import TaskTimeoutError, TetrarchError
+from agents.outputs import schema_spec
 
 if TYPE_CHECKING:
     from agents.api import Orchestrator, TaskHandle
@@ -63,6 +64,8 @@ class TaskOutcome(pydantic.BaseModel):
     error: str | None = None
     plan_summary: list[str] = pydantic.Field(default_factory=list)
     """One line per step: ``3. subtract(a, b) — completed``."""
+    output: Any = None
+    """With ``run_task``'s ``output_schema``: the answer as JSON data valid under it (None otherwise)."""
     note: str | None = None
     """From ``cancel_task``: what the cancel did, or why there was nothing to cancel."""
 
@@ -74,7 +77,8 @@ def _outcome(result: TaskResult) -> TaskOutcome:
         what = f"{step.tool_name}({', '.join(step.tool_input)})" if step.tool_name else "reasoning"
         lines.append(f"{step.step_id}. {what} — {status.get(step.step_id, 'not run')}: {step.description}")
     return TaskOutcome(task_id=result.task_id, status=result.status, answer=result.answer,
-                       question=getattr(result, "question", None), error=result.error, plan_summary=lines)
+                       question=getattr(result, "question", None), error=result.error, plan_summary=lines,
+                       output=result.output)
 
 
 def _progress_text(event: AnyEvent) -> str:
@@ -114,11 +118,13 @@ def build_server(orchestrator: Orchestrator | Callable[[], Orchestrator], name: 
     holder = _Lazy(orchestrator)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True))
-    async def run_task(task: str, ctx: Context) -> TaskOutcome:
-        """Run a task with tetrarch (plan, parallel tool calls, reflection) and return its outcome."""
+    async def run_task(task: str, ctx: Context, output_schema: dict[str, Any] | None = None) -> TaskOutcome:
+        """Run a task with tetrarch (plan, parallel tool calls, reflection) and return its outcome. With
+        ``output_schema`` (a JSON schema) the answer is written and validated as JSON under it (``output``)."""
         with _told_to_the_client():
             orch = await holder.get()
-            handle = await asyncio.to_thread(orch.submit, task)
+            typed = None if output_schema is None else schema_spec(output_schema)
+            handle = await asyncio.to_thread(lambda: orch.submit(task, output_type=typed))
             return await _follow(handle, ctx)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))

@@ -31,6 +31,7 @@ from agents.errors import ActorStartError
 from agents.idempotency import ClaimReply, ClaimState, Fence
 from agents.llm.profile import HOSTED, ModelProfile, profile_of
 from agents.llm.base import LLM
+from agents.outputs import OutputSpec
 from agents.roles.messages import PlanItem, ReplanContext, RoleResult, SecondLook, StepView
 from agents.roles.planner import Planner
 from agents.roles.reflector import Reflector
@@ -100,6 +101,7 @@ class PlannerActor(WarmOnStart, Planner, WhereAmI):
 class ReflectorActor(WarmOnStart, Reflector, WhereAmI):
     async def reflect_streamed(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                                again: SecondLook | None = None, cost: CostBudget | None = None,
+                               output: OutputSpec | None = None,
                                ) -> AsyncIterator[list[str | None] | RoleResult[Reflection]]:
         """``reflect`` with the answer's pieces as the reviewer writes them (its ``answer`` callback), crossing
         as lists of the pieces written together, then the review's result as the last item."""
@@ -110,7 +112,7 @@ class ReflectorActor(WarmOnStart, Reflector, WhereAmI):
             pieces.append(piece)
             wake.set()
 
-        review = asyncio.ensure_future(self.reflect(task_id, task, plan, results, again, cost, out))
+        review = asyncio.ensure_future(self.reflect(task_id, task, plan, results, again, cost, output, answer=out))
         review.add_done_callback(lambda _: wake.set())
         try:
             while not review.done():

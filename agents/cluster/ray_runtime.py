@@ -20,6 +20,7 @@ from ray.exceptions import GetTimeoutError, RayTaskError, TaskCancelledError
 from agents.cluster.executor_actor import BatchItem
 from agents.cluster.placement import LeastLoaded
 from agents.config.prices import CostBudget
+from agents.outputs import OutputSpec
 from agents.cluster.step_batches import ACTOR_ERRORS, BatchedStepHandle, failed_inside, lost_reason, read_batch
 from agents.engine.runtime import ExecutorLost, StepHandle
 from agents.errors import RoleUnavailableError
@@ -229,14 +230,16 @@ class RayRuntime:
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None, cost: CostBudget | None = None,
-                      answer: Any = None) -> RoleResult[Reflection]:
+                      output: OutputSpec | None = None, answer: Any = None) -> RoleResult[Reflection]:
         if answer is None:
             return await self._with_restarts(
-                lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost), "reflector")
+                lambda: self._reflector.call("reflect", task_id, task, plan, results, again, cost, output),
+                "reflector")
 
         def streamed() -> Awaitable[RoleResult[Reflection]]:
             answer(None)  # a retry after the actor died: what the lost reply streamed is void
-            return self._reflector.stream("reflect_streamed", answer, task_id, task, plan, results, again, cost)
+            return self._reflector.stream("reflect_streamed", answer, task_id, task, plan, results, again, cost,
+                                          output)
 
         return await self._with_restarts(streamed, "reflector")
 

@@ -15,6 +15,7 @@ from typing import Any
 from agents.cluster.ray_runtime import RayRuntime
 from agents.config import RuntimeConfig
 from agents.config.prices import CostBudget
+from agents.outputs import OutputSpec
 from agents.llm.base import LLM
 from agents.roles.messages import PlanItem, ReplanContext, RoleResult, SecondLook, StepView
 from agents.roles.planner import Planner
@@ -55,8 +56,8 @@ class ShardRolesRuntime(RayRuntime):
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None, cost: CostBudget | None = None,
-                      answer: Any = None) -> RoleResult[Reflection]:
-        return await self._local_reflector.reflect(task_id, task, plan, results, again, cost, answer)
+                      output: OutputSpec | None = None, answer: Any = None) -> RoleResult[Reflection]:
+        return await self._local_reflector.reflect(task_id, task, plan, results, again, cost, output, answer)
 
     async def use_tools(self, tools: Sequence[Any]) -> None:
         """Executors first (``RayRuntime.use_tools``), then this shard's roles."""

@@ -13,6 +13,7 @@ from typing import Any
 from agents.checks.api import AnswerReview, Check, CheckedReflection, CheckFinding, ReviewedStep
 from agents.checks.review import review_context
 from agents.checks.runner import builtin_findings, run_checks, with_findings
+from agents.outputs import OutputInvalid, OutputSpec, validate_output
 from agents.roles.messages import StepView
 from planning.models import Plan, PlanStep, Reflection
 from planning.policy import Decision, ReflectionContext, ReviewAgain
@@ -21,8 +22,9 @@ __all__ = ["answer_review", "checked_review", "recorded_with"]
 
 
 def answer_review(task: str, answer: str | None, plan: Plan, views: Sequence[StepView],
-                  arguments: Callable[[PlanStep], Any]) -> AnswerReview:
-    """What a check sees of one review: the task, the proposed answer, each step's call and outcome."""
+                  arguments: Callable[[PlanStep], Any], output: OutputSpec | None = None) -> AnswerReview:
+    """What a check sees of one review: the task, the proposed answer (and, with an ``output_type``, the answer
+    as that type: the reviewer's call validated it already), each step's call and outcome."""
     by_id = {v.step_id: v for v in views}
     steps = []
     for s in plan.steps:
@@ -34,12 +36,18 @@ def answer_review(task: str, answer: str | None, plan: Plan, views: Sequence[Ste
             status=v.status if v is not None else "pending",
             output=v.output if v is not None and v.status == "completed" else None,
             error=v.error if v is not None else None))
-    return AnswerReview(task=task, answer=answer, steps=tuple(steps))
+    value = None
+    if output is not None and answer:
+        try:
+            value = validate_output(output, answer)
+        except OutputInvalid:  # not an output the reviewer's call let through: nothing typed to show
+            value = None
+    return AnswerReview(task=task, answer=answer, output=value, steps=tuple(steps))
 
 
 async def checked_review(reflection: Reflection, task: str, views: Sequence[StepView], plan: Plan, *,
                          builtin: Sequence[str], checks: Sequence[Check], arguments: Callable[[PlanStep], Any],
-                         timeout_s: float, **policy: Any) -> tuple[ReflectionContext, CheckedReflection, str | None]:
+                         timeout_s: float, output: OutputSpec | None = None, **policy: Any) -> tuple[ReflectionContext, CheckedReflection, str | None]:
     """The policy's input for one review (``policy``: its counters and limits), the review as the task records it
     (with every finding), and the fault of a user's check that broke (then the task must fail, naming it). The
     user's checks run only on an accept: there is nothing else for them to refuse."""
@@ -47,7 +55,7 @@ async def checked_review(reflection: Reflection, task: str, views: Sequence[Step
     findings = builtin_findings(context)
     fault = None
     if checks and reflection.action == "accept":
-        run = await run_checks(checks, answer_review(task, reflection.answer, plan, views, arguments),
+        run = await run_checks(checks, answer_review(task, reflection.answer, plan, views, arguments, output),
                                timeout_s=timeout_s)
         fault = run.fault
         context = with_findings(context, run.findings)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agents.engine.task_state import StepState, TaskState
+from agents.outputs import OutputInvalid, OutputTypeError, output_json, validate_output
 from agents.results import StepResult, StepTiming, TaskResult, Timings
 from agents.roles.messages import StepView
 from agents.tools import ToolSpec
@@ -38,7 +39,19 @@ def build_result(st: TaskState, values: dict[int, Any]) -> TaskResult:
                       "internal_error", answer=st.answer, error=st.error, question=st.question,
                       plan=Plan(steps=list(st.plan_steps)) if st.plan_steps else None, steps=steps,
                       reflections=list(st.reflections), usage=st.usage, timings=timings, replans=st.replans,
-                      cancelled_by=st.cancelled.by if st.cancelled else None)
+                      cancelled_by=st.cancelled.by if st.cancelled else None, output=typed_output(st),
+                      output_type=st.output.type_path if st.output else None)
+
+
+def typed_output(st: TaskState) -> Any:
+    """An accepted answer as the task's output type, as JSON data (the caller's process validates it again into
+    the type); None without one, or for an answer a human approved that does not validate."""
+    if st.output is None or st.status != "accepted" or not st.answer:
+        return None
+    try:
+        return output_json(st.output, validate_output(st.output, st.answer))
+    except (OutputInvalid, OutputTypeError):
+        return None
 
 
 def review_input(plan: Plan, views: Sequence[StepView]) -> str:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from agents.config.prices import CostBudget
+from agents.outputs import OutputSpec
 from agents.roles.answer_feed import AnswerOut
 from agents.roles.executor import Executor
 from agents.roles.messages import (PlanItem, ReplanContext, RoleResult, SecondLook, StepOutcome, StepRequest,
@@ -69,9 +70,10 @@ class Runtime(Protocol):
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None, cost: CostBudget | None = None,
-                      answer: AnswerOut | None = None) -> RoleResult[Reflection]:
-        """``answer``: where the answer goes while the review streams (``agents.roles.answer_feed``); a runtime
-        that cannot stream it leaves it uncalled (the answer then arrives whole with the task's result)."""
+                      output: OutputSpec | None = None, answer: AnswerOut | None = None) -> RoleResult[Reflection]:
+        """``output``: the task's output type (``agents.outputs``); ``answer``: where the answer goes while the
+        review streams (``agents.roles.answer_feed``); a runtime that cannot stream it leaves it uncalled (the
+        answer then arrives whole with the task's result)."""
         ...
 
     def tool_spec(self, name: str | None) -> ToolSpec | None: ...
@@ -134,8 +136,8 @@ class LocalRuntime:
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: list[StepView],
                       again: SecondLook | None = None, cost: CostBudget | None = None,
-                      answer: AnswerOut | None = None) -> RoleResult[Reflection]:
-        return await self._reflector.reflect(task_id, task, plan, results, again, cost, answer)
+                      output: OutputSpec | None = None, answer: AnswerOut | None = None) -> RoleResult[Reflection]:
+        return await self._reflector.reflect(task_id, task, plan, results, again, cost, output, answer)
 
     def tool_spec(self, name: str | None) -> ToolSpec | None:
         return self._specs.get(name) if name else None

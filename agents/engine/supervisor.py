@@ -30,6 +30,7 @@ from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
 from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
+from agents.outputs import OutputSpec, output_type_of
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
 from agents.task_text import check_text_length
@@ -108,7 +109,8 @@ class SupervisorCore(CancelCommands):
             await self._refresher.current()
 
     # ------------------------------------------------------------------ commands
-    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None) -> str:
+    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None,
+                     output: OutputSpec | None = None) -> str:
         """Start a task; with ``session_id`` it is the session's next turn and sees the earlier ones."""
         await self._ready()
         await self._current_tools()
@@ -117,7 +119,8 @@ class SupervisorCore(CancelCommands):
         task_id = task_id or uuid.uuid4().hex[:16]
         now = self._clock()
         history = "" if session_id is None else self._memory.start_turn(session_id, task, task_id)
-        state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history)
+        state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history,
+                          output=output)
         generation = self._store.create_task(task_id, task, self._config_json, lease_owner=self._owner)
         assert generation is not None
         sink = self._sink(task_id, generation)
@@ -136,6 +139,7 @@ class SupervisorCore(CancelCommands):
         state = self._load(task_id)
         if state.escalation is None:
             raise TaskNotWaitingError(task_id, state.status or state.phase)
+        _rebuild_output_type(state)
         # Take the task over first, then read it: nothing an older runner writes afterwards is accepted.
         generation = self._store.acquire_lease(task_id, self._owner)
         state = self._load(task_id)
@@ -153,6 +157,7 @@ class SupervisorCore(CancelCommands):
         if self._is_running(task_id):
             return self._runs[task_id]
         loaded = self._load(task_id)  # an unknown task raises here, before any lease is taken
+        _rebuild_output_type(loaded)
         if not force and loaded.phase not in ("done", "waiting"):
             await self._refuse_live_lease(task_id)
         # Take the task over first, then read it: a stale runner (a killed driver's workers, the Supervisor
@@ -393,3 +398,10 @@ class SupervisorCore(CancelCommands):
         if state.session_id is not None:
             self._memory.finish_turn(result)
         self._results[state.task_id] = (state.run, result)
+
+
+def _rebuild_output_type(state: TaskState) -> None:
+    """A task with an ``output_type`` continues only where its type can be rebuilt: ``OutputTypeError`` otherwise,
+    before the task is taken over (a class defined inside a function, resumed from a new process)."""
+    if state.output is not None:
+        output_type_of(state.output)

@@ -29,9 +29,9 @@ from agents.engine.runtime import Runtime
 from agents.engine.sink import TaskSink, record_spend
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, Limits, Stopped
 from agents.engine.task_state import Escalation, ReviewAgainNote, StepState, TaskState
-from agents.engine.task_stop import TaskStop, stop_for_error
+from agents.engine.task_stop import TaskStop, output_stop, stop_for_error
 from agents.config.prices import CostBudget
-from agents.errors import CostBudgetExceeded, InvalidLLMOutputError
+from agents.errors import CostBudgetExceeded, InvalidLLMOutputError, InvalidOutputError
 from agents.events import EscalatedPayload, ReflectedPayload, ReplannedPayload, RoutedPayload, TaskFinishedPayload
 from agents.llm.profile import HOSTED, ModelProfile, Strategy
 from agents.llm.base import LLMError, Spend
@@ -94,6 +94,8 @@ class TaskRunner:
             self._charge(role, exc.spend or Spend())
             if isinstance(exc, CostBudgetExceeded):
                 raise
+            if isinstance(exc, InvalidOutputError):  # a human can still answer it (agents.outputs)
+                raise output_stop(exc) from exc
             raise TaskStop("failed", "invalid_llm_output", error=str(exc)) from exc
         except LLMError as exc:
             raise TaskStop("failed", "llm_unavailable", error=f"the {role}'s model call failed: {exc}") from exc
@@ -278,11 +280,12 @@ class TaskRunner:
         again = st.second_look()
         stream = AnswerEvents(self._sink)  # the answer as it is written, once the reply accepts
         reflection = await self._ask("reflector", lambda: self._rt.reflect(
-            st.task_id, st.task, plan, views, again, self._cost(), stream.out))
+            st.task_id, st.task, plan, views, again, self._cost(), st.output, stream.out))
         # Code checks the answer before the verdict counts (an accept it contradicts or a check refuses is not one).
         context, recorded, fault = await checked_review(
             reflection, st.task, views, plan, builtin=self._cfg.builtin_checks, checks=self._checks,
-            arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, step_retries=st.step_retries,
+            arguments=self._resolved_input, timeout_s=self._cfg.check_timeout_s, output=st.output,
+            step_retries=st.step_retries,
             replans=st.replans, limits=self._cfg.policy_limits(st.extra_replans),
             reviewed_again=st.reviewed_again(), final_figure_look=self._final_figure_look)
         graph = context if self._exec is None else self._exec.with_graph(context)  # retries the graph allows

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.events import PlanCut, StoppedReason, TaskStatus
+from agents.outputs import OutputSpec
 from agents.results import StepStatus, UsageReport
 from agents.checks.api import CheckedReflection
 from agents.roles.messages import SecondLook
@@ -99,6 +100,8 @@ class TaskState(BaseModel):
 
     task_id: str
     task: str
+    output: OutputSpec | None = None
+    """The task's ``output_type`` (``agents.outputs``), by import path and schema, so a resume rebuilds it."""
     session_id: str | None = None
     """The session this task is a turn of (``orch.session()``); its turn is finished with the result."""
     history: str = ""

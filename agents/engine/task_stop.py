@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 
 from agents.engine.task_state import Escalation
-from agents.errors import BudgetExceeded, RoleUnavailableError
+from agents.errors import BudgetExceeded, InvalidOutputError, RoleUnavailableError
 from agents.events import StoppedReason, TaskStatus
 from prompts.errors import PromptBudgetError
 
-__all__ = ["TaskStop", "stop_for_error"]
+__all__ = ["TaskStop", "output_stop", "stop_for_error"]
 
 log = logging.getLogger("tetrarch.task")
 
@@ -47,3 +47,12 @@ def stop_for_error(exc: Exception, task_id: str, task_timeout_s: float) -> TaskS
             return TaskStop("failed", "internal_error", error=(
                 f"internal error ({type(exc).__name__}: {exc}); the task is checkpointed and can be resumed with "
                 "orch.resume(task_id) — please report this bug"))
+
+
+def output_stop(exc: InvalidOutputError) -> TaskStop:
+    """The escalation of a reviewer whose answer stayed invalid as the task's ``output_type``: the question
+    names the field, and a human's reply (``orch.respond``) is the reviewer's feedback for another try."""
+    reason = f"the answer did not match the task's output_type, also after one repair: {exc.error}"
+    question = f"{reason}. Reply with guidance (e.g. what that field should hold) to try again."
+    return TaskStop("escalated", "invalid_output", question=question,
+                    escalation=Escalation(kind="reflector", reason=reason, question=question))

@@ -20,6 +20,8 @@ from agents.roles.cost_meter import metered
 from agents.roles.json_call import call_json
 from agents.roles.messages import RoleResult, SecondLook, StepView
 from agents.roles.render import render_checks, step_calls
+from agents.roles.typed_review import typed_call, typed_review
+from agents.outputs import OutputSpec
 from agents.tools.registry import catalog_params
 from dag.refs import fill_text, find_reference
 from planning.grammar import TERSE_REFLECTION_GRAMMAR
@@ -64,21 +66,25 @@ class Reflector:
 
     async def reflect(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
                       again: SecondLook | None = None,
-                      cost: CostBudget | None = None, answer: AnswerOut | None = None) -> RoleResult[Reflection]:
+                      cost: CostBudget | None = None, output: OutputSpec | None = None,
+                      answer: AnswerOut | None = None) -> RoleResult[Reflection]:
         """Review the results and propose what happens next. ``again``: this is a second look at results this
         reviewer already reviewed (``planning.policy.ReviewAgain``); why is shown among the facts code checked (a
         contradiction when code found the answer wrong; a note otherwise). With ``Strategy.ANSWER_AGAIN`` only the answer is written again when the previous one left out
         the figure the plan computed last (``answer_again``). ``cost``: the task's money budget, which each
-        model call is checked against (``agents.roles.cost_meter``). ``answer``: where the answer goes while the
-        review streams, once the reply has accepted (``agents.roles.answer_feed``); the answer-only second look
-        does not stream."""
+        model call is checked against (``agents.roles.cost_meter``). ``output``: the task's output type, which an
+        accept's answer is written as (JSON under its schema) and validated against (``agents.roles.typed_review``).
+        ``answer``: where the answer goes while the review streams, once the reply has accepted
+        (``agents.roles.answer_feed``); the answer-only second look does not stream."""
         llm = metered(self._llm, cost)
-        if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN):
+        if again is not None and again.reason == "unstated_figure" and self._profile.uses(Strategy.ANSWER_AGAIN) \
+                and output is None:  # its narrow call writes a sentence, not the output's JSON
             return await self.answer_again(task_id, task, plan, results, again, llm)
-        return await self._review(task_id, task, plan, results, again, llm, answer)
+        return await self._review(task_id, task, plan, results, again, llm, output, answer)
 
     async def _review(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
-                      again: SecondLook | None, llm: LLM, answer: AnswerOut | None = None) -> RoleResult[Reflection]:
+                      again: SecondLook | None, llm: LLM, output: OutputSpec | None = None,
+                      answer: AnswerOut | None = None) -> RoleResult[Reflection]:
         template = load_prompt("reflector", self._profile.prompt("reflector"))
         form = self._profile.reply_form("reflector")
         refused, refused_fault = ("", True) if again is None else (again.feedback, again.answer_fault)
@@ -88,10 +94,11 @@ class Reflector:
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
                                  **self._variables(template, task, plan, results, note, refused_fault))
         schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
+        messages, schema, parse = typed_review(prompt.messages, schema, output)
         feed = None if answer is None else AnswerFeed(answer, lambda text: filled_text(text, results, task))
-        call = await call_json(llm, role="reflector", messages=prompt.messages, parse=parse_reflection,
-                               json_schema=schema, metadata={"task_id": task_id},
-                               form=form, grammar=TERSE_REFLECTION_GRAMMAR, on_text=feed and feed.feed)
+        call = await typed_call(call_json(llm, role="reflector", messages=messages, parse=parse,
+                                          json_schema=schema, metadata={"task_id": task_id}, form=form,
+                                          grammar=TERSE_REFLECTION_GRAMMAR, on_text=feed and feed.feed))
         return RoleResult(filled_answer(call.value, results, task), call.spend)
 
     async def answer_again(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
