@@ -119,8 +119,10 @@ class ReflectorActor(WarmOnStart, Reflector, WhereAmI):
                 await wake.wait()
                 wake.clear()
                 if pieces:
-                    yield pieces.copy()
-                    pieces.clear()
+                    # Taken before the yield: the review goes on writing while this generator waits at it, and
+                    # a clear() after the yield dropped what arrived meanwhile (a piece lost under load).
+                    batch, pieces[:] = pieces.copy(), []
+                    yield batch
             if pieces:
                 yield pieces.copy()
             yield await review  # re-raises what the review raised
