@@ -11,6 +11,7 @@ import contextlib
 import logging
 import time
 import uuid
+from dataclasses import dataclass
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -104,31 +105,34 @@ class _Replicas:
         self.handles = list(handles)
         self.balance = LeastLoaded(len(self.handles))
 
-    async def call(self, method: str, *args: Any) -> Any:
+    @contextlib.asynccontextmanager
+    async def _on_replica(self) -> AsyncIterator[_RoleCall]:
+        """The least busy replica for one call. Cancelled (the task was, or its run stopped), the role's call is
+        stopped too without waiting for it; a role's own error comes out as itself, not Ray's wrapper."""
         index = self.balance.acquire()
-        ref = None
+        call = _RoleCall(self.handles[index])
         try:
-            ref = getattr(self.handles[index], method).remote(*args)
-            return await ref
+            yield call
         except asyncio.CancelledError:
-            # The task was cancelled (or its run stopped): stop the role's model call too, without waiting
-            # for it.
-            if ref is not None:
+            if call.pending is not None:
                 with contextlib.suppress(Exception):
-                    ray.cancel(ref)
+                    ray.cancel(call.pending)
             raise
         except RayTaskError as exc:
             raise _role_error(exc) from None
         finally:
             self.balance.release(index)
 
+    async def call(self, method: str, *args: Any) -> Any:
+        async with self._on_replica() as call:
+            call.pending = getattr(call.handle, method).remote(*args)
+            return await call.pending
+
     async def stream(self, method: str, on_piece: Callable[[Any], None], *args: Any) -> Any:
         """A streaming generator method: the items of each list it yields to ``on_piece`` as they arrive; its
         last item, which is not a list, is the call's result."""
-        index = self.balance.acquire()
-        stream = None
-        try:
-            stream = getattr(self.handles[index], method).options(num_returns="streaming").remote(*args)
+        async with self._on_replica() as call:
+            call.pending = stream = getattr(call.handle, method).options(num_returns="streaming").remote(*args)
             last = None
             async for ref in stream:
                 item = await ref
@@ -138,15 +142,14 @@ class _Replicas:
                 else:
                     last = item
             return last
-        except asyncio.CancelledError:
-            if stream is not None:
-                with contextlib.suppress(Exception):
-                    ray.cancel(stream)
-            raise
-        except RayTaskError as exc:
-            raise _role_error(exc) from None
-        finally:
-            self.balance.release(index)
+
+
+@dataclass(slots=True)
+class _RoleCall:
+    """One call on a role replica: the actor, and what to cancel while the call is under way."""
+
+    handle: Any
+    pending: Any = None
 
 
 def _role_error(exc: RayTaskError) -> BaseException:
