@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, get_args
 
-from agents.answer_stream import StreamsAnswer
+from agents.output_stream import StreamsOutput
 from agents.checks.api import Check
 from agents.checks.runner import validate_checks
 from agents.config import RuntimeConfig
@@ -66,7 +66,7 @@ class _Supervisor(Protocol):
     def shutdown(self) -> None: ...
 
 
-class TaskHandle(StreamsAnswer):
+class TaskHandle(StreamsOutput):
     """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
 
     def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None) -> None:
