@@ -7,6 +7,8 @@ reset is void, and a new stream may follow. It ends with the task's run. Whateve
 last reset always add up to ``result.answer`` of an accepted task: where the answer was not streamed (the reviewer ran
 on a Ray actor, or wrote the answer again in a narrow call) or differs from what streamed, the end says so with a
 reset and the answer whole, or the rest of it; a task that ends without accepting voids what streamed.
+With an ``output_type`` the pieces are the answer's JSON text (``result.answer``); ``stream_output()``
+(``agents.output_stream``) yields them as validated partial values of the type.
 
     >>> from agents.events import parse_event
     >>> raw = [{"type": "answer_delta", "payload": {"text": "Paris"}}, {"type": "answer_delta", "payload": {"text": " is"}},
