@@ -36,7 +36,7 @@ from typing import Any, Protocol, assert_never
 from pydantic import TypeAdapter, ValidationError
 
 from agents.answer_stream import AnswerPiece, AnswerReset, StreamsAnswer
-from agents.outputs import OutputTypeError, output_spec, output_type_of, validate_output
+from agents.outputs import OutputSpec, OutputTypeError, output_spec, output_type_of, validate_output
 
 __all__ = ["NoOutputTypeError", "OutputReset", "StreamsOutput", "aoutput_values", "output_values"]
 
@@ -62,7 +62,8 @@ class _Values:
 
     def __init__(self, output_type: Any) -> None:
         self._spec = output_spec(output_type, importable=False)
-        self._adapter: TypeAdapter[Any] = TypeAdapter(output_type_of(self._spec))
+        exact = output_type_of(self._spec) if isinstance(output_type, OutputSpec) else output_type  # not by name
+        self._adapter: TypeAdapter[Any] = TypeAdapter(exact)
         self._text, self._last = "", _NOTHING
 
     def on(self, piece: AnswerPiece) -> list[Any]:
