@@ -84,9 +84,12 @@ def _json_answer(reply: str) -> str | None:
 
 
 def _settled(answer: str) -> str:
-    """The part of ``answer`` that what follows cannot change: up to an unclosed ``{``, without trailing space."""
+    """The part of ``answer`` that what follows cannot change: up to an unclosed ``{`` that may open a step
+    reference (``{$step_3_result}``, ``${step_3_result}``), without trailing space. Any other brace is the answer's
+    own: a typed answer's JSON (``{"bigger": "Ro``, a tool call's arguments as they stream) goes on at once."""
     brace = answer.rfind("{")
-    if brace >= 0 and "}" not in answer[brace:]:
+    tail = answer[brace + 1:]
+    if brace >= 0 and "}" not in tail and (not tail or tail.startswith("$") or answer[brace - 1:brace] == "$"):
         answer = answer[:brace]
     return answer.rstrip()
 
