@@ -239,26 +239,27 @@ class OutputToolLLM:
                 yield item
 
     async def _stream_tooled(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
-        raw, opened, unwrap = "", False, _Unwrap(self._wrapped)
-        content = ""
+        raw, sent, unwrap = "", "", _Unwrap(self._wrapped)
+        opened = False
         async with contextlib.aclosing(self.inner.stream(request)) as items:
             async for item in items:
                 if isinstance(item, LLMReply):
-                    yield self._terse(item, raw)
+                    reply = self._terse(item, raw)
+                    if len(reply.text) > len(sent) and reply.text.startswith(sent):
+                        yield reply.text[len(sent):]  # what the unwrapping held back: the pieces add up to the text
+                    yield reply
                     return
+                piece = ""
                 if not isinstance(item, ToolArgumentsDelta):
-                    content += item
-                    if not opened:  # text after the call began is kept for the final reply, not streamed
-                        yield item
-                    continue
-                if item.name != FINAL_RESULT:
-                    continue
-                raw += item
-                if not opened:
-                    opened = True
-                    yield f"{'' if not content or content.endswith(chr(10)) else chr(10)}answer: "
-                piece = unwrap.feed(item)
+                    piece = "" if opened else item  # text after the call began goes into the final reply only
+                elif item.name == FINAL_RESULT:
+                    raw += item
+                    if not opened:
+                        opened = True
+                        piece = f"{'' if not sent or sent.endswith(chr(10)) else chr(10)}answer: "
+                    piece += unwrap.feed(item)
                 if piece:
+                    sent += piece
                     yield piece
 
     def __repr__(self) -> str:
