@@ -172,12 +172,17 @@ def offers_tools(llm: LLM) -> bool:
     return base is not None and base.tools_supported is not False and not profile_of(llm).grammar
 
 
+def _answer_opening(written: str) -> str:
+    """What follows ``written`` (the verdict) before the tool's answer: the answer line, on a line of its own."""
+    return "answer: " if not written or written.endswith("\n") else "\nanswer: "
+
+
 def _joined(content: str, answer: str) -> str:
     """The terse reply: the verdict the model wrote, then the tool's answer (an answer line it wrote too gives way)."""
     lines = content.split("\n")
     cut = next((i for i, line in enumerate(lines) if re.match(r"\s*answer\s*:", line, re.IGNORECASE)), len(lines))
     head = "\n".join(lines[:cut])
-    return f"{head}{'' if not head or head.endswith(chr(10)) else chr(10)}answer: {answer}"
+    return f"{head}{_answer_opening(head)}{answer}"
 
 
 class OutputToolLLM:
@@ -240,7 +245,7 @@ class OutputToolLLM:
 
     async def _stream_tooled(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
         raw, sent, unwrap = "", "", _Unwrap(self._wrapped)
-        opened = False
+        call: int | None = None  # the final call whose arguments stream: one is asked for, any other is left out
         async with contextlib.aclosing(self.inner.stream(request)) as items:
             async for item in items:
                 if isinstance(item, LLMReply):
@@ -251,12 +256,11 @@ class OutputToolLLM:
                     return
                 piece = ""
                 if not isinstance(item, ToolArgumentsDelta):
-                    piece = "" if opened else item  # text after the call began goes into the final reply only
-                elif item.name == FINAL_RESULT:
+                    piece = "" if call is not None else item  # text after the call began: in the final reply only
+                elif item.name == FINAL_RESULT and call in (None, item.index):
+                    if call is None:
+                        call, piece = item.index, _answer_opening(sent)
                     raw += item
-                    if not opened:
-                        opened = True
-                        piece = f"{'' if not sent or sent.endswith(chr(10)) else chr(10)}answer: "
                     piece += unwrap.feed(item)
                 if piece:
                     sent += piece

@@ -43,8 +43,8 @@ def typed_review(messages: list[dict[str, Any]], schema: dict[str, Any] | None, 
     else:
         line = schema_line(output)
         if offers_tools(llm):
-            llm = OutputToolLLM(llm, output)
-            line = llm.line  # swapped back for the schema line if the server turns the tool down
+            tooled = OutputToolLLM(llm, output)
+            llm, line = tooled, tooled.line  # swapped back for the schema line if the server turns the tool down
         last = messages[-1]
         messages = [*messages[:-1], {**last, "content": f"{last['content']}\n{line}"}]
     return messages, schema, lambda raw: _parse(raw, output), llm
