@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import time
@@ -51,7 +50,8 @@ from agents.llm._openai_support import (
     retry_after_s,
     usage_of,
 )
-from agents.llm._tool_calls import RawToolCall, StreamedCalls, calls_in_text, tool_names
+from agents.llm._openai_stream import StreamState, wants_tool_arguments
+from agents.llm._tool_calls import RawToolCall, calls_in_text, tool_names
 from agents.llm._tool_use import finish_tool_reply, tools_rejected, tools_unsupported
 from agents.llm.profile import HOSTED, ModelProfile
 from agents.llm.base import (
@@ -79,33 +79,6 @@ class _Attempt:
     """Structured-output mode sent (``None``: a text request)."""
     stream_options: bool
     dropped_stream_options: bool = False
-
-
-@dataclass(slots=True)
-class _StreamState:
-    parts: list[str]
-    finished: bool = False
-    usage: Any = None
-    model: str = ""
-    calls: StreamedCalls = dataclasses.field(default_factory=StreamedCalls)
-
-    def feed(self, chunk: Any) -> list[str]:
-        """The text deltas of one SSE chunk; notes tool-call deltas, finish_reason, usage and model."""
-        self.model = field(chunk, "model") or self.model
-        self.usage = field(chunk, "usage") or self.usage
-        deltas = []
-        for choice in field(chunk, "choices") or []:
-            delta = field(choice, "delta")
-            content = field(delta, "content")
-            if isinstance(content, str) and content:
-                deltas.append(content)
-            tool_deltas = field(delta, "tool_calls")
-            if tool_deltas:
-                self.calls.feed(list(tool_deltas), field)
-            if field(choice, "finish_reason"):
-                self.finished = True
-        self.parts.extend(deltas)
-        return deltas
 
 
 def _retried_by_sdk(exc: BaseException) -> bool:
@@ -168,6 +141,12 @@ class OpenAIChat:
             return self.structured_output
         candidate = MODES[self._floor]
         return candidate if candidate in self._confirmed or candidate == "prompt" else None
+
+    @property
+    def tools_supported(self) -> bool | None:
+        """Whether the server took a request with ``tools`` (``None``: none sent yet). ``False`` is remembered: the
+        typed reviewer then asks for its output in the prompt without trying tools again."""
+        return self._tools_supported
 
     def __repr__(self) -> str:
         return (f"OpenAIChat(model={self.model!r}, base_url={self.base_url!r}, api_key='***', "
@@ -301,6 +280,8 @@ class OpenAIChat:
                 outcome = self._after_failure(exc, request, attempt, probing, budget, tries)
             else:
                 self._learn(attempt, stream)
+                if request.tools:
+                    self._tools_supported = True
                 return result, params["messages"]
             # Raised here, outside the except block, so the SDK error (whose request object holds the
             # Authorization header) is not chained onto ours.
@@ -349,14 +330,17 @@ class OpenAIChat:
         return text, raw, usage, field(completion, "model") or self.model
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[str | LLMReply]:
-        """Text deltas as the server streams them, then exactly one final ``LLMReply``.
+        """Text deltas as the server streams them, then exactly one final ``LLMReply``. A request with ``tools``
+        tagged ``STREAM_TOOL_ARGUMENTS`` in its metadata also gets each call's argument pieces as they come
+        (``ToolArgumentsDelta``, ``agents.llm._openai_stream``); untagged, the deltas add up to the reply's text.
 
         A stream that ends without a finish_reason raises ``LLMStreamTruncated`` (an ``LLMResponseError``);
         the request can simply be sent again.
         """
         started = self._clock()
         response, sent = await self._send(request, stream=True)
-        state = _StreamState(parts=[])
+        state = StreamState(
+            parts=[], tool_arguments=bool(request.tools) and wants_tool_arguments(request.metadata))
         error: LLMError | None = None
         try:
             async for chunk in response:
@@ -377,13 +361,13 @@ class OpenAIChat:
         yield await finish_tool_reply(self._complete_raw, request, text, raw, usage_of(state.usage, sent, text),
                                       model=state.model or self.model, latency=lambda: self._clock() - started)
 
-    def _truncated(self, state: _StreamState, how: str) -> LLMStreamTruncated:
+    def _truncated(self, state: StreamState, how: str) -> LLMStreamTruncated:
         return LLMStreamTruncated(
             f"stream truncated: {how} after {len(''.join(state.parts))} characters from {self.model!r} at "
             f"{self._where(1).base_url}, without a finish_reason or [DONE]. Send the request again; if it "
             f"keeps happening, check the server log (crashes, proxies cutting long responses).")
 
-    def _stream_error(self, exc: BaseException, state: _StreamState) -> LLMError:
+    def _stream_error(self, exc: BaseException, state: StreamState) -> LLMError:
         if isinstance(exc, openai.APITimeoutError):
             return LLMTimeoutError(f"the stream from {self.model!r} at {self._where(1).base_url} stalled for "
                                    f"more than timeout_s={self.timeout_s:g}s. Raise timeout_s, or check the "

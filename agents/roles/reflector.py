@@ -94,7 +94,7 @@ class Reflector:
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
                                  **self._variables(template, task, plan, results, note, refused_fault))
         schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
-        messages, schema, parse = typed_review(prompt.messages, schema, output)
+        messages, schema, parse, llm = typed_review(prompt.messages, schema, output, llm)
         feed = None if answer is None else AnswerFeed(answer, lambda text: filled_text(text, results, task))
         call = await typed_call(call_json(llm, role="reflector", messages=messages, parse=parse,
                                           json_schema=schema, metadata={"task_id": task_id}, form=form,

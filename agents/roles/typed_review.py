@@ -3,8 +3,10 @@ and validated by code; an answer that does not validate gets the one repair roun
 (``agents.roles.json_call``), with the validation error, and then ``InvalidOutputError`` (the task escalates).
 
 In the JSON reply form the reply schema's ``answer`` becomes the output's schema, so the server (or the embedded
-model's grammar) holds the reviewer to it; in the terse form the answer line is the JSON text, which the prompt's
-last message asks for in one added line.
+model's grammar) holds the reviewer to it. In the terse form, on a backend with native tool calls, an accept's answer
+is the arguments of a final ``final_result`` tool call whose parameters are the output's schema
+(``agents.roles.output_tool``); elsewhere (no tool calls, the server rejected them, a grammar-held reply) the answer
+line is the JSON text, which the prompt's last message asks for in one added line with the schema.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from agents.errors import InvalidLLMOutputError, InvalidOutputError
+from agents.llm.base import LLM
 from agents.outputs import OutputInvalid, OutputSpec, schema_line, validate_output
+from agents.roles.output_tool import OutputToolLLM, offers_tools
 from planning.errors import PlanningError
 from planning.models import Reflection
 from planning.parse import parse_reflection
@@ -26,19 +30,24 @@ T = TypeVar("T")
 _MISMATCH = "the answer does not match the task's output type: "
 
 
-def typed_review(messages: list[dict[str, Any]], schema: dict[str, Any] | None, output: OutputSpec | None
-                 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None, Callable[[str], Reflection]]:
-    """The review call's messages, reply schema and parser under ``output`` (unchanged without one)."""
+def typed_review(messages: list[dict[str, Any]], schema: dict[str, Any] | None, output: OutputSpec | None,
+                 llm: LLM) -> tuple[list[dict[str, Any]], dict[str, Any] | None, Callable[[str], Reflection], LLM]:
+    """The review call's messages, reply schema, parser and model under ``output`` (all unchanged without one): in
+    the terse form the model is an ``OutputToolLLM`` where ``llm`` takes tools."""
     if output is None:
-        return messages, schema, parse_reflection
+        return messages, schema, parse_reflection, llm
     if schema is not None:
         answer = json.loads(json.dumps(output.json_schema))
         schema.setdefault("$defs", {}).update(answer.pop("$defs", {}))  # "#/$defs/..." resolves at the root
         schema["properties"]["answer"] = {"anyOf": [answer, {"type": "null"}]}  # a retry or a replan has none
     else:
+        line = schema_line(output)
+        if offers_tools(llm):
+            tooled = OutputToolLLM(llm, output)
+            llm, line = tooled, tooled.line  # swapped back for the schema line if the server turns the tool down
         last = messages[-1]
-        messages = [*messages[:-1], {**last, "content": f"{last['content']}\n{schema_line(output)}"}]
-    return messages, schema, lambda raw: _parse(raw, output)
+        messages = [*messages[:-1], {**last, "content": f"{last['content']}\n{line}"}]
+    return messages, schema, lambda raw: _parse(raw, output), llm
 
 
 def _parse(raw: str, output: OutputSpec) -> Reflection:
