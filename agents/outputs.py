@@ -139,8 +139,16 @@ def validate_output(spec: OutputSpec, answer: str) -> Any:
     """``answer`` (JSON text) as the output type; ``OutputInvalid`` names the first field that is wrong."""
     if spec.type_path == SCHEMA_ONLY:
         return _schema_valid(spec.json_schema, answer)
+    text = answer.strip()
     try:
-        return _adapter(spec).validate_json(answer.strip())
+        return _adapter(spec).validate_json(text)
+    except ValidationError as exc:
+        if spec.json_schema.get("type") != "string" or text.startswith('"'):
+            raise OutputInvalid(_describe(exc)) from None
+    # A string output written bare: the JSON reply form's answer is the value itself (a JSON string arrives as its
+    # text), and a terse answer line may hold the name without quotes. Either is the string.
+    try:
+        return _adapter(spec).validate_python(text)
     except ValidationError as exc:
         raise OutputInvalid(_describe(exc)) from None
 

@@ -68,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
                                    "benchmarks/results/generality-e2e.md); default: current code")
     p.add_argument("--note", help="how the run was made and what it showed, for its history row (the table shows its "
                                   "first sentence)")
+    p.add_argument("--typed", action="store_true",
+                   help="typed outputs: --suite corpus runs tetrarch alone with each task's output_type of its "
+                        "answer's kind and grades result.output (its history row says so); --suite generality "
+                        "measures them with scripted roles (generality-typed.md)")
     p.add_argument("--rerender", action="store_true",
                    help="rewrite the reports (md, plots) from the JSON already in --out; measures nothing")
     return p
@@ -94,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _history_only(suites, args.llm)
     if args.rerender:
         return _rerender(suites, args)
+    if args.typed and tuple(args.systems or SYSTEMS) != ("tetrarch",):
+        raise SystemExit("--typed runs tetrarch alone (the ReAct baselines have no output type): add --system "
+                         "tetrarch")
     scale = args.time_scale if args.time_scale is not None else (QUICK_SCALE if args.quick else 1.0)
     limit = args.limit if args.limit is not None else (QUICK_TASKS if args.quick else None)
     llm = None
@@ -125,7 +132,7 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
         print(f"== suite {suite}", flush=True)
         run = run_suite(suite, llm=llm, latency=latency, quick=args.quick, limit=limit, reps=args.reps,
                         embedded=args.llm == "local", split=args.split, systems=tuple(args.systems or SYSTEMS),
-                        seed=args.seed, time_scale=scale, tool_scale=args.tool_scale,
+                        seed=args.seed, time_scale=scale, tool_scale=args.tool_scale, typed=args.typed,
                         progress=lambda s: print(s, flush=True))
         summary = write_report(run, args.out, label=args.label or DEFAULT_LABEL, note=args.note or "")
         print(json.dumps(summary["systems"], indent=1))
@@ -196,6 +203,10 @@ def _generality(args: argparse.Namespace) -> int:
         argv += ["--systems", ",".join(args.systems)]
     if args.label:
         argv += ["--label", args.label]
+    if args.typed:
+        if args.llm != "sim":
+            raise SystemExit("--suite generality --typed runs with scripted roles: drop --llm local")
+        argv += ["--typed"]
     if args.note:
         if args.llm != "local":
             raise SystemExit("--note is for a run's history row: give it with --suite generality --llm local")

@@ -25,7 +25,9 @@ JSON_KEYS = """\
 - top level: the latest run of several systems side by side (`suite`, `split`, `llm`, `systems.<name>`, `runs[]`,
   `generated_at`: DESIGN.md's results format), its `label` and `note`.
 - `history[]`: one row per run, oldest first: `date` (the run's `generated_at`, UTC, when it was saved), `label`
-  (what was tried), `note` (how it was run and what it showed), `split`, `llm`, `tasks`, `right`, `accuracy`,
+  (what was tried), `note` (how it was run and what it showed), `split`, `llm`, `answers` (`text`: the answer's
+  text was graded; `typed`: each task ran with `output_type` of its answer's kind and `result.output` was graded
+  with the same tolerance; a row without it is `text`), `tasks`, `right`, `accuracy`,
   `completed`, `median_wall_s` (tetrarch's; null when it did not run), `systems.<name>` (every system that ran:
   `right` and every number of its summary above), `source` (the file a row before this report came from; its
   records are in git history)."""
@@ -53,8 +55,8 @@ def history_row(doc: Mapping[str, Any], label: str, note: str) -> dict[str, Any]
     systems = {name: _tally(doc, name) for name in SYSTEMS if name in doc["systems"]}
     mine = systems.get("tetrarch", {})
     return {"date": doc["generated_at"], "label": label, "note": note, "split": doc.get("split", "all"),
-            "llm": doc["llm"], **{k: mine.get(k) for k in ("tasks", "right", "accuracy", "completed",
-                                                             "median_wall_s")},
+            "llm": doc["llm"], "answers": doc.get("answers", "text"),
+            **{k: mine.get(k) for k in ("tasks", "right", "accuracy", "completed", "median_wall_s")},
             "systems": systems}
 
 
@@ -104,14 +106,16 @@ def history_lines(report: Mapping[str, Any]) -> list[str]:
     if "history" not in report:
         return []
     lines = ["## History", "",
-             "One row per run, oldest first; `date` is when the run was saved (UTC). *Tried*: the run's label and the "
-             "first sentence of its note (the JSON has the whole note). Right, accuracy and median wall are "
+             "One row per run, oldest first; `date` is when the run was saved (UTC). *Tried*: the run's label (*typed "
+             "outputs*: graded on `result.output`, not the text) and the first sentence of its note (the JSON has the "
+             "whole note). Right, accuracy and median wall are "
              "tetrarch's; *systems* lists what ran, with each baseline's right answers. Rows before this report "
              "came from one file per experiment (`source` in the JSON); their per-task records are in git history "
              "(`git log --diff-filter=D -- benchmarks/results/local/`).", "",
              "| date (UTC) | tried | right | accuracy | median wall s | systems |", "|---|---|---|---|---|---|"]
     for r in report["history"]:
-        tried = f"`{r['label']}`" + (f": {first_sentence(r['note'])}" if r.get("note") else "")
+        typed = " (typed outputs)" if r.get("answers") == "typed" else ""
+        tried = f"`{r['label']}`{typed}" + (f": {first_sentence(r['note'])}" if r.get("note") else "")
         right = "-" if r["right"] is None else f"{r['right']}/{r['tasks']}"
         lines.append(f"| {r['date'].replace('T', ' ')[:16]} | {tried} | {right} | {_cell(r['accuracy'], '.0%')} | "
                      f"{_cell(r['median_wall_s'], '.2f')} | {_systems(r)} |")

@@ -167,7 +167,7 @@ def render(doc: dict[str, Any]) -> str:
     md = [f"# Benchmark: suite `{run.suite}`{'' if not split else f' ({run.split} half)'}", "",
           *latest_lines(doc),
           f"Generated {doc['generated_at']} by `tetrarch bench --suite {run.suite}{split}"
-          f"{' --quick' if run.quick else ''}`"
+          f"{' --quick' if run.quick else ''}{' --typed' if run.answers == 'typed' else ''}`"
           f" — LLM: {run.llm}; latency model: {run.latency_model}; tool latency scale: {run.time_scale:g}.",
           "All systems ran in one process, interleaved task by task, on the same tools and LLM.", "",
           *_table(summary), "",

@@ -12,7 +12,9 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
 
 from agents.llm.profile import profile_of
 from agents.config import NUMERIC_QA_CHECKS, Deployment, RuntimeConfig
@@ -27,6 +29,8 @@ from benchmarks.suite import (
     TOOL_CALLING,
     BenchTask,
     load_suite,
+    output_correct,
+    output_type_for,
     suite_tools_kind,
     task_correct,
 )
@@ -35,6 +39,9 @@ from dag.graph import critical_path
 
 __all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "react_agent", "record_run",
            "run_suite", "run_tetrarch"]
+
+Answers = Literal["text", "typed"]
+
 
 @dataclass
 class RunRecord:
@@ -66,6 +73,8 @@ class RunRecord:
     """How the plan cache served the task (the ``routed`` event's ``plan_cache.mode``: filled, adapt), or None."""
     plan_emitted_s: float | None = None
     """Submit → the last step of the final plan emitted (tetrarch only)."""
+    output: Any = None
+    """A typed run's ``result.output`` as JSON data (what was graded); None in a text run."""
 
     def role_tokens(self, role: str) -> int:
         """Input + output tokens of one role in this run (0 when it made no call)."""
@@ -88,6 +97,9 @@ class SuiteRun:
     tool_calling: dict[str, str] = field(default_factory=lambda: dict(TOOL_CALLING))
     """System → how its model called tools (``suite.TOOL_CALLING``); what an older results file was measured with
     when it does not say (``suite.MEASURED_BEFORE_MODES``)."""
+    answers: Answers = "text"
+    """``typed``: each task ran with ``output_type`` of its answer's kind and ``result.output`` was graded
+    (``suite.output_correct``); ``text``: ``result.answer`` was (``suite.task_correct``)."""
 
     def summary(self) -> dict[str, Any]:
         systems: dict[str, Any] = {}
@@ -113,7 +125,7 @@ class SuiteRun:
                 "by_role": _by_role(rs),
             }
         return {"suite": self.suite, "latency_model": self.latency_model, "llm": self.llm, "quick": self.quick,
-                "time_scale": self.time_scale, "split": self.split, "systems": systems}
+                "time_scale": self.time_scale, "split": self.split, "answers": self.answers, "systems": systems}
 
 
 def _by_role(records: list[RunRecord]) -> dict[str, dict[str, float]]:
@@ -149,8 +161,9 @@ def _emission(result: TaskResult, emitted: dict[int, float]) -> tuple[float | No
 
 
 def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str,
-               emitted: dict[int, float] | None = None) -> RunRecord:
-    """One run's measurements (accuracy only on a real model: the simulated one writes the gold answer)."""
+               emitted: dict[int, float] | None = None, typed: bool = False) -> RunRecord:
+    """One run's measurements (accuracy only on a real model: the simulated one writes the gold answer); ``typed``:
+    the task ran with an output type, and ``result.output`` is graded instead of the answer's text."""
     timed = [s for s in result.steps if s.started_at is not None and s.finished_at is not None]
     makespan = cp = None
     if timed and result.plan is not None:
@@ -163,22 +176,28 @@ def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskR
     by_role = {role: {"llm_calls": x.llm_calls, "input_tokens": x.input_tokens, "output_tokens": x.output_tokens}
                for role, x in result.usage.by_role.items()}
     plan_emitted = max(emitted.values()) - result.timings.submitted_at if emitted else None
+    correct = output_correct(task, result.output) if typed else task_correct(task, result.answer)
     return RunRecord(suite, task.id, system, rep, result.status, result.timings.wall_s, result.timings.first_dispatch_s,
-                     u.llm_calls, u.input_tokens, u.output_tokens,
-                     task_correct(task, result.answer) if llm_kind != "sim" else None,
+                     u.llm_calls, u.input_tokens, u.output_tokens, correct if llm_kind != "sim" else None,
                      len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}),
-                     by_role=by_role, plan_emitted_s=plan_emitted)
+                     by_role=by_role, plan_emitted_s=plan_emitted,
+                     output=TypeAdapter(Any).dump_python(result.output, mode="json") if typed else None)
 
 
 def bench_llm(tasks: list[BenchTask], llm: LLM | None, latency: LatencyModel,
-              time_scale: float) -> tuple[LLM, str, str]:
+              time_scale: float, typed: bool = False) -> tuple[LLM, str, str]:
     """(the LLM, its kind for the report, the latency description): ``llm=None`` → SimulatedLLM playing the
-    tasks' gold behaviour with ``latency`` scaled by ``time_scale``."""
+    tasks' gold behaviour with ``latency`` scaled by ``time_scale`` (``typed``: its reviewer writes the gold value
+    under the output's schema, ``benchmarks.typed_sim``)."""
     if llm is not None:
         kind = getattr(llm, "model", "real")
         return llm, kind, f"real model ({kind})"
     scaled = LatencyModel(latency.ttft_s * time_scale, latency.decode_tokens_per_s / time_scale,
                           latency.prefill_tokens_per_s / time_scale)
+    if typed:
+        from benchmarks.typed_sim import TypedSimulatedLLM
+
+        return TypedSimulatedLLM(tasks, scaled), "sim", scaled.describe()
     return SimulatedLLM([t.gold for t in tasks], scaled), "sim", scaled.describe()
 
 
@@ -201,15 +220,19 @@ def bench_config(store: Path, **overrides: Any) -> RuntimeConfig:
 def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = LatencyModel(), quick: bool = False,
               limit: int | None = None, reps: int = 1, seed: int = 0, time_scale: float = 1.0,
               tool_scale: float = 1.0, systems: tuple[str, ...] = SYSTEMS, embedded: bool = False,
-              split: str = "all", progress=print) -> SuiteRun:
+              split: str = "all", typed: bool = False, progress=print) -> SuiteRun:
     """``llm=None`` → SimulatedLLM with ``latency`` scaled by ``time_scale``; ``tool_scale`` scales the tools'
-    latencies on top (the sensitivity row: plan-then-execute gains more the slower the tools)."""
+    latencies on top (the sensitivity row: plan-then-execute gains more the slower the tools). ``typed``: tetrarch
+    alone, each task with ``output_type`` of its answer's kind (``suite.output_type_for``)."""
     import ray
 
     from agents import Orchestrator
 
+    if typed and tuple(systems) != ("tetrarch",):
+        raise ValueError("a typed run is tetrarch's alone (the ReAct baselines have no output type): run it with "
+                         "--system tetrarch")
     tasks = load_suite(suite, limit, split)
-    llm, llm_kind, latency_desc = bench_llm(tasks, llm, latency, time_scale)
+    llm, llm_kind, latency_desc = bench_llm(tasks, llm, latency, time_scale, typed)
     tools = bench_tools(suite, seed=seed, scale=time_scale * tool_scale)
     store = Path(tempfile.mkdtemp(prefix=f"tetrarch-bench-{suite}-")) / "bench.db"
     # The bundled corpus asks look-up-and-compute questions over passages: it runs as make demo does, with the
@@ -228,8 +251,8 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
             for i, task in enumerate(tasks):
                 order = systems[i % len(systems):] + systems[:i % len(systems)]
                 for system in order:
-                    result, emitted = _run_one(system, orch, llm, tools, config, task)
-                    records.append(record_run(suite, task, system, rep, result, llm_kind, emitted))
+                    result, emitted = _run_one(system, orch, llm, tools, config, task, typed)
+                    records.append(record_run(suite, task, system, rep, result, llm_kind, emitted, typed))
                     r = records[-1]
                     progress(f"  {suite} {task.id} {system:19} {r.status:9} wall {r.wall_s:6.2f}s  "
                              f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
@@ -237,7 +260,8 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
         orch.shutdown()
         if owns_ray:
             ray.shutdown()
-    return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records, split=split)
+    return SuiteRun(suite, latency_desc, llm_kind, quick, time_scale, records, split=split,
+                    answers="typed" if typed else "text")
 
 
 def warm_every_system(llm: LLM, config: RuntimeConfig, tetrarch_tools: list, react_tools: list,
@@ -271,10 +295,11 @@ def react_agent(system: str, llm: LLM, tools: list, config: RuntimeConfig) -> Re
                       tool_calling="json" if TOOL_CALLING[system] == "json" else "native")
 
 
-def run_tetrarch(orch: Any, task: BenchTask) -> tuple[TaskResult, dict[int, float], str | None]:
+def run_tetrarch(orch: Any, task: BenchTask, typed: bool = False) -> tuple[TaskResult, dict[int, float], str | None]:
     """One task on an Orchestrator: the result, when each step of its final plan was emitted (from the event
-    log), and how the plan cache served it (the ``routed`` event's ``plan_cache.mode``, None: not at all)."""
-    handle = orch.submit(task.text)
+    log), and how the plan cache served it (the ``routed`` event's ``plan_cache.mode``, None: not at all).
+    ``typed``: submitted with ``output_type`` of the task's answer kind."""
+    handle = orch.submit(task.text, output_type=output_type_for(task) if typed else None)
     result = handle.result(timeout=900)
     emitted: dict[int, float] = {}
     cache_mode = None
@@ -288,11 +313,11 @@ def run_tetrarch(orch: Any, task: BenchTask) -> tuple[TaskResult, dict[int, floa
     return result, emitted, cache_mode
 
 
-def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig,
-             task: BenchTask) -> tuple[TaskResult, dict[int, float]]:
+def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig, task: BenchTask,
+             typed: bool = False) -> tuple[TaskResult, dict[int, float]]:
     """The result, and for tetrarch when each step of its final plan was emitted (from the event log)."""
     if system == "tetrarch":
-        result, emitted, _ = run_tetrarch(orch, task)
+        result, emitted, _ = run_tetrarch(orch, task, typed)
         return result, emitted
     return asyncio.run(_react(react_agent(system, llm, tools, config), llm, task.text)), {}
 
@@ -310,7 +335,8 @@ async def _react(agent: ReActAgent, llm: LLM, text: str) -> TaskResult:
 
 def to_jsonable(run: SuiteRun) -> dict[str, Any]:
     doc = run.summary()
-    doc["runs"] = [asdict(r) for r in run.records]
+    # A text run's records have no output: left out, so its JSON reads as it did before typed runs.
+    doc["runs"] = [{k: v for k, v in asdict(r).items() if k != "output" or v is not None} for r in run.records]
     doc["generated_at"] = run.generated_at or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return doc
 
@@ -320,4 +346,4 @@ def from_jsonable(doc: dict[str, Any]) -> SuiteRun:
     modes = {name: x["tool_calling"] for name, x in doc.get("systems", {}).items() if "tool_calling" in x}
     return SuiteRun(doc["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"],
                     [RunRecord(**r) for r in doc["runs"]], doc.get("generated_at"), doc.get("split", "all"),
-                    modes or dict(MEASURED_BEFORE_MODES))
+                    modes or dict(MEASURED_BEFORE_MODES), doc.get("answers", "text"))

@@ -6,12 +6,16 @@ import json
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal, assert_never
+
+from pydantic import BaseModel
 
 from agents.checks.numbers import numbers_in
 from agents.llm.simulated import GoldTask
 
 __all__ = ["PLAN_CACHE_SUITES", "REAL_MODEL_SUITES", "SPLITS", "SUITES", "SUITE_DIR", "SYSTEMS", "TOOL_CALLING", "MEASURED_BEFORE_MODES", "BenchTask", "answer_matches",
-           "final_output_correct", "load_suite", "suite_tools_kind", "task_correct", "text_matches"]
+           "AnswerKind", "NamedNumber", "answer_kind", "expected_output", "final_output_correct", "output_correct",
+           "output_type_for", "load_suite", "suite_tools_kind", "task_correct", "text_matches"]
 
 SUITE_DIR = Path(__file__).parent / "suites"
 SUITES = ("parallel", "chain", "mixed", "repair")
@@ -132,3 +136,76 @@ def final_output_correct(task: BenchTask, status: str, outputs: list[object]) ->
 
 def _fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+
+
+class NamedNumber(BaseModel):
+    """A typed answer that names an entity and gives its figure (a task with both a gold name and number)."""
+
+    name: str
+    value: float
+
+
+AnswerKind = Literal["number", "name", "named_number"]
+
+
+def answer_kind(task: BenchTask) -> AnswerKind:
+    """What a typed answer to ``task`` holds: what its grader checks (the gold number, the gold name, or both)."""
+    if task.answer_number is not None and task.answer_text is not None:
+        return "named_number"
+    if task.answer_number is not None:
+        return "number"
+    if task.answer_text is not None:
+        return "name"
+    raise ValueError(f"task {task.id} has no gold answer to type")
+
+
+def output_type_for(task: BenchTask) -> Any:
+    """The ``output_type`` a typed run (``tetrarch bench --typed``) gives ``task``: by its answer kind alone."""
+    kind = answer_kind(task)
+    match kind:
+        case "number":
+            return float
+        case "name":
+            return str
+        case "named_number":
+            return NamedNumber
+        case _:
+            assert_never(kind)
+
+
+def expected_output(task: BenchTask) -> Any:
+    """The gold answer as a value of ``output_type_for(task)``."""
+    kind = answer_kind(task)
+    match kind:
+        case "number":
+            return task.answer_number
+        case "name":
+            return task.answer_text
+        case "named_number":
+            return NamedNumber(name=task.answer_text or "", value=task.answer_number or 0.0)
+        case _:
+            assert_never(kind)
+
+
+def _number_right(value: Any, expected: float | None, rel_tol: float = 0.01) -> bool:
+    if expected is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return abs(value - expected) <= max(rel_tol * abs(expected), 0.01)  # answer_matches' tolerance
+
+
+def output_correct(task: BenchTask, output: Any) -> bool:
+    """A typed run's verdict, as ``task_correct`` judges text: the number within the same tolerance (a bare
+    figure: no scale word to read), the name by ``text_matches`` (case and accents ignored, before the rival)."""
+    if output is None:
+        return False
+    kind = answer_kind(task)
+    match kind:
+        case "number":
+            return _number_right(output, task.answer_number)
+        case "name":
+            return isinstance(output, str) and bool(text_matches(output, task.answer_text, task.wrong_text))
+        case "named_number":
+            return (isinstance(output, NamedNumber) and _number_right(output.value, task.answer_number)
+                    and bool(text_matches(output.name, task.answer_text, task.wrong_text)))
+        case _:
+            assert_never(kind)

@@ -5,7 +5,8 @@ every role scripted (what code does to right and wrong answers), and an end-to-e
 Layout: ``locale`` (number formats), ``model`` (task, split), ``data`` + ``tools`` (the user's tools), ``phrases`` +
 ``kinds`` + ``shapes_*`` (task builders), ``suite`` (all tasks, halves), ``scripted`` + ``measure`` + ``report``
 (the scripted measurement), ``scoring`` + ``e2e`` + ``e2e_report`` (a real model; one report with a dated
-history), ``cli`` (``tetrarch bench --suite generality``).
+history), ``typed`` + ``typed_measure`` + ``typed_report`` (typed outputs: ``--typed``), ``cli`` (``tetrarch
+bench --suite generality``).
 """
 
 __all__: list[str] = []

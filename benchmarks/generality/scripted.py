@@ -24,6 +24,8 @@ from agents.engine.task_runner import TaskRunner
 from agents.engine.task_state import TaskState
 from agents.llm import FunctionLLM
 from agents.llm.base import LLM, LLMRequest
+from agents.llm.profile import HOSTED, ModelProfile
+from agents.outputs import OutputSpec, typed_result
 from agents.results import TaskResult
 from agents.roles.executor import Executor
 from agents.roles.planner import Planner
@@ -46,6 +48,9 @@ class Script:
     task: str
     plan: dict[str, Any]
     answer: str
+    output: OutputSpec | None = None
+    """The task's output type: ``answer`` is then the JSON of the expected value, which the reviewer writes under
+    the schema it was shown (as the value itself where its reply's schema holds it, else as the JSON text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,10 @@ class RunOutcome:
     stopped_reason: str = ""
     feedback: str = ""
     """The first replan's feedback (why code or the policy sent the plan back), for reading a veto."""
+    output: Any = None
+    """With an output type: ``result.output`` validated into the type, as the public API returns it."""
+    schema_shown: bool = False
+    """With an output type: every review call was shown the type's schema (a model is asked for it there)."""
 
 
 def config_for(name: str, store: Path) -> RuntimeConfig | None:
@@ -76,20 +85,39 @@ def config_for(name: str, store: Path) -> RuntimeConfig | None:
     raise ValueError(f"no configuration {name!r}; use one of {', '.join(CONFIGS)}")
 
 
-def scripted_llm(script: Script, calls: list[str]) -> FunctionLLM:
-    """Every role as the script says; ``calls`` records the role of each call made."""
+def _review(answer: Any) -> str:
+    return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
+                       "action": "accept", "retry_details": None, "feedback": "", "answer": answer})
+
+
+def schema_shown(request: LLMRequest, output: OutputSpec) -> bool:
+    """Was the review call asked for ``output``'s schema: as its reply schema's answer (the JSON form, which the
+    server enforces), or on the prompt's last line (the terse form)?"""
+    if request.json_schema is not None:
+        answer = request.json_schema.get("properties", {}).get("answer", {}).get("anyOf", [None])[0]
+        return answer == {k: v for k, v in output.json_schema.items() if k != "$defs"}
+    return json.dumps(output.json_schema, separators=(",", ":")) in str(request.messages[-1].get("content", ""))
+
+
+def scripted_llm(script: Script, calls: list[str], profile: ModelProfile = HOSTED,
+                 shown: list[bool] | None = None) -> FunctionLLM:
+    """Every role as the script says; ``calls`` records the role of each call made, ``shown`` whether each review
+    call was shown the output type's schema (with ``script.output``)."""
     route = json.dumps({"route": "plan", "confidence": 0.95, "reason": "needs the user's tools", "answer": None})
-    review = json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
-                         "action": "accept", "retry_details": None, "feedback": "", "answer": script.answer})
-    replies = {"router": route, "planner": json.dumps(script.plan), "reflector": review}
+    replies = {"router": route, "planner": json.dumps(script.plan), "reflector": _review(script.answer)}
 
     def reply(request: LLMRequest) -> str:
         calls.append(request.role)
+        if request.role == "reflector" and script.output is not None:
+            if shown is not None:
+                shown.append(schema_shown(request, script.output))
+            # The value itself where the reply's schema asks for it, else its JSON text on the answer line.
+            return _review(json.loads(script.answer) if request.json_schema is not None else script.answer)
         # No role but these three should be asked: a reasoning step or an argument repair is a failure of the
         # scripted plan, and "{}" makes it visible as a failed step rather than a plausible guess.
         return replies.get(request.role, "{}")
 
-    return FunctionLLM(reply)
+    return FunctionLLM(reply, profile=profile)
 
 
 def runtime_for(llm: LLM, tools: Sequence[Tool], config: RuntimeConfig) -> LocalRuntime:
@@ -106,7 +134,8 @@ def runtime_for(llm: LLM, tools: Sequence[Tool], config: RuntimeConfig) -> Local
     )
 
 
-def outcome_of(result: TaskResult, scripted_plan: dict[str, Any], events: Sequence[Any]) -> RunOutcome:
+def outcome_of(result: TaskResult, scripted_plan: dict[str, Any], events: Sequence[Any],
+               shown: Sequence[bool] = ()) -> RunOutcome:
     """The counts a run is judged by (pure: from the result and the event log)."""
     final = [(s.step_id, s.tool_name, s.tool_input) for s in result.plan.steps] if result.plan else []
     wanted = [(s["step_id"], s["tool_name"], s["tool_input"]) for s in scripted_plan["steps"]]
@@ -114,21 +143,26 @@ def outcome_of(result: TaskResult, scripted_plan: dict[str, Any], events: Sequen
     replans = max(result.replans, sum(1 for e in events if e.type == "replanned"))
     return RunOutcome(status=result.status, llm_calls=result.usage.total.llm_calls, replans=replans,
                       plan_changed=bool(final) and final != wanted, answer=result.answer,
-                      stopped_reason=str(result.stopped_reason), feedback=feedback[:300])
+                      stopped_reason=str(result.stopped_reason), feedback=feedback[:300],
+                      output=typed_result(result).output,  # as the public API's result() gives it
+                      schema_shown=bool(shown) and all(shown))
 
 
-async def _run(script: Script, tools: Sequence[Tool], config: RuntimeConfig) -> RunOutcome:
+async def _run(script: Script, tools: Sequence[Tool], config: RuntimeConfig, profile: ModelProfile) -> RunOutcome:
     calls: list[str] = []
-    llm = scripted_llm(script, calls)
-    state = TaskState(task_id="t-generality", task=script.task, submitted_at=time.time())
+    shown: list[bool] = []
+    llm = scripted_llm(script, calls, profile, shown)
+    state = TaskState(task_id="t-generality", task=script.task, output=script.output, submitted_at=time.time())
     sink = MemorySink("t-generality")
     runner = TaskRunner(state, config=config, runtime=runtime_for(llm, tools, config), sink=sink)
     result = await runner.run()
-    return outcome_of(result, script.plan, sink.events)
+    return outcome_of(result, script.plan, sink.events, shown)
 
 
-def run_scripted(script: Script, tools: Sequence[Tool], config: RuntimeConfig | None = None) -> RunOutcome:
-    """One scripted run of ``script`` on the in-process engine (no Ray, no store, no network)."""
+def run_scripted(script: Script, tools: Sequence[Tool], config: RuntimeConfig | None = None,
+                 profile: ModelProfile = HOSTED) -> RunOutcome:
+    """One scripted run of ``script`` on the in-process engine (no Ray, no store, no network); ``profile``: the
+    model's (its reply forms decide how the reviewer is asked for a typed output)."""
     config = config or config_for("default", Path(tempfile.gettempdir()) / "tetrarch-generality.db")
     assert config is not None
-    return asyncio.run(_run(script, tools, config))
+    return asyncio.run(_run(script, tools, config, profile))
