@@ -72,8 +72,8 @@ class Case:
 
 
 def _cases() -> list:
-    """CI runs a subset that has each point, each tool, both shapes, both backends, both runtimes and both
-    callers at least twice; `-m slow` (make test-slow) runs every point on every backend and caller."""
+    """CI runs a subset that has each point, each tool, both shapes, both backends and both callers at least
+    twice, and Ray once; `-m slow` (make test-slow) runs every point on every backend and caller."""
     ci = [Case("sqlite", "inprocess", "chain", "append_tag", "before", SAME),
           Case("sqlite", "inprocess", "chain", "append_tag", "mid 2", OTHER),
           Case("sqlite", "inprocess", "chain", "append_tag_keyed", "mid 3", SAME),
@@ -83,8 +83,9 @@ def _cases() -> list:
           Case("postgresql", "inprocess", "fanout", "append_tag", "mid 3", SAME),
           Case("postgresql", "inprocess", "chain", "append_tag", "review", SAME),
           Case("postgresql", "inprocess", "chain", "append_tag", "before", OTHER),
-          Case("sqlite", "ray", "chain", "append_tag_keyed", "mid 2", SAME),
-          Case("postgresql", "ray", "fanout", "append_tag", "after 1", OTHER)]
+          # One on Ray (a driver's actors cost tens of seconds on a loaded machine); test_cancel_ray.py cancels
+          # on Ray from the driver and from another process too.
+          Case("postgresql", "ray", "chain", "append_tag_keyed", "mid 2", OTHER)]
     slow = [Case(backend, "inprocess", shape, "append_tag", point, by)
             for backend in ("sqlite", "postgresql") for by in (SAME, OTHER)
             for shape, points in (("chain", ("route", "before", "mid 1", "after 1", "mid 4", "after 3",
@@ -93,6 +94,8 @@ def _cases() -> list:
             for point in points]
     slow += [Case(backend, "ray", "chain", "append_tag", point, by) for backend in ("sqlite", "postgresql")
              for by in (SAME, OTHER) for point in ("before", "mid 3", "review")]
+    slow += [Case("sqlite", "ray", "chain", "append_tag_keyed", "mid 2", SAME),
+             Case("postgresql", "ray", "fanout", "append_tag", "after 1", OTHER)]
     slow = [case for case in slow if case not in ci]
     return [pytest.param(c, marks=c.marks(), id=c.id()) for c in ci] + [
         pytest.param(c, marks=[*c.marks(), pytest.mark.slow], id=c.id()) for c in slow]
