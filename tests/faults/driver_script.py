@@ -1,5 +1,5 @@
-"""A driver for the crash and cancel tests: runs a task on its own private local Ray (or in process) and reports
-progress on stdout, then waits (the test SIGKILLs its whole process group at the chosen moment).
+"""A driver for the crash and cancel tests: runs a task on its own private local Ray (or in process) and
+reports progress on stdout, then waits (the test SIGKILLs its whole process group at the chosen moment).
 
     driver_script.py STORE NOTE                      the original scenario: note, slow step, lookup
     driver_script.py STORE --plan SHAPE TAGFILE SECONDS TOOL [--runtime R] [--hold ROLE] [--executors N]
