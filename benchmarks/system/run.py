@@ -202,8 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.system.run")
     p.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "results")
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", choices=["dispatch", "throughput"],
-                   help="run one measure and merge it into the stored results (throughput: also throughput.md)")
+    p.add_argument("--only", choices=["dispatch", "throughput", "cancel"],
+                   help="run one measure and merge it into the stored results (throughput: also "
+                        "throughput.md; cancel: only cancel.md)")
     p.add_argument("--tasks", type=int, default=None, help="throughput: tasks per run (default 500, --quick 200)")
     args = p.parse_args(argv)
     q = args.quick
@@ -217,6 +218,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         path.write_text(json.dumps(results, indent=1) + "\n")
         (args.out / "throughput.md").write_text("\n".join(markdown(results["throughput"])) + "\n")
         print("\n".join(markdown(results["throughput"])))
+        return 0
+    if args.only == "cancel":
+        from benchmarks.system.cancel_latency import markdown as cancel_md
+        from benchmarks.system.cancel_latency import run_all as cancel_all
+
+        md = cancel_md(cancel_all(repeats=3 if q else 10))
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "cancel.md").write_text("\n".join(md) + "\n")
+        print("\n".join(md))
         return 0
     if args.only == "dispatch":
         results = json.loads(path.read_text()) if path.exists() else {}
