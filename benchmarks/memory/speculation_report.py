@@ -1,0 +1,103 @@
+"""The speculated reads' part of the plan-cache report: on the held-out tasks the cache filled, tetrarch with
+speculated reads against the same without them and against native ReAct with parallel calls, from the same run.
+Pure over the records ``benchmarks.memory.plan_cache`` measured."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from benchmarks.runner import RunRecord
+
+__all__ = ["REACT_PARALLEL_RATIO", "speculation_lines", "speculation_summary"]
+
+REACT_PARALLEL_RATIO = 3.0
+"""Issue 63's target: plan-cache hits at least this many times faster than native ReAct∥ (median wall time)."""
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return round(statistics.median(values), 4) if values else None
+
+
+def _ratio(slow: float | None, fast: float | None) -> float | None:
+    return None if not slow or not fast else round(slow / fast, 3)
+
+
+def speculation_summary(records: Sequence[RunRecord]) -> dict[str, Any] | None:
+    """Held-out tasks that both cached systems served with a filled plan: each system's median wall time over
+    exactly those tasks, the ratios, and how many steps a speculated call served."""
+    held = [r for r in records if r.phase == "heldout"]
+    by = {(r.system, r.task_id): r for r in held}
+    hits = sorted(r.task_id for r in held if r.system == "plan_cache" and r.plan_cache == "filled"
+                  and getattr(by.get(("plan_cache_nospec", r.task_id)), "plan_cache", None) == "filled")
+    if not hits or not any(("react_parallel", t) in by for t in hits):
+        return None
+    walls = {s: _median([by[(s, t)].wall_s for t in hits if (s, t) in by])
+             for s in ("no_cache", "plan_cache_nospec", "plan_cache", "react_parallel")}
+    spec = [by[("plan_cache", t)] for t in hits]
+    return {
+        "hit_tasks": len(hits), "median_wall_s": walls,
+        "ratio_vs_react_parallel": _ratio(walls["react_parallel"], walls["plan_cache"]),
+        "ratio_nospec_vs_react_parallel": _ratio(walls["react_parallel"], walls["plan_cache_nospec"]),
+        "speculation_cut": None if not walls["plan_cache_nospec"] or not walls["plan_cache"]
+        else round(1 - walls["plan_cache"] / walls["plan_cache_nospec"], 4),
+        "served_steps": sum(r.speculated for r in spec), "steps": sum(r.steps for r in spec),
+        "median_first_dispatch_s": {s: _median([by[(s, t)].first_dispatch_s for t in hits if (s, t) in by
+                                                and by[(s, t)].first_dispatch_s is not None])
+                                    for s in ("plan_cache_nospec", "plan_cache")},
+        "median_llm_calls": {s: _median([by[(s, t)].llm_calls for t in hits if (s, t) in by])
+                             for s in ("plan_cache", "react_parallel")},
+        "same_accuracy": [by[("plan_cache", t)].correct for t in hits]
+        == [by[("plan_cache_nospec", t)].correct for t in hits],
+        "median_phases_s": _phases(spec),
+    }
+
+
+def _phases(runs: Sequence[RunRecord]) -> dict[str, float | None]:
+    """Where a hit's time goes, medians: submit → the route (the first step dispatched after it), the route → the
+    last step's end (the steps still running after the route), and that end → the result (the reviewer)."""
+    route, after, review = [], [], []
+    for r in runs:
+        ends = [x["end"] for x in r.timeline]
+        if r.first_dispatch_s is None or not ends:
+            continue
+        route.append(r.first_dispatch_s)
+        after.append(max(0.0, max(ends) - r.first_dispatch_s))
+        review.append(r.wall_s - max(ends))
+    return {"route": _median(route), "steps_after_route": _median(after), "review": _median(review)}
+
+
+def speculation_lines(spec: dict[str, Any] | None) -> list[str]:
+    """The target lines (held-out cache hits): the ratio against native ReAct∥, and what speculation changed."""
+    if spec is None:
+        return []
+    walls, ratio = spec["median_wall_s"], spec["ratio_vs_react_parallel"]
+    met = ratio is not None and ratio >= REACT_PARALLEL_RATIO
+    lines = [
+        f"- plan-cache hits vs native ReAct∥ (the {spec['hit_tasks']} held-out tasks both cached systems filled; "
+        f"medians over those tasks): {walls['plan_cache']:.2f} s with speculated reads, "
+        f"{walls['plan_cache_nospec']:.2f} s without, {walls['react_parallel']:.2f} s native ReAct∥ → "
+        f"**{ratio:.2f}×** ({spec['ratio_nospec_vs_react_parallel']:.2f}× without speculation; target ≥ "
+        f"{REACT_PARALLEL_RATIO:g}×) — " + ("met" if met else f"**MISSED** by {REACT_PARALLEL_RATIO - ratio:.2f}×"),
+        f"- speculated reads, on vs off: median wall {_pct(spec['speculation_cut'])} lower; "
+        f"{spec['served_steps']} of {spec['steps']} steps served by a call started at submit; the verdicts on the "
+        f"computed outputs are {'the same' if spec['same_accuracy'] else '**DIFFERENT**'} task by task",
+    ]
+    phases = spec.get("median_phases_s") or {}
+    if not met and None not in (phases.get("route"), phases.get("steps_after_route"), phases.get("review")):
+        calls = spec["median_llm_calls"]
+        lines.append(
+            f"  - why: with speculated reads a hit's {walls['plan_cache']:.2f} s is (medians) {phases['route']:.2f} s "
+            f"to the route (the router's call; the reads run beside it), {phases['steps_after_route']:.2f} s of "
+            f"steps still running after it (reads slower than the router, reads that take an earlier read's "
+            f"result, and the arithmetic on them) and {phases['review']:.2f} s for the reviewer's call: "
+            f"{calls['plan_cache']:g} model calls in series against ReAct∥'s {calls['react_parallel']:g}. "
+            f"{REACT_PARALLEL_RATIO:g}× needs {walls['react_parallel'] / REACT_PARALLEL_RATIO:.2f} s: about the "
+            "router's and the reviewer's calls alone, with no tool time left — the rest is theirs (issue 63's "
+            "shorter last call and the router off the critical path), not the tools'.")
+    return lines
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1%}"
