@@ -21,6 +21,7 @@ from agents.engine.speculation import SpeculativeReads, tool_facts
 from agents.engine.stops import Limits
 from agents.engine.task_state import TaskState
 from agents.errors import BudgetExceeded
+from planning.models import Plan
 from planning.speculation import speculable_steps
 
 __all__ = ["EarlyContext", "EarlyWork", "start_early"]
@@ -87,7 +88,9 @@ def start_early(ctx: EarlyContext, *, speculate_plan: bool) -> EarlyWork:
         # never both, since a follow-up does not use the cache.
         work.prefetch = PlanPrefetch(ctx.runtime.plan(st.task_id, st.task, None, work.hint or st.history,
                                                       ctx.limits.budget.for_call(st.usage)))
-    work.reads = _start_reads(ctx, work.cached)
+    guess = work.cached.plan if work.cached is not None else \
+        work.reuse.guess if isinstance(work.reuse, PlanHint) else None
+    work.reads = _start_reads(ctx, guess)
     return work
 
 
@@ -104,16 +107,16 @@ def _cached_plan(ctx: EarlyContext) -> CachedPlan | PlanHint | None:
     return ctx.memory.cached_plan(ctx.state.task, tool_schema, max_steps=ctx.config.max_steps)
 
 
-def _start_reads(ctx: EarlyContext, cached: CachedPlan | None) -> SpeculativeReads | None:
-    """The filled plan's speculable reads, dispatched now (``ToolPolicy.speculate_reads``), if the task could start
-    a step at all (its caps not reached)."""
-    if cached is None or not ctx.config.tools.speculate_reads:
+def _start_reads(ctx: EarlyContext, plan: Plan | None) -> SpeculativeReads | None:
+    """The speculable reads of the cached plan (filled, or the template's best guess when the planner adapts it),
+    dispatched now (``ToolPolicy.speculate_reads``), if the task could start a step at all (its caps not reached)."""
+    if plan is None or not ctx.config.tools.speculate_reads:
         return None
     try:
         ctx.limits.budget.check(ctx.state.usage.total, before_call=True)
     except BudgetExceeded:
         return None
-    steps = speculable_steps(cached.plan.steps, lambda name: tool_facts(ctx.runtime.tool_spec(name)))
+    steps = speculable_steps(plan.steps, lambda name: tool_facts(ctx.runtime.tool_spec(name)))
     if not steps:
         return None
     return SpeculativeReads.start(ctx.runtime, ctx.state, steps, timeout_s=ctx.limits.dispatch.step_timeout_s,

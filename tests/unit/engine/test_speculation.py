@@ -17,7 +17,7 @@ from support.local import local_runtime
 
 from agents import tool
 from agents.config import RuntimeConfig, ToolPolicy
-from agents.engine.memory_link import CachedPlan
+from agents.engine.memory_link import CachedPlan, PlanHint
 from agents.engine.runtime import LocalRuntime
 from agents.engine.sink import MemorySink
 from agents.engine.speculation import SpeculativeReads
@@ -29,6 +29,7 @@ from agents.results import TaskResult
 from agents.roles.messages import StepOutcome, StepRequest
 from agents.tools.errors import PermanentToolError
 from planning.models import Plan, PlanStep
+from planning.speculation import call_key
 
 LOG: list[tuple[str, Any]] = []
 CANCELLED: list[int] = []
@@ -120,12 +121,15 @@ class RoutedLate:
 
 
 class CacheOffer:
-    """A plan cache that offers ``plan``, filled, for every task."""
+    """A plan cache that offers ``plan`` for every task: filled, or (``adapt``) as a template's best guess for the
+    planner to adapt."""
 
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
+    def __init__(self, plan: Plan, adapt: bool = False) -> None:
+        self.plan, self.adapt = plan, adapt
 
-    def cached_plan(self, task: str, tool_schema: Any, *, max_steps: int) -> CachedPlan:
+    def cached_plan(self, task: str, tool_schema: Any, *, max_steps: int) -> CachedPlan | PlanHint:
+        if self.adapt:
+            return PlanHint("tpl-1", "Hint from the plan cache: <plan-hint>a plan</plan-hint>", self.plan)
         return CachedPlan("tpl-1", self.plan)
 
     def record_reuse(self, template_id: str, accepted: bool) -> None:
@@ -135,23 +139,28 @@ class CacheOffer:
         pass
 
 
-def _roles(route: str = "plan") -> FunctionLLM:
+def _roles(route: str = "plan", planned: Plan | None = None) -> FunctionLLM:
     def fn(request: LLMRequest) -> str:
         if request.role == "router":
             return wire.route(route, answer="hi" if route != "plan" else None)
+        if request.role == "planner":
+            assert planned is not None, "a filled plan needs no planner"
+            return planned.model_dump_json()
         return wire.reflection(answer="done")
     return FunctionLLM(fn)
 
 
-def _run(plan: Plan, *, speculate: bool, route: str = "plan",
-         timeout_s: float = 900.0) -> tuple[TaskResult, MemorySink, list[tuple[str, Any]]]:
+def _run(plan: Plan, *, speculate: bool, route: str = "plan", timeout_s: float = 900.0,
+         planned: Plan | None = None) -> tuple[TaskResult, MemorySink, list[tuple[str, Any]]]:
+    """``plan``: what the cache offers (filled; or, with ``planned``, the guess the planner adapts into
+    ``planned``)."""
     LOG.clear()
     config = RuntimeConfig(store_path=":memory:", tools=ToolPolicy(speculate_reads=speculate), task_timeout_s=timeout_s)
-    llm = _roles(route)
+    llm = _roles(route, planned)
     state = TaskState(task_id="t-spec", task="compute it", submitted_at=time.time())
     sink = MemorySink("t-spec")
     runner = TaskRunner(state, config=config, runtime=RoutedLate(local_runtime(llm, TOOLS, config)), sink=sink,
-                        memory=CacheOffer(plan))  # type: ignore[arg-type]
+                        memory=CacheOffer(plan, adapt=planned is not None))  # type: ignore[arg-type]
     result = asyncio.run(runner.run())
     return result, sink, list(LOG)
 
@@ -199,6 +208,50 @@ def test_speculation_runs_no_write_and_changes_no_answer(plan: Plan) -> None:
             assert step.tool_name in SAFE and not step.depends_on
     assert len(early) == len(served) == len({(s.tool_name, s.tool_input["x"]) for s in plan.steps
                                              if s.tool_name in SAFE and not s.depends_on})
+
+
+@st.composite
+def adapted(draw: st.DrawFn) -> tuple[Plan, Plan]:
+    """A cached guess and the plan the planner writes from it: each step kept, or given another argument (an
+    equal number of another JSON type too), another read tool, or a reference instead."""
+    guess = draw(plans())
+    steps = []
+    for step in guess.steps:
+        change = draw(st.sampled_from(["keep", "keep", "value", "float", "tool", "ref"]))
+        x = step.tool_input["x"]
+        if change == "value" and isinstance(x, int):
+            step = step.model_copy(update={"tool_input": {"x": x + 1}})
+        elif change == "float" and isinstance(x, int):
+            step = step.model_copy(update={"tool_input": {"x": float(x)}})
+        elif change == "tool" and step.tool_name in ("read_a", "read_b"):
+            step = step.model_copy(update={"tool_name": "read_b" if step.tool_name == "read_a" else "read_a"})
+        elif change == "ref" and step.step_id > 1:
+            step = step.model_copy(update={"tool_input": {"x": "$step_1_result"}, "depends_on": [1]})
+        steps.append(step)
+    return guess, Plan(steps=steps)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(adapted())
+def test_an_adapted_plan_is_served_only_where_the_planner_wrote_the_same_call(pair: tuple[Plan, Plan]) -> None:
+    guess, planned = pair
+    FAIL_EARLY.clear()
+    off, _, off_log = _run(guess, speculate=False, planned=planned)
+    on, sink, on_log = _run(guess, speculate=True, planned=planned)
+    assert (on.status, on.answer, _outputs(on)) == (off.status, off.answer, _outputs(off))
+    started = {call_key(s.tool_name or "", s.tool_input) for s in guess.steps
+               if s.tool_name in SAFE and not s.depends_on}
+    early = on_log[:on_log.index(("routed", None))]
+    assert all(name in SAFE for name, _ in early)
+    assert [c for c in on_log if c[0] in ("write_w", "read_ni")] == [c for c in off_log if c[0] in ("write_w", "read_ni")]
+    for step in planned.steps:
+        same_call = not step.depends_on and call_key(step.tool_name or "", step.tool_input) in started
+        if step.step_id in _served(sink):
+            assert same_call and step.tool_name in SAFE  # the tool and the arguments, as JSON, of a started call
+        elif same_call:  # a started call the planner wrote again serves it, unless an earlier step took it
+            same = [s for s in planned.steps if not s.depends_on and
+                    call_key(s.tool_name or "", s.tool_input) == call_key(step.tool_name or "", step.tool_input)]
+            assert any(s.step_id in _served(sink) for s in same)
 
 
 # ------------------------------------------------------------------------------------------------ serving
