@@ -393,3 +393,22 @@ def test_speculated_calls_are_cancelled_when_the_task_is_cut_off() -> None:
     result, _, _ = _run(plan, speculate=True, timeout_s=0.5)
     assert result.status == "failed" and result.stopped_reason == "task_timeout"
     assert CANCELLED == [9]  # the served step's call, stopped with the task
+
+
+# ------------------------------------------------------------------------------------------------ the guess
+def test_the_best_guess_fills_what_code_can_and_gives_up_on_a_slot_with_two_values() -> None:
+    from agents.engine.memory_link import best_guess
+    from agents.memory.plan_cache import extract_template, plan_reuse
+
+    plan = Plan(steps=[PlanStep(step_id=1, description="population of paris", tool_name="lookup",
+                                tool_input={"city": "Paris", "note": "paris"})])
+    template = extract_template("What is the population of Paris?", plan)
+    assert not template.fillable and type(plan_reuse(template, "What is the population of Rome?")).__name__ == "Adapt"
+    guess = best_guess(template, "What is the population of Rome?")
+    assert guess is not None and guess.steps[0].tool_input == {"city": "Rome", "note": "paris"}  # a guess, kept as is
+    twice = extract_template("Is Paris older than Berlin, and is Paris bigger?", Plan(steps=[
+        PlanStep(step_id=1, tool_name="lookup", tool_input={"city": "Paris"}),
+        PlanStep(step_id=2, tool_name="lookup", tool_input={"city": "Berlin"})]))
+    assert best_guess(twice, "Is Rome older than Oslo, and is Rome bigger?") is not None
+    assert best_guess(twice, "Is Rome older than Oslo, and is Lyon bigger?") is None  # one slot, two values
+    assert best_guess(twice, "How far is Oslo?") is None  # another shape
