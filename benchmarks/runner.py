@@ -66,9 +66,6 @@ class RunRecord:
     """How the plan cache served the task (the ``routed`` event's ``plan_cache.mode``: filled, adapt), or None."""
     plan_emitted_s: float | None = None
     """Submit → the last step of the final plan emitted (tetrarch only)."""
-    speculated: int = 0
-    """Steps whose result came from a call started at submit (``step_finished.speculative``; the plan-cache
-    benchmark)."""
 
     def role_tokens(self, role: str) -> int:
         """Input + output tokens of one role in this run (0 when it made no call)."""

@@ -105,17 +105,18 @@ def _run_cached(orch: Any, task: BenchTask) -> tuple[Any, dict[int, float], str 
 
 
 def _run_one(system: CacheSystem, orchs: dict[CacheSystem, Any], react: Any, task: BenchTask, suite: str,
-             llm_kind: str, phase: str) -> RunRecord:
+             llm_kind: str, phase: str) -> tuple[RunRecord, int]:
+    """The run's record and how many of its steps a speculated call served."""
     if system == "react_parallel":
         result = asyncio.run(react().run(task.text))  # a fresh agent per task: each asyncio.run is a new loop
-        return _judge(record_run(suite, task, system, 0, result, llm_kind), task, result, None, phase)
+        return _judge(record_run(suite, task, system, 0, result, llm_kind), task, result, None, phase), 0
     result, emitted, mode, served = _run_cached(orchs[system], task)
-    rec = _judge(record_run(suite, task, system, 0, result, llm_kind, emitted), task, result, mode, phase)
-    return replace(rec, speculated=served)
+    return _judge(record_run(suite, task, system, 0, result, llm_kind, emitted), task, result, mode, phase), served
 
 
 def _run_suite(suite: str, orchs: dict[CacheSystem, Any], react: Any, stores: dict[CacheSystem, Path],
-               tasks: dict[str, list[BenchTask]], llm_kind: str, progress: Callable[[str], None]) -> list[RunRecord]:
+               tasks: dict[str, list[BenchTask]], llm_kind: str, progress: Callable[[str], None],
+               speculated: dict[str, int]) -> list[RunRecord]:
     from agents.memory import PlanCacheStore
 
     for system in ("plan_cache_nospec", "plan_cache"):
@@ -130,10 +131,12 @@ def _run_suite(suite: str, orchs: dict[CacheSystem, Any], react: Any, stores: di
             order = CACHE_SYSTEMS[i % n:] + CACHE_SYSTEMS[:i % n]
             i += 1
             for system in order:
-                rec = _run_one(system, orchs, react, task, suite, llm_kind, phase)
+                rec, served = _run_one(system, orchs, react, task, suite, llm_kind, phase)
                 records.append(rec)
+                if served:
+                    speculated[f"{system}/{task.id}"] = served
                 progress(f"  {suite} {phase:7} {task.id:26} {system:17} {rec.status:9} "
-                         f"cache {rec.plan_cache or '-':6} spec {rec.speculated} right {rec.correct!s:5} "
+                         f"cache {rec.plan_cache or '-':6} spec {served} right {rec.correct!s:5} "
                          f"wall {rec.wall_s:5.2f}s "
                          f"calls {rec.llm_calls}  in {rec.input_tokens:5}  out {rec.output_tokens:4}")
     return records
@@ -168,12 +171,14 @@ def run_plan_cache(suites: Sequence[str] = PLAN_CACHE_SUITES, *, per_kind: int |
         for suite in suites:
             progress(f"== plan cache: suite {suite} ({sum(map(len, chosen[suite].values()))} tasks x "
                      f"{len(CACHE_SYSTEMS)} systems)")
-            records = _run_suite(suite, orchs, react, stores, chosen[suite], llm_kind, progress)
+            speculated: dict[str, int] = {}
+            records = _run_suite(suite, orchs, react, stores, chosen[suite], llm_kind, progress, speculated)
             cache = PlanCacheStore(stores["plan_cache"])
             templates = len(cache.list())
             cache.close()
             out.append(CacheBench(suite, latency_desc, llm_kind, quick, time_scale, records, templates,
-                                  lookup_times_ms(stores["plan_cache"], chosen[suite]["heldout"])))
+                                  lookup_times_ms(stores["plan_cache"], chosen[suite]["heldout"]),
+                                  speculated=speculated))
     finally:
         for orch in orchs.values():
             orch.shutdown()

@@ -40,13 +40,17 @@ class CacheBench:
     lookup_ms: list[float] = field(default_factory=list)
     """``PlanCacheStore.lookup`` of each held-out task against the final cache, in ms (the cache's own overhead)."""
     generated_at: str | None = None
+    speculated: dict[str, int] = field(default_factory=dict)
+    """``"system/task_id"`` → the run's steps whose result came from a call started at submit (its
+    ``step_finished`` events marked ``speculative``); absent: none."""
 
 
 def _median(values: Sequence[float]) -> float | None:
     return round(statistics.median(values), 4) if values else None
 
 
-def summarize(records: Sequence[RunRecord], phase: str, system: str) -> dict[str, Any] | None:
+def summarize(records: Sequence[RunRecord], phase: str, system: str,
+              speculated: dict[str, int] | None = None) -> dict[str, Any] | None:
     """One half under one system: counts, hit rate, medians and totals, accuracy on the computed outputs."""
     rs = [r for r in records if r.phase == phase and r.system == system]
     if not rs:
@@ -75,7 +79,7 @@ def summarize(records: Sequence[RunRecord], phase: str, system: str) -> dict[str
                                   for role in ("router", "planner", "executor", "reflector")},
         "median_planner_share": _median([r.role_tokens("planner") / (r.input_tokens + r.output_tokens)
                                          for r in rs if r.input_tokens + r.output_tokens]),
-        "speculated_steps": sum(r.speculated for r in rs),
+        "speculated_steps": sum((speculated or {}).get(f"{r.system}/{r.task_id}", 0) for r in rs),
         "steps": sum(r.steps for r in rs),
     }
 
@@ -84,8 +88,9 @@ def summary(bench: CacheBench) -> dict[str, Any]:
     return {"suite": bench.suite, "templates": bench.templates,
             "median_lookup_ms": _median(bench.lookup_ms), "max_lookup_ms": round(max(bench.lookup_ms), 3)
             if bench.lookup_ms else None,
-            "phases": {phase: {s: summarize(bench.records, phase, s) for s in CACHE_SYSTEMS} for phase in PHASES},
-            "speculation": speculation_summary(bench.records)}
+            "phases": {phase: {s: summarize(bench.records, phase, s, bench.speculated) for s in CACHE_SYSTEMS}
+                       for phase in PHASES},
+            "speculation": speculation_summary(bench.records, bench.speculated)}
 
 
 TOKEN_CUT = 0.40
@@ -233,15 +238,26 @@ def to_jsonable(benches: list[CacheBench]) -> dict[str, Any]:
             "time_scale": benches[0].time_scale if benches else None,
             "generated_at": next((b.generated_at for b in benches if b.generated_at), stamp),
             "suites": [{"suite": b.suite, "summary": summary(b), "templates": b.templates,
-                        "lookup_ms": [round(x, 4) for x in b.lookup_ms], "runs": [asdict(r) for r in b.records]}
+                        "lookup_ms": [round(x, 4) for x in b.lookup_ms], "speculated": b.speculated,
+                        "runs": [asdict(r) for r in b.records]}
                        for b in benches]}
 
 
 def from_jsonable(doc: dict[str, Any]) -> list[CacheBench]:
     """The runs a results JSON was written from (to re-render the report without measuring again)."""
-    return [CacheBench(s["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"],
-                       [RunRecord(**r) for r in s["runs"]], s["templates"], s["lookup_ms"], doc["generated_at"])
-            for s in doc["suites"]]
+    out = []
+    for s in doc["suites"]:
+        speculated = dict(s.get("speculated") or {})
+        records = []
+        for run in s["runs"]:
+            run = dict(run)
+            served = run.pop("speculated", 0)  # a first run kept it in the record
+            if served:
+                speculated[f"{run['system']}/{run['task_id']}"] = served
+            records.append(RunRecord(**run))
+        out.append(CacheBench(s["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"], records,
+                              s["templates"], s["lookup_ms"], doc["generated_at"], speculated))
+    return out
 
 
 def _plot(doc: dict[str, Any], out: Path) -> str:

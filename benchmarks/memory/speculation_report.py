@@ -24,7 +24,7 @@ def _ratio(slow: float | None, fast: float | None) -> float | None:
     return None if not slow or not fast else round(slow / fast, 3)
 
 
-def speculation_summary(records: Sequence[RunRecord]) -> dict[str, Any] | None:
+def speculation_summary(records: Sequence[RunRecord], speculated: dict[str, int]) -> dict[str, Any] | None:
     """Held-out tasks that both cached systems served with a filled plan: each system's median wall time over
     exactly those tasks, the ratios, and how many steps a speculated call served."""
     held = [r for r in records if r.phase == "heldout"]
@@ -42,7 +42,8 @@ def speculation_summary(records: Sequence[RunRecord]) -> dict[str, Any] | None:
         "ratio_nospec_vs_react_parallel": _ratio(walls["react_parallel"], walls["plan_cache_nospec"]),
         "speculation_cut": None if not walls["plan_cache_nospec"] or not walls["plan_cache"]
         else round(1 - walls["plan_cache"] / walls["plan_cache_nospec"], 4),
-        "served_steps": sum(r.speculated for r in spec), "steps": sum(r.steps for r in spec),
+        "served_steps": sum(speculated.get(f"plan_cache/{r.task_id}", 0) for r in spec),
+        "steps": sum(r.steps for r in spec),
         "median_first_dispatch_s": {s: _median([by[(s, t)].first_dispatch_s for t in hits if (s, t) in by
                                                 and by[(s, t)].first_dispatch_s is not None])
                                     for s in ("plan_cache_nospec", "plan_cache")},
