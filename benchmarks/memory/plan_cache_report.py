@@ -201,7 +201,7 @@ def _roles(suite_summary: dict[str, Any]) -> list[str]:
     for phase in PHASES:
         for system in CACHE_SYSTEMS:
             x = suite_summary["phases"][phase][system]
-            if not x or "median_tokens_by_role" not in x:
+            if not x or "median_tokens_by_role" not in x or system == "react_parallel":  # no tetrarch roles
                 continue
             r = x["median_tokens_by_role"]
             emitted = "-" if x["median_plan_emitted_s"] is None else f"{x['median_plan_emitted_s']:.2f}"

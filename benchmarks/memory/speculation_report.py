@@ -59,14 +59,24 @@ def _phases(runs: Sequence[RunRecord]) -> dict[str, float | None]:
     """Where a hit's time goes, medians: submit → the route (the first step dispatched after it), the route → the
     last step's end (the steps still running after the route), and that end → the result (the reviewer)."""
     route, after, review = [], [], []
+    outran = chained = 0
     for r in runs:
         ends = [x["end"] for x in r.timeline]
         if r.first_dispatch_s is None or not ends:
             continue
-        route.append(r.first_dispatch_s)
-        after.append(max(0.0, max(ends) - r.first_dispatch_s))
+        routed = r.first_dispatch_s
+        route.append(routed)
+        after.append(max(0.0, max(ends) - routed))
         review.append(r.wall_s - max(ends))
-    return {"route": _median(route), "steps_after_route": _median(after), "review": _median(review)}
+        early = [x for x in r.timeline if x["start"] < routed]
+        outran += any(x["end"] > routed for x in early)
+        chained += any(x["start"] >= routed and x["end"] - x["start"] > _LONG_STEP_S for x in r.timeline)
+    return {"route": _median(route), "steps_after_route": _median(after), "review": _median(review),
+            "tasks_reads_outran_route": outran, "tasks_long_step_after_route": chained, "tasks": len(route)}
+
+
+_LONG_STEP_S = 0.05
+"""A step after the route longer than this is a tool call, not the arithmetic on the reads."""
 
 
 def speculation_lines(spec: dict[str, Any] | None) -> list[str]:
@@ -88,15 +98,21 @@ def speculation_lines(spec: dict[str, Any] | None) -> list[str]:
     phases = spec.get("median_phases_s") or {}
     if not met and None not in (phases.get("route"), phases.get("steps_after_route"), phases.get("review")):
         calls = spec["median_llm_calls"]
+        need = walls["react_parallel"] / REACT_PARALLEL_RATIO
+        calls_only = phases["route"] + phases["review"]
         lines.append(
             f"  - why: with speculated reads a hit's {walls['plan_cache']:.2f} s is (medians) {phases['route']:.2f} s "
             f"to the route (the router's call; the reads run beside it), {phases['steps_after_route']:.2f} s of "
-            f"steps still running after it (reads slower than the router, reads that take an earlier read's "
-            f"result, and the arithmetic on them) and {phases['review']:.2f} s for the reviewer's call: "
-            f"{calls['plan_cache']:g} model calls in series against ReAct∥'s {calls['react_parallel']:g}. "
-            f"{REACT_PARALLEL_RATIO:g}× needs {walls['react_parallel'] / REACT_PARALLEL_RATIO:.2f} s: about the "
-            "router's and the reviewer's calls alone, with no tool time left — the rest is theirs (issue 63's "
-            "shorter last call and the router off the critical path), not the tools'.")
+            f"steps still running after it and {phases['review']:.2f} s for the reviewer's call "
+            f"({calls['plan_cache']:g} model calls in series; ReAct∥ {calls['react_parallel']:g}). The steps after "
+            f"the route: in {phases['tasks_reads_outran_route']} of {phases['tasks']} hits a read started at submit "
+            f"was still running when the router answered (the tool is slower than the call; ReAct∥ waits for it "
+            f"too), and in {phases['tasks_long_step_after_route']} a read took an earlier read's result (not "
+            f"speculated: it starts after the route). {REACT_PARALLEL_RATIO:g}× needs {need:.2f} s; the router's and "
+            f"the reviewer's calls alone take {calls_only:.2f} s, leaving {max(0.0, need - calls_only):.2f} s for "
+            "all the tool time after the route. Speculating reads fed by speculated reads would start those a few "
+            "tenths of a second earlier, not remove them: the rest is the reviewer's call (issue 63's shorter last "
+            "call) and the router's (off the critical path).")
     return lines
 
 

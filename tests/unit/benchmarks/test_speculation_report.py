@@ -30,11 +30,12 @@ def test_the_ratio_is_over_the_hits_and_judged_against_the_target():
     assert spec is not None and spec["hit_tasks"] == 3
     assert spec["ratio_vs_react_parallel"] == 2.5 and spec["ratio_nospec_vs_react_parallel"] == 2.0
     assert spec["speculation_cut"] == 0.2 and (spec["served_steps"], spec["steps"]) == (6, 9)
-    assert spec["median_phases_s"] == {"route": 0.5, "steps_after_route": 0.5, "review": 1.0}
+    assert spec["median_phases_s"] == {"route": 0.5, "steps_after_route": 0.5, "review": 1.0,
+                                       "tasks_reads_outran_route": 3, "tasks_long_step_after_route": 0, "tasks": 3}
     missed = speculation_lines(spec)
     assert "**2.50×**" in missed[0] and "MISSED** by 0.50×" in missed[0]
     assert "20.0% lower" in missed[1] and "6 of 9 steps" in missed[1] and "the same" in missed[1]
-    assert missed[2].startswith("  - why:") and "1.67 s" in missed[2]
+    assert missed[2].startswith("  - why:") and "needs 1.67 s" in missed[2] and "3 of 3 hits" in missed[2]
     met = speculation_lines(speculation_summary(_records(react_wall=6.0), SERVED))
     assert "**3.00×**" in met[0] and met[0].endswith("met") and not any("why" in x for x in met)
 
