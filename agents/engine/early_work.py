@@ -2,8 +2,9 @@
 (``agents.engine.prefetch``) and the cached plan's reads (``agents.engine.speculation``). The task runner waits
 for the router only; this module decides what runs meanwhile and ends what the route makes useless.
 
-    >>> early = start_early(EarlyContext(state, config, runtime, sink, limits, memory), speculate_plan=True)  # doctest: +SKIP
-    >>> if route != "plan": await early.abandon()                                                       # doctest: +SKIP
+    >>> ctx = EarlyContext(state, config, runtime, sink, limits, memory)          # doctest: +SKIP
+    >>> early = start_early(ctx, speculate_plan=True)                             # doctest: +SKIP
+    >>> if route != "plan": await early.abandon()                                 # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -243,7 +243,8 @@ def test_an_adapted_plan_is_served_only_where_the_planner_wrote_the_same_call(pa
                if s.tool_name in SAFE and not s.depends_on}
     early = on_log[:on_log.index(("routed", None))]
     assert all(name in SAFE for name, _ in early)
-    assert [c for c in on_log if c[0] in ("write_w", "read_ni")] == [c for c in off_log if c[0] in ("write_w", "read_ni")]
+    unsafe = ("write_w", "read_ni")
+    assert [c for c in on_log if c[0] in unsafe] == [c for c in off_log if c[0] in unsafe]
     for step in planned.steps:
         same_call = not step.depends_on and call_key(step.tool_name or "", step.tool_input) in started
         if step.step_id in _served(sink):
