@@ -154,6 +154,9 @@ class StepFinishedPayload(_Payload):
     executor: str = ""
     node_id: str = ""
     """The Ray node the step ran on (as the executor reported it)."""
+    speculative: bool = False
+    """The output is a speculated call's: started at submit from a cached plan, before the plan named this step, and
+    used because the step is the same call (``agents.engine.speculation``)."""
 
 
 class StepFailedPayload(_Payload):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.errors import short_repr
 
-__all__ = ["FLAT_SPELLINGS", "Deployment", "Observability", "Strict", "ToolPolicy", "moved_to_groups"]
+__all__ = ["FLAT_SPELLINGS", "GROUP_ONLY", "Deployment", "Observability", "Strict", "ToolPolicy", "moved_to_groups"]
 
 
 class Strict(BaseModel):
@@ -135,6 +135,10 @@ class ToolPolicy(Strict):
     backoff_s: float = Field(0.2, ge=0)
     backoff_max_s: float = Field(5.0, ge=0)
     max_output_tokens: int = Field(2000, ge=16)
+    speculate_reads: bool = True
+    """With the plan cache: start a cached plan's read-only, idempotent calls whose arguments the task fixes at
+    submit, beside the router, and give a step of the new plan the result when it is the same call (tool and
+    arguments); any other is discarded. Never a write, never a model call (``agents.engine.speculation``)."""
 
     @model_validator(mode="after")
     def _check(self) -> ToolPolicy:
@@ -151,6 +155,8 @@ FLAT_SPELLINGS: dict[str, tuple[str, str]] = {
     **{name: ("observability", name) for name in Observability.model_fields},
     **{old: ("tools", new) for old, new in _TOOL_NAMES.items()}}
 """A field's flat name before the groups (``RuntimeConfig(num_executors=4)``) → (its group, its name there)."""
+GROUP_ONLY: frozenset[tuple[str, str]] = frozenset({("tools", "speculate_reads")})
+"""Grouped fields added after the groups: they never had a flat spelling."""
 
 
 def _shown(value: object) -> str:

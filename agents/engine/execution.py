@@ -343,10 +343,10 @@ class PlanExecution(PlanIntake):
         delta = checkpoint_delta(self._st, {sid: derive_record(self._sched, self._steps, self._facts, sid)},
                                  self._plan_written)
         self._plan_written = len(self._st.plan_steps)
-        self._sink.emit(StepFinishedPayload(step_id=sid, attempt=attempt, output_preview=preview(value),
-                                            started_at=outcome.started_at, finished_at=outcome.finished_at,
-                                            plan_version=self._st.plan_version, executor=outcome.executor,
-                                            node_id=outcome.node_id), delta=delta)
+        self._sink.emit(StepFinishedPayload(
+            step_id=sid, attempt=attempt, output_preview=preview(value), started_at=outcome.started_at,
+            finished_at=outcome.finished_at, plan_version=self._st.plan_version, executor=outcome.executor,
+            node_id=outcome.node_id, speculative=outcome.speculative), delta=delta)
 
     def _record_failure(self, step_id: int, attempt: int, outcome: StepOutcome) -> None:
         self._sched.fail(step_id, outcome.error or "failed")

@@ -11,6 +11,7 @@ is logged and the task goes on without it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -22,7 +23,7 @@ from agents.llm.base import Spend
 from agents.memory.cache_store import PlanCacheStore
 from agents.memory.errors import MemoryLayerError
 from agents.memory.history import compact_evidence
-from agents.memory.plan_cache import Adapt
+from agents.memory.plan_cache import Adapt, Filled, PlanTemplate, plan_reuse
 from agents.memory.sessions import SessionStore
 from agents.results import TaskResult
 from agents.roles.messages import PlanCompleted, PlanItem, StepEmitted
@@ -30,7 +31,7 @@ from planning.errors import PlanningError
 from planning.models import Plan
 from planning.validate import validate_plan
 
-__all__ = ["CachedPlan", "MemoryLink", "PlanHint", "cached_plan_stream", "hint_block"]
+__all__ = ["CachedPlan", "MemoryLink", "PlanHint", "best_guess", "cached_plan_stream", "hint_block"]
 
 log = logging.getLogger("tetrarch.memory")
 
@@ -52,6 +53,16 @@ class PlanHint:
 
     template_id: str
     text: str
+    guess: Plan | None = None
+    """The template filled as if code could (``best_guess``): where speculated reads may start from. A wrong guess
+    costs a read no step takes; it never reaches the plan."""
+
+
+def best_guess(template: PlanTemplate, task: str) -> Plan | None:
+    """``template`` filled for ``task`` where a value is unambiguous, keeping what code cannot rewrite as it was (None:
+    a slot would get two values, or a value does not fit its type)."""
+    reuse = plan_reuse(dataclasses.replace(template, fillable=True), task)
+    return reuse.plan if isinstance(reuse, Filled) else None
 
 
 _HINT_OPEN, _HINT_CLOSE = "<plan-hint>", "</plan-hint>"
@@ -130,7 +141,7 @@ class MemoryLink:
         if hit is None:
             return None
         if isinstance(hit.reuse, Adapt):
-            return self._hint(hit.template_id, hit.reuse, tool_schema)
+            return self._hint(hit.template_id, hit.reuse, tool_schema, task)
         plan = hit.reuse.plan
         schemas = {s.tool_name: tool_schema(s.tool_name) for s in plan.steps if s.tool_name is not None}
         if any(schema is None for schema in schemas.values()):
@@ -144,14 +155,14 @@ class MemoryLink:
         return CachedPlan(hit.template_id, plan)
 
     def _hint(self, template_id: str, reuse: Adapt,
-              tool_schema: Callable[[str], Mapping[str, Any] | None]) -> PlanHint | None:
+              tool_schema: Callable[[str], Mapping[str, Any] | None], task: str) -> PlanHint | None:
         try:
-            tools = self.cache.get(template_id).template.tools
+            template = self.cache.get(template_id).template
         except _MEMORY_ERRORS:  # TemplateNotFoundError: evicted or cleared since the lookup
             return None
-        if any(tool_schema(name) is None for name in tools):
+        if any(tool_schema(name) is None for name in template.tools):
             return None  # a hint naming a tool that is gone would mislead the planner
-        return PlanHint(template_id, hint_block(reuse.guidance))
+        return PlanHint(template_id, hint_block(reuse.guidance), best_guess(template, task))
 
     def record_reuse(self, template_id: str, accepted: bool) -> None:
         """The reflector's first verdict on a reused plan (filled, or adapted by the planner from the template): a

@@ -21,7 +21,8 @@ from agents.engine.code_replans import replan_before_review
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval
 from agents.engine.hops import number_slots
-from agents.engine.memory_link import CachedPlan, MemoryLink, PlanHint, cached_plan_stream
+from agents.engine.early_work import EarlyContext, EarlyWork, start_early
+from agents.engine.memory_link import MemoryLink, cached_plan_stream
 from agents.engine.prefetch import PlanPrefetch
 from agents.engine.questions import confirmation_question, fallback_answer, repeated_plan_question, with_checked_answer
 from agents.engine.result_build import build_result, learnable, review_input, step_views
@@ -74,6 +75,7 @@ class TaskRunner:
         """The last replan's feedback, for the question when a replan repeats the plan it was meant to change."""
         self.cancel_scope = CancelScope()
         """How the Supervisor stops this run where it waits (``orch.cancel``; ``agents.engine.cancel``)."""
+        self._early = EarlyWork()  # what started at submit beside the router (agents.engine.early_work)
 
     def _charge(self, role: str, spend: Spend) -> None:
         budget = self._limits.budget
@@ -126,6 +128,7 @@ class TaskRunner:
         finally:
             if self._exec is not None:
                 await self._exec.cancel_all()
+            await self._early.end_reads()
         return build_result(self._snapshot(), self._outputs())
 
     async def _run(self) -> None:
@@ -137,6 +140,7 @@ class TaskRunner:
         while True:
             if st.phase in ("plan", "execute"):
                 await self._plan_and_execute()
+                await self._early.end_reads()  # a later plan is not served by calls started for the first
                 st.phase = "reflect"
                 if self._replan_before_review():
                     continue
@@ -160,15 +164,15 @@ class TaskRunner:
 
     async def _route(self) -> None:
         st = self.state
-        reuse = self._cached_plan()
-        cached = reuse if isinstance(reuse, CachedPlan) else None
-        hint = reuse.text if isinstance(reuse, PlanHint) else ""
-        prefetch = None if cached is not None else self._speculate(hint)
+        self._early = start_early(EarlyContext(st, self._cfg, self._rt, self._sink, self._limits, self._memory),
+                                  speculate_plan=self._speculate_plan)
+        early = self._early
+        reuse, cached, hint, prefetch = early.reuse, early.cached, early.hint, early.prefetch
         try:
             d = await self._ask("router", lambda: self._rt.route(st.task_id, st.task, st.history,
                                                                  self._cost()))
         except BaseException:
-            await self._abandon(prefetch)
+            await self._early.abandon()
             raise
         st.phase = "plan"
         hit = None
@@ -178,7 +182,7 @@ class TaskRunner:
         self._sink.emit(RoutedPayload(route=d.route, confidence=d.confidence, reason=d.reason, plan_cache=hit),
                         self._snapshot())
         if d.route != "plan":
-            await self._abandon(prefetch)
+            await self._early.abandon()
         match d.route:
             case "plan":
                 st.plan_version = 1
@@ -197,33 +201,6 @@ class TaskRunner:
                 raise TaskStop("refused", "refused", answer=d.reason or "This request was refused.")
             case _:
                 assert_never(d.route)
-
-    def _cached_plan(self) -> CachedPlan | PlanHint | None:
-        """What the plan cache (``RuntimeConfig.plan_cache``) offers this task: a plan filled by code, a template
-        for the planner to adapt, or None (plan as usual)."""
-        if self._memory is None or self.state.history:  # a follow-up's plan depends on more than its text
-            return None
-        return self._memory.cached_plan(self.state.task, self._tool_schema, max_steps=self._cfg.max_steps)
-
-    def _tool_schema(self, name: str) -> dict[str, Any] | None:
-        spec = self._rt.tool_spec(name)
-        return None if spec is None else spec.parameters
-
-    def _speculate(self, hint: str = "") -> PlanPrefetch | None:
-        """The plan, started beside the router when allowed and affordable (router + planner both fit).
-        ``hint``: a cached template to adapt. It rides in the planner's ``history`` context item, which is
-        otherwise a session's earlier turns: never both, since a follow-up does not use the cache."""
-        st = self.state
-        if not self._speculate_plan or not self._limits.budget.affords(st.usage.total, calls=2):
-            return None
-        return PlanPrefetch(self._rt.plan(st.task_id, st.task, None, hint or st.history, self._cost()))
-
-    async def _abandon(self, prefetch: PlanPrefetch | None) -> None:
-        """Cancel a speculative plan that is not needed and book what it cost (no cap check: the task is
-        ending or failing anyway, and its stop reason must stay the real one)."""
-        if prefetch is not None:
-            spend = await prefetch.abandon()
-            record_spend(self.state, self._sink, "planner", spend, self._limits.budget.cost(spend))
 
     async def _plan_and_execute(self) -> None:
         st = self.state
@@ -246,8 +223,8 @@ class TaskRunner:
     def _new_execution(self, *, kept: dict[int, tuple[PlanStep, Any]] | None = None,
                        replan: ReplanContext | None = None, stream: PlanPrefetch | None = None) -> PlanExecution:
         """The execution of the current plan, with this task's runtime, sink, clock and limits."""
-        return PlanExecution(self.state, self._rt, self._sink, self._limits, clock=self._clock, kept=kept,
-                             replan=replan, stream=stream)
+        return PlanExecution(self.state, self._early.served(self._rt), self._sink, self._limits, clock=self._clock,
+                             kept=kept, replan=replan, stream=stream)
 
     def _confirmation_stop(self, step_id: int) -> TaskStop:
         step = next(s for s in self.state.plan_steps if s.step_id == step_id)

@@ -109,6 +109,8 @@ class StepOutcome:
     """The arguments the tool finally ran with (after ref resolution and any repair)."""
     output_inline: bool = False
     """``output`` travelled in the outcome itself (small outputs on Ray; always in-process)."""
+    speculative: bool = False
+    """The result came from a call started before the plan named the step (``agents.engine.speculation``)."""
 
     def without_output(self) -> StepOutcome:
         return StepOutcome(**{**{f: getattr(self, f) for f in self.__dataclass_fields__}, "output": None})

@@ -1,11 +1,14 @@
 """The plan-cache benchmark (issue 22): tetrarch with and without ``RuntimeConfig(plan_cache=True)``, side by side
-in one run, on a warm-up half the cache learns from and a held-out half of *other* tasks of the same kinds.
+in one run, on a warm-up half the cache learns from and a held-out half of *other* tasks of the same kinds; with
+the cache, its speculated reads on and off (``ToolPolicy.speculate_reads``, issue 63), and native ReAct with
+parallel calls beside them.
 
     python -m benchmarks.memory.plan_cache [--quick] [--out benchmarks/results]     # or: tetrarch bench --plan-cache
 
-Two Orchestrators share one local Ray, the tools (seeded latencies) and the simulated LLM (the project's latency
-model): ``no_cache`` and ``plan_cache``, each with its own store. Every task runs on both, interleaved task by task
-with the order rotated, warm-up half first, then the held-out half. The cache starts empty for each suite.
+Three Orchestrators share one local Ray, the tools (seeded latencies) and the simulated LLM (the project's latency
+model): ``no_cache``, ``plan_cache_nospec`` and ``plan_cache``, each with its own store; ``react_parallel`` runs
+the ReAct agent with native parallel calls on the same LLM and tools. Every task runs on all four, interleaved task
+by task with the order rotated, warm-up half first, then the held-out half. The caches start empty for each suite.
 Accuracy is judged on what the plan computed (``benchmarks.suite.final_output_correct``: the final steps'
 outputs against the gold number computed from the world), since the simulated LLM writes the gold answer text
 whatever the steps returned. Suites: ``plan-cache`` (reuse should happen) and ``plan-cache-shapes`` (held-out
@@ -15,6 +18,7 @@ shapes the warm-up never saw: reuse should not happen, and must not hurt).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import tempfile
 import time
@@ -34,7 +38,8 @@ from benchmarks.memory.plan_cache_report import (
     headline,
     write_plan_cache_report,
 )
-from benchmarks.runner import RunRecord, bench_config, bench_llm, bench_tools, record_run, run_tetrarch
+from agents.config import ToolPolicy
+from benchmarks.runner import RunRecord, bench_config, bench_llm, bench_tools, react_agent, record_run
 from benchmarks.suite import PLAN_CACHE_SUITES, BenchTask, final_output_correct, load_suite
 
 __all__ = ["lookup_times_ms", "main", "run_plan_cache", "select"]
@@ -81,25 +86,58 @@ def _judge(record: RunRecord, task: BenchTask, result: Any, cache_mode: str | No
                    plan_cache=cache_mode)
 
 
-def _run_suite(suite: str, orchs: dict[CacheSystem, Any], stores: dict[CacheSystem, Path],
-               tasks: dict[str, list[BenchTask]], llm_kind: str, progress: Callable[[str], None]) -> list[RunRecord]:
+def _run_cached(orch: Any, task: BenchTask) -> tuple[Any, dict[int, float], str | None, int]:
+    """``benchmarks.runner.run_tetrarch``'s measures, and how many steps a speculated call served."""
+    handle = orch.submit(task.text)
+    result = handle.result(timeout=900)
+    emitted: dict[int, float] = {}
+    cache_mode, served = None, 0
+    for event in handle.events():
+        if event.type == "routed" and event.payload.plan_cache:
+            cache_mode = event.payload.plan_cache.get("mode")
+        elif event.type == "replanned":
+            emitted = {}
+        elif event.type == "plan_step":
+            emitted[event.payload.step.step_id] = event.ts
+        elif event.type == "step_finished" and event.payload.speculative:
+            served += 1
+    return result, emitted, cache_mode, served
+
+
+def _run_one(system: CacheSystem, orchs: dict[CacheSystem, Any], react: Any, task: BenchTask, suite: str,
+             llm_kind: str, phase: str) -> tuple[RunRecord, int]:
+    """The run's record and how many of its steps a speculated call served."""
+    if system == "react_parallel":
+        result = asyncio.run(react().run(task.text))  # a fresh agent per task: each asyncio.run is a new loop
+        return _judge(record_run(suite, task, system, 0, result, llm_kind), task, result, None, phase), 0
+    result, emitted, mode, served = _run_cached(orchs[system], task)
+    return _judge(record_run(suite, task, system, 0, result, llm_kind, emitted), task, result, mode, phase), served
+
+
+def _run_suite(suite: str, orchs: dict[CacheSystem, Any], react: Any, stores: dict[CacheSystem, Path],
+               tasks: dict[str, list[BenchTask]], llm_kind: str, progress: Callable[[str], None],
+               speculated: dict[str, int]) -> list[RunRecord]:
     from agents.memory import PlanCacheStore
 
-    cleared = PlanCacheStore(stores["plan_cache"])
-    cleared.clear()  # each suite starts from an empty cache
-    cleared.close()
+    for system in ("plan_cache_nospec", "plan_cache"):
+        cleared = PlanCacheStore(stores[system])
+        cleared.clear()  # each suite starts from an empty cache
+        cleared.close()
     records: list[RunRecord] = []
     i = 0
+    n = len(CACHE_SYSTEMS)
     for phase in PHASES:
         for task in tasks[phase]:
-            order = CACHE_SYSTEMS[i % 2:] + CACHE_SYSTEMS[:i % 2]
+            order = CACHE_SYSTEMS[i % n:] + CACHE_SYSTEMS[:i % n]
             i += 1
             for system in order:
-                result, emitted, mode = run_tetrarch(orchs[system], task)
-                rec = _judge(record_run(suite, task, system, 0, result, llm_kind, emitted), task, result, mode, phase)
+                rec, served = _run_one(system, orchs, react, task, suite, llm_kind, phase)
                 records.append(rec)
-                progress(f"  {suite} {phase:7} {task.id:26} {system:10} {rec.status:9} "
-                         f"cache {rec.plan_cache or '-':6} right {rec.correct!s:5} wall {rec.wall_s:5.2f}s "
+                if served:
+                    speculated[f"{system}/{task.id}"] = served
+                progress(f"  {suite} {phase:7} {task.id:26} {system:17} {rec.status:9} "
+                         f"cache {rec.plan_cache or '-':6} spec {served} right {rec.correct!s:5} "
+                         f"wall {rec.wall_s:5.2f}s "
                          f"calls {rec.llm_calls}  in {rec.input_tokens:5}  out {rec.output_tokens:4}")
     return records
 
@@ -118,22 +156,29 @@ def run_plan_cache(suites: Sequence[str] = PLAN_CACHE_SUITES, *, per_kind: int |
     llm, llm_kind, latency_desc = bench_llm(every, None, latency, time_scale)
     tools = bench_tools(suites[0], seed=seed, scale=time_scale)
     root = Path(tempfile.mkdtemp(prefix="tetrarch-bench-plan-cache-"))
-    stores: dict[CacheSystem, Path] = {s: root / f"{s}.db" for s in CACHE_SYSTEMS}
+    tetrarchs: tuple[CacheSystem, ...] = ("no_cache", "plan_cache_nospec", "plan_cache")
+    stores: dict[CacheSystem, Path] = {s: root / f"{s}.db" for s in tetrarchs}
     owns_ray = not ray.is_initialized()
     orchs: dict[CacheSystem, Any] = {}
     out = []
     try:
-        for system in CACHE_SYSTEMS:
-            config = bench_config(stores[system], plan_cache=system == "plan_cache")
+        for system in tetrarchs:
+            config = bench_config(stores[system], plan_cache=system != "no_cache",
+                                  tools=ToolPolicy(speculate_reads=system == "plan_cache"))
             orchs[system] = Orchestrator(llm=llm, tools=tools, config=config)
+        react_config = bench_config(root / "react.db")
+        react = lambda: react_agent("react_parallel", llm, tools, react_config)  # noqa: E731
         for suite in suites:
-            progress(f"== plan cache: suite {suite} ({sum(map(len, chosen[suite].values()))} tasks x 2 systems)")
-            records = _run_suite(suite, orchs, stores, chosen[suite], llm_kind, progress)
+            progress(f"== plan cache: suite {suite} ({sum(map(len, chosen[suite].values()))} tasks x "
+                     f"{len(CACHE_SYSTEMS)} systems)")
+            speculated: dict[str, int] = {}
+            records = _run_suite(suite, orchs, react, stores, chosen[suite], llm_kind, progress, speculated)
             cache = PlanCacheStore(stores["plan_cache"])
             templates = len(cache.list())
             cache.close()
             out.append(CacheBench(suite, latency_desc, llm_kind, quick, time_scale, records, templates,
-                                  lookup_times_ms(stores["plan_cache"], chosen[suite]["heldout"])))
+                                  lookup_times_ms(stores["plan_cache"], chosen[suite]["heldout"]),
+                                  speculated=speculated))
     finally:
         for orch in orchs.values():
             orch.shutdown()

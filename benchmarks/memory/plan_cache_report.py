@@ -12,13 +12,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from benchmarks.memory.speculation_report import speculation_lines, speculation_summary
 from benchmarks.runner import RunRecord
 
 __all__ = ["ACCURACY_POINTS", "CACHE_SYSTEMS", "PHASES", "STEM", "TOKEN_CUT", "WALL_CUT", "CacheBench", "CacheSystem",
            "from_jsonable", "headline", "summarize", "summary", "target_lines", "write_plan_cache_report"]
 
-CacheSystem = Literal["no_cache", "plan_cache"]
-CACHE_SYSTEMS: tuple[CacheSystem, ...] = ("no_cache", "plan_cache")
+CacheSystem = Literal["no_cache", "plan_cache_nospec", "plan_cache", "react_parallel"]
+CACHE_SYSTEMS: tuple[CacheSystem, ...] = ("no_cache", "plan_cache_nospec", "plan_cache", "react_parallel")
+"""tetrarch without the cache; with it, speculated reads off (``ToolPolicy(speculate_reads=False)``); with it as
+shipped (speculated reads on); and native ReAct with parallel calls, the baseline users run."""
 PHASES = ("warmup", "heldout")
 
 
@@ -37,13 +40,17 @@ class CacheBench:
     lookup_ms: list[float] = field(default_factory=list)
     """``PlanCacheStore.lookup`` of each held-out task against the final cache, in ms (the cache's own overhead)."""
     generated_at: str | None = None
+    speculated: dict[str, int] = field(default_factory=dict)
+    """``"system/task_id"`` → the run's steps whose result came from a call started at submit (its
+    ``step_finished`` events marked ``speculative``); absent: none."""
 
 
 def _median(values: Sequence[float]) -> float | None:
     return round(statistics.median(values), 4) if values else None
 
 
-def summarize(records: Sequence[RunRecord], phase: str, system: str) -> dict[str, Any] | None:
+def summarize(records: Sequence[RunRecord], phase: str, system: str,
+              speculated: dict[str, int] | None = None) -> dict[str, Any] | None:
     """One half under one system: counts, hit rate, medians and totals, accuracy on the computed outputs."""
     rs = [r for r in records if r.phase == phase and r.system == system]
     if not rs:
@@ -72,6 +79,8 @@ def summarize(records: Sequence[RunRecord], phase: str, system: str) -> dict[str
                                   for role in ("router", "planner", "executor", "reflector")},
         "median_planner_share": _median([r.role_tokens("planner") / (r.input_tokens + r.output_tokens)
                                          for r in rs if r.input_tokens + r.output_tokens]),
+        "speculated_steps": sum((speculated or {}).get(f"{r.system}/{r.task_id}", 0) for r in rs),
+        "steps": sum(r.steps for r in rs),
     }
 
 
@@ -79,7 +88,9 @@ def summary(bench: CacheBench) -> dict[str, Any]:
     return {"suite": bench.suite, "templates": bench.templates,
             "median_lookup_ms": _median(bench.lookup_ms), "max_lookup_ms": round(max(bench.lookup_ms), 3)
             if bench.lookup_ms else None,
-            "phases": {phase: {s: summarize(bench.records, phase, s) for s in CACHE_SYSTEMS} for phase in PHASES}}
+            "phases": {phase: {s: summarize(bench.records, phase, s, bench.speculated) for s in CACHE_SYSTEMS}
+                       for phase in PHASES},
+            "speculation": speculation_summary(bench.records, bench.speculated)}
 
 
 TOKEN_CUT = 0.40
@@ -93,7 +104,8 @@ NEGLIGIBLE_WALL = 0.05
 """Where reuse should not happen: the cache's cost counts as negligible within these fractions (tokens, median
 wall time; wall time is noisy on a shared machine, tokens are exact)."""
 STEM = "plan-cache"
-_LABEL = {"no_cache": "without cache", "plan_cache": "with plan cache"}
+_LABEL = {"no_cache": "without cache", "plan_cache_nospec": "plan cache, no speculation",
+          "plan_cache": "plan cache + speculated reads", "react_parallel": "native ReAct∥ (parallel calls)"}
 
 
 def _cut(with_cache: float | None, without: float | None) -> float | None:
@@ -139,6 +151,8 @@ def target_lines(suite_summary: dict[str, Any]) -> list[str]:
             f"±{NEGLIGIBLE_WALL:.0%}; the lookup itself: median {suite_summary['median_lookup_ms']} ms) — "
             + ("met" if wall is not None and abs(wall) <= NEGLIGIBLE_WALL else "**MISSED**"),
         ]
+    if suite_summary["suite"] == "plan-cache":
+        lines += speculation_lines(suite_summary.get("speculation"))
     if acc_gap is not None:
         lines.append(f"- accuracy: {cache['accuracy']:.0%} with the cache, {base['accuracy']:.0%} without "
                      f"(target: at most {ACCURACY_POINTS * 100:g} points lower) — "
@@ -187,7 +201,7 @@ def _roles(suite_summary: dict[str, Any]) -> list[str]:
     for phase in PHASES:
         for system in CACHE_SYSTEMS:
             x = suite_summary["phases"][phase][system]
-            if not x or "median_tokens_by_role" not in x:
+            if not x or "median_tokens_by_role" not in x or system == "react_parallel":  # no tetrarch roles
                 continue
             r = x["median_tokens_by_role"]
             emitted = "-" if x["median_plan_emitted_s"] is None else f"{x['median_plan_emitted_s']:.2f}"
@@ -210,6 +224,10 @@ def headline(doc: dict[str, Any]) -> list[str]:
                      f"median wall {cache['median_wall_s']:.2f}s vs {base['median_wall_s']:.2f}s "
                      f"({_pct(_cut(cache['median_wall_s'], base['median_wall_s']))} lower), accuracy "
                      f"{_pct(cache['accuracy'])} vs {_pct(base['accuracy'])}")
+        spec = s["summary"].get("speculation") or {}
+        if spec.get("ratio_vs_react_parallel") is not None:
+            lines.append(f"{s['suite']} held-out hits: {spec['ratio_vs_react_parallel']:.2f}x vs native ReAct∥ with "
+                         f"speculated reads, {spec['ratio_nospec_vs_react_parallel']:.2f}x without")
     return lines
 
 
@@ -220,15 +238,26 @@ def to_jsonable(benches: list[CacheBench]) -> dict[str, Any]:
             "time_scale": benches[0].time_scale if benches else None,
             "generated_at": next((b.generated_at for b in benches if b.generated_at), stamp),
             "suites": [{"suite": b.suite, "summary": summary(b), "templates": b.templates,
-                        "lookup_ms": [round(x, 4) for x in b.lookup_ms], "runs": [asdict(r) for r in b.records]}
+                        "lookup_ms": [round(x, 4) for x in b.lookup_ms], "speculated": b.speculated,
+                        "runs": [asdict(r) for r in b.records]}
                        for b in benches]}
 
 
 def from_jsonable(doc: dict[str, Any]) -> list[CacheBench]:
     """The runs a results JSON was written from (to re-render the report without measuring again)."""
-    return [CacheBench(s["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"],
-                       [RunRecord(**r) for r in s["runs"]], s["templates"], s["lookup_ms"], doc["generated_at"])
-            for s in doc["suites"]]
+    out = []
+    for s in doc["suites"]:
+        speculated = dict(s.get("speculated") or {})
+        records = []
+        for run in s["runs"]:
+            run = dict(run)
+            served = run.pop("speculated", 0)  # a first run kept it in the record
+            if served:
+                speculated[f"{run['system']}/{run['task_id']}"] = served
+            records.append(RunRecord(**run))
+        out.append(CacheBench(s["suite"], doc["latency_model"], doc["llm"], doc["quick"], doc["time_scale"], records,
+                              s["templates"], s["lookup_ms"], doc["generated_at"], speculated))
+    return out
 
 
 def _plot(doc: dict[str, Any], out: Path) -> str:
@@ -239,7 +268,7 @@ def _plot(doc: dict[str, Any], out: Path) -> str:
 
     metrics = [("tokens per task (input + output)", lambda r: r["input_tokens"] + r["output_tokens"]),
                ("wall time per task (s)", lambda r: r["wall_s"]), ("LLM calls per task", lambda r: r["llm_calls"])]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(15, 4))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(20, 4.5))
     for ax, (title, value) in zip(axes, metrics):
         data, labels = [], []
         for s in doc["suites"]:
@@ -268,8 +297,11 @@ def write_plan_cache_report(benches: list[CacheBench], out: Path) -> dict[str, A
           f"Generated {doc['generated_at']} by `python -m benchmarks.memory.plan_cache{quick}` (also "
           f"`tetrarch bench --plan-cache{quick}`) — LLM: {doc['llm']}; latency model: {doc['latency_model']}; "
           f"tool latency scale: {doc['time_scale']:g}.",
-          "Two Orchestrators on one local Ray, one without and one with the plan cache, same tools and LLM; every "
-          "task ran on both, interleaved task by task (order rotated). The warm-up half ran first (the cache "
+          "Three Orchestrators on one local Ray — without the plan cache, with it and its speculated reads off "
+          "(`ToolPolicy(speculate_reads=False)`), with it as shipped (speculated reads on) — and native ReAct with "
+          "parallel calls, same tools and LLM; every task ran on all four, interleaved task by task (order "
+          "rotated). The targets below compare the cache as shipped with no cache. The warm-up half ran first "
+          "(the cache "
           "learns from its accepted tasks, and already reuses within it), then the held-out half: other tasks "
           "(other entities, other numbers) of the same kinds — no task appears twice. The cache starts empty for "
           "each suite. Accuracy is judged on what the plan computed (the final steps' outputs against the gold "
