@@ -200,8 +200,10 @@ def test_speculation_runs_no_write_and_changes_no_answer(plan: Plan) -> None:
     known = {(s.tool_name, s.tool_input["x"]) for s in plan.steps if not s.depends_on}
     for name, x in early:  # before the route: only reads of the cached plan whose arguments the task fixes
         assert name in SAFE and (name, x) in known
-    writes = [c for c in on_log if c[0] in ("write_w", "read_ni")]
-    assert writes == [c for c in off_log if c[0] in ("write_w", "read_ni")]  # not one more, not one earlier
+    # Not one more and not one less; independent writes may run in another order (a served read ends sooner), which
+    # the DAG allows, so they are compared as a multiset (each write's inputs are the same on both runs).
+    writes = sorted((c for c in on_log if c[0] in ("write_w", "read_ni")), key=repr)
+    assert writes == sorted((c for c in off_log if c[0] in ("write_w", "read_ni")), key=repr)
     served = _served(sink)
     for step in plan.steps:  # a served step is a safe read the cached plan fixed
         if step.step_id in served:
@@ -244,7 +246,7 @@ def test_an_adapted_plan_is_served_only_where_the_planner_wrote_the_same_call(pa
     early = on_log[:on_log.index(("routed", None))]
     assert all(name in SAFE for name, _ in early)
     unsafe = ("write_w", "read_ni")
-    assert [c for c in on_log if c[0] in unsafe] == [c for c in off_log if c[0] in unsafe]
+    assert sorted((c for c in on_log if c[0] in unsafe), key=repr) == sorted((c for c in off_log if c[0] in unsafe), key=repr)
     for step in planned.steps:
         same_call = not step.depends_on and call_key(step.tool_name or "", step.tool_input) in started
         if step.step_id in _served(sink):
