@@ -22,6 +22,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, get_args
 
@@ -39,6 +40,7 @@ from agents.memory.sessions import SessionStore
 from agents.outputs import output_spec, typed_result
 from agents.results import CancelOutcome, TaskResult
 from agents.session import Session
+from agents.submits import submit_queue
 from agents.task_text import check_task_text, check_text_length
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
@@ -69,21 +71,25 @@ class _Supervisor(Protocol):
 class TaskHandle(StreamsAnswer):
     """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
 
-    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None) -> None:
+    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None, *,
+                 submitted: Future[None] | None = None) -> None:
         self._orch = orchestrator
         self.task_id = task_id
         self.run = run
         self._output_type = output_type
+        self._submitted = submitted  # its queued submit (agents.submits): every call waits for it first
 
     def __repr__(self) -> str:
         return f"TaskHandle(task_id={self.task_id!r}, run={self.run})"
 
     def _call(self, method: str, *args: Any) -> Any:
         self._orch._check()  # after shutdown() its actors are gone: say so, not Ray's ActorDiedError
+        self._orch._submits.wait_for(self.task_id, self._submitted)
         return self._orch._backend.call(method, *args, task_id=self.task_id)
 
     async def _acall(self, method: str, *args: Any) -> Any:
         self._orch._check()
+        await self._orch._submits.await_for(self.task_id, self._submitted)
         return await self._orch._backend.acall(method, *args, task_id=self.task_id)
 
     def events(self, after_seq: int = 0) -> Iterator[AnyEvent]:
@@ -186,6 +192,7 @@ class Orchestrator:
         self._instance = uuid.uuid4().hex[:8]
         try:
             self._backend: _Supervisor = self._start_backend(address, mcp_servers(tools))
+            self._submits = submit_queue(self._backend, self.config.supervisors)
             if warming is not None:
                 try:
                     warming.join()  # raises what kept the model server from starting
@@ -260,6 +267,8 @@ class Orchestrator:
         # On Ray the Supervisor and the reviewer rebuild the type by its import path: refused here if they cannot.
         spec = None if output_type is None else output_spec(output_type, importable=self.runtime == "ray")
         task_id = uuid.uuid4().hex[:16]
+        if session_id is None:  # queued: no round trip per task (agents.submits)
+            return TaskHandle(self, task_id, 1, output_type, submitted=self._submits.put(task, task_id, spec))
         # raises e.g. SessionNotFoundError as it is
         self._backend.call("submit", task, task_id, session_id, spec, task_id=task_id)
         return TaskHandle(self, task_id, 1, output_type)
@@ -353,6 +362,7 @@ class Orchestrator:
             return
         self._closed = True
         try:
+            self._submits.close()  # what was submitted reaches the Supervisor before it stops
             self._backend.shutdown()
         finally:
             if self._local_server is not None:

@@ -102,6 +102,12 @@ class InProcessSupervisor:
             return None
         return InProcessRuntimeDiedError(self._died or "its event loop was stopped")
 
+    def check_alive(self) -> None:
+        """Raise ``InProcessRuntimeDiedError`` when the loop is gone: a submit queued for it would never start."""
+        dead = self._dead()
+        if dead is not None:
+            raise dead
+
     def _submit_to_loop(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         dead = self._dead()
         if dead is not None:
