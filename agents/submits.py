@@ -47,9 +47,9 @@ Send = Callable[[str, list[Submission]], Sequence[BaseException | None]]
 class SubmitQueue:
     """The submits of one Orchestrator. ``group`` names the Supervisor shard a task id belongs to."""
 
-    def __init__(self, send: Send, group: Callable[[str], Hashable],
-                 check: Callable[[], None] | None = None) -> None:
-        self._send, self._group, self._check = send, group, check
+    def __init__(self, send: Send, group: Callable[[str], Hashable], check: Callable[[], None] | None = None,
+                 may_block: Callable[[], None] | None = None) -> None:
+        self._send, self._group, self._check, self._may_block = send, group, check, may_block
         self._cond = threading.Condition()
         self._queue: list[tuple[Submission, Future[None]]] = []
         self._pending: dict[str, Future[None]] = {}
@@ -78,6 +78,8 @@ class SubmitQueue:
         if the Supervisor refused it."""
         done = submitted or self._pending.get(task_id)
         if done is not None:
+            if not done.done() and self._may_block is not None:
+                self._may_block()  # the in-process loop's own thread must not wait for what the loop is to do
             done.result()
 
     async def await_for(self, task_id: str, submitted: Future[None] | None = None) -> None:
@@ -131,4 +133,5 @@ def submit_queue(backend: Any, shards: int) -> SubmitQueue:
     from agents.cluster.shards import shard_of  # a hash of the id; it imports no Ray
 
     return SubmitQueue(lambda key, items: backend.call("submit_many", items, task_id=key),
-                       group=lambda task_id: shard_of(task_id, shards), check=getattr(backend, "check_alive", None))
+                       group=lambda task_id: shard_of(task_id, shards), check=getattr(backend, "check_alive", None),
+                       may_block=getattr(backend, "check_blocking", None))

@@ -122,3 +122,31 @@ def test_shutdown_right_after_submit_keeps_the_task(tmp_path):
         task_id = orch.submit("Which is bigger, Paris or Rome?").task_id
     with _orch(tmp_path) as again:
         assert again.resume(task_id).result(timeout=30).status == "accepted"
+
+
+def test_a_tool_that_submits_and_waits_from_the_runtime_s_own_thread_is_refused_not_hung(tmp_path):
+    from agents import tool
+
+    seen: list[str] = []
+    holder: list[Orchestrator] = []
+
+    @tool(permission="read")
+    async def population(city: str) -> float:
+        """Population of a city in millions.
+
+        Args:
+            city: English city name.
+        """
+        if not seen:  # an async tool runs on the runtime's own loop: a blocking wait there would wait for itself
+            try:
+                holder[0].submit("inner task").result(timeout=5)
+            except RuntimeError as exc:
+                seen.append(str(exc))
+        return 2.1
+
+    with Orchestrator(llm=FunctionLLM(script), tools=[population], runtime="inprocess",
+                      config=RuntimeConfig(store_path=tmp_path / "t.db")) as orch:
+        holder.append(orch)
+        started = time.monotonic()
+        orch.run("Which is bigger, Paris or Rome?", timeout=30)
+    assert seen and "async API" in seen[0] and time.monotonic() - started < 20
