@@ -40,6 +40,7 @@ from agents.memory.sessions import SessionStore
 from agents.outputs import output_spec, typed_result
 from agents.results import CancelOutcome, TaskResult
 from agents.session import Session
+from agents.result_reads import ResultReads
 from agents.submits import submit_queue
 from agents.task_text import check_task_text, check_text_length
 from agents.tools import Tool, resolve_tools
@@ -127,7 +128,9 @@ class TaskHandle(StreamsAnswer):
         deadline = _deadline(timeout)
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
-            data = self._call("wait_result", self.task_id, self.run, wait)
+            self._orch._check()
+            self._orch._submits.wait_for(self.task_id, self._submitted)
+            data = self._orch._reads.wait(self.task_id, self.run, wait)  # with other handles' results (result_reads)
             if data is not None:
                 return typed_result(TaskResult.model_validate(data), self._output_type)
             if deadline is not None and time.monotonic() >= deadline:
@@ -193,6 +196,8 @@ class Orchestrator:
         try:
             self._backend: _Supervisor = self._start_backend(address, mcp_servers(tools))
             self._submits = submit_queue(self._backend, self.config.supervisors)
+            self._reads = ResultReads(lambda task_id, *args: self._backend.call("wait_results", task_id, *args,
+                                                                                 task_id=task_id))
             if warming is not None:
                 try:
                     warming.join()  # raises what kept the model server from starting
@@ -268,6 +273,7 @@ class Orchestrator:
         spec = None if output_type is None else output_spec(output_type, importable=self.runtime == "ray")
         task_id = uuid.uuid4().hex[:16]
         if session_id is None:  # queued: no round trip per task (agents.submits)
+            self._reads.submitted(task_id)
             return TaskHandle(self, task_id, 1, output_type, submitted=self._submits.put(task, task_id, spec))
         # raises e.g. SessionNotFoundError as it is
         self._backend.call("submit", task, task_id, session_id, spec, task_id=task_id)

@@ -36,12 +36,15 @@ class SubmitCommands:
     _clock: Callable[[], float]
     _memory: MemoryLink
     _config_json: dict[str, Any]
+    _results: dict[str, tuple[int, Any]]
 
     if TYPE_CHECKING:
         async def _ready(self) -> None: ...
         async def _current_tools(self) -> None: ...
         def _sink(self, task_id: str, generation: int) -> StoreSink: ...
         def _start(self, state: TaskState, sink: StoreSink, first: Any = None) -> None: ...
+        async def wait_result(self, task_id: str, run: int = 1,
+                              timeout_s: float = 10.0) -> dict[str, Any] | None: ...
 
     async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None,
                      output: OutputSpec | None = None) -> str:
@@ -78,6 +81,15 @@ class SubmitCommands:
             else:
                 errors.append(None)
         return errors
+
+    async def wait_results(self, task_id: str, run: int, timeout_s: float,
+                           others: Sequence[str]) -> tuple[dict[str, Any] | None, dict[str, dict[str, Any]]]:
+        """``wait_result`` of ``task_id``, and the results of ``others`` this Supervisor holds finished in memory
+        (``agents.result_reads``: a driver reading many handles asks once, not once each)."""
+        own = await self.wait_result(task_id, run, timeout_s)
+        done = {other: got[1].model_dump(mode="json") for other in others
+                if (got := self._results.get(other)) is not None}
+        return own, done
 
     def _begin(self, task: str, task_id: str, output: OutputSpec | None, generation: int, *,
                session_id: str | None = None, history: str = "") -> None:

@@ -150,3 +150,39 @@ def test_a_tool_that_submits_and_waits_from_the_runtime_s_own_thread_is_refused_
         started = time.monotonic()
         orch.run("Which is bigger, Paris or Rome?", timeout=30)
     assert seen and "async API" in seen[0] and time.monotonic() - started < 20
+
+
+def test_reading_many_results_one_after_another_asks_the_supervisor_far_fewer_times(tmp_path):
+    with _orch(tmp_path) as orch:
+        handles = [orch.submit(f"Which is bigger, Paris or Rome? ({i})") for i in range(30)]
+        handles[-1].result(timeout=30)
+        time.sleep(0.5)  # every task has finished by now (one-step plans, an instant tool)
+        calls: list[str] = []
+        real = orch._backend.call
+        orch._backend.call = lambda method, *args, **kw: (calls.append(method), real(method, *args, **kw))[1]
+        results = [h.result(timeout=30) for h in handles[:-1]]
+    assert [r.task_id for r in results] == [h.task_id for h in handles[:-1]]
+    assert all(r.status == "accepted" for r in results)
+    assert len(calls) <= 2, calls  # one call brought the other finished results along
+
+
+def test_a_result_that_can_continue_is_not_kept_for_a_later_reader():
+    from agents.result_reads import ResultReads
+
+    answers = {"a": {"status": "accepted"}, "b": {"status": "escalated"}}
+    asked: list[str] = []
+
+    def call(task_id, run, wait_s, others):
+        asked.append(task_id)
+        return answers[task_id], {t: answers[t] for t in others}
+
+    reads = ResultReads(call)
+    reads.submitted("a")
+    reads.submitted("b")
+    assert reads.wait("a", 1, 1.0) == {"status": "accepted"}
+    assert reads.wait("b", 1, 1.0) == {"status": "escalated"}  # asked again: respond() may continue it
+    assert asked == ["a", "b"]
+    reads.submitted("c")
+    answers["c"] = {"status": "failed"}
+    reads.wait("a", 2, 1.0)  # a later run is asked for, never taken from what was kept
+    assert reads.wait("c", 1, 1.0) == {"status": "failed"} and asked == ["a", "b", "a"]
