@@ -22,6 +22,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, get_args
 
@@ -39,6 +40,8 @@ from agents.memory.sessions import SessionStore
 from agents.outputs import output_spec, typed_result
 from agents.results import CancelOutcome, TaskResult
 from agents.session import Session
+from agents.result_reads import ResultReads
+from agents.submits import submit_queue
 from agents.task_text import check_task_text, check_text_length
 from agents.tools import Tool, resolve_tools
 from agents.tools.mcp import mcp_servers
@@ -69,21 +72,25 @@ class _Supervisor(Protocol):
 class TaskHandle(StreamsOutput):
     """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
 
-    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None) -> None:
+    def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None, *,
+                 submitted: Future[None] | None = None) -> None:
         self._orch = orchestrator
         self.task_id = task_id
         self.run = run
         self._output_type = output_type
+        self._submitted = submitted  # its queued submit (agents.submits): every call waits for it first
 
     def __repr__(self) -> str:
         return f"TaskHandle(task_id={self.task_id!r}, run={self.run})"
 
     def _call(self, method: str, *args: Any) -> Any:
         self._orch._check()  # after shutdown() its actors are gone: say so, not Ray's ActorDiedError
+        self._orch._submits.wait_for(self.task_id, self._submitted)
         return self._orch._backend.call(method, *args, task_id=self.task_id)
 
     async def _acall(self, method: str, *args: Any) -> Any:
         self._orch._check()
+        await self._orch._submits.await_for(self.task_id, self._submitted)
         return await self._orch._backend.acall(method, *args, task_id=self.task_id)
 
     def events(self, after_seq: int = 0) -> Iterator[AnyEvent]:
@@ -121,7 +128,9 @@ class TaskHandle(StreamsOutput):
         deadline = _deadline(timeout)
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
-            data = self._call("wait_result", self.task_id, self.run, wait)
+            self._orch._check()
+            self._orch._submits.wait_for(self.task_id, self._submitted)
+            data = self._orch._reads.wait(self.task_id, self.run, wait)  # with other handles' results (result_reads)
             if data is not None:
                 return typed_result(TaskResult.model_validate(data), self._output_type)
             if deadline is not None and time.monotonic() >= deadline:
@@ -186,6 +195,9 @@ class Orchestrator:
         self._instance = uuid.uuid4().hex[:8]
         try:
             self._backend: _Supervisor = self._start_backend(address, mcp_servers(tools))
+            self._submits = submit_queue(self._backend, self.config.supervisors)
+            self._reads = ResultReads(lambda task_id, *args: self._backend.call("wait_results", task_id, *args,
+                                                                                 task_id=task_id))
             if warming is not None:
                 try:
                     warming.join()  # raises what kept the model server from starting
@@ -260,6 +272,9 @@ class Orchestrator:
         # On Ray the Supervisor and the reviewer rebuild the type by its import path: refused here if they cannot.
         spec = None if output_type is None else output_spec(output_type, importable=self.runtime == "ray")
         task_id = uuid.uuid4().hex[:16]
+        if session_id is None:  # queued: no round trip per task (agents.submits)
+            self._reads.submitted(task_id)
+            return TaskHandle(self, task_id, 1, output_type, submitted=self._submits.put(task, task_id, spec))
         # raises e.g. SessionNotFoundError as it is
         self._backend.call("submit", task, task_id, session_id, spec, task_id=task_id)
         return TaskHandle(self, task_id, 1, output_type)
@@ -353,6 +368,7 @@ class Orchestrator:
             return
         self._closed = True
         try:
+            self._submits.close()  # what was submitted reaches the Supervisor before it stops
             self._backend.shutdown()
         finally:
             if self._local_server is not None:

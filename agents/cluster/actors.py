@@ -177,7 +177,7 @@ class SupervisorActor(SupervisorCore, WhereAmI):
                         if a["namespace"] == dep.namespace and a["name"].startswith(prefix)),
                        key=lambda n: int(n.removeprefix(prefix)))
         executors = [ray.get_actor(n, namespace=dep.namespace) for n in names]
-        if dep.roles_in_supervisors:
+        if dep.roles_in_shards:
             assert llm is not None, "roles_in_supervisors: create_actors passes the LLM"
             self._ray = ShardRolesRuntime(llm, tools, config, executors, tool_specs)
             self._ray.warm_up()
@@ -360,7 +360,7 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
                 for name, node in zip(replica_names(role, instance, dep.role_replicas),
                                       nodes_for(role, dep.role_replicas))]
 
-    routers, planners, reflectors = ([], [], []) if dep.roles_in_supervisors else (
+    routers, planners, reflectors = ([], [], []) if dep.roles_in_shards else (
         replicas_of(RouterActor, "router", llm, catalog, config.router_options()),
         replicas_of(PlannerActor, "planner", llm, schemas, catalog, config.planner_options()),
         replicas_of(ReflectorActor, "reflector", llm, config.prompt_options(), catalog))
@@ -371,8 +371,8 @@ def create_actors(config: RuntimeConfig, llm: LLM, tools: Sequence[Tool], instan
     _wait_started([*routers, *planners, *reflectors, *executors], journal, config)
     supervisors = [ray.remote(SupervisorActor).options(**_options(
         config, "supervisor", shard_name(instance, k), max_task_retries=-1, max_concurrency=100_000, **where,
-    )).remote(config, instance, specs, list(tools) if servers or dep.roles_in_supervisors else (), list(servers),
-              k, list(checks), llm if dep.roles_in_supervisors else None, profile_of(llm))
+    )).remote(config, instance, specs, list(tools) if servers or dep.roles_in_shards else (), list(servers),
+              k, list(checks), llm if dep.roles_in_shards else None, profile_of(llm))
         for k, where in enumerate(_shard_placement(config, nodes, home))]
     return ActorSet(supervisors[0], routers, planners, reflectors, executors, journal, executor_nodes, supervisors)
 

@@ -138,6 +138,15 @@ class RaySupervisor:
         except BaseException:
             _live.discard(instance)
             raise
+        try:
+            # The shards answer before the Orchestrator is handed out: submits are queued, not waited for
+            # (agents.submits), so a shard that cannot start says so here, and the first submit's task does not
+            # wait on the shard's start-up behind the caller's back.
+            ray.get([s.pid.remote() for s in self._actors.supervisors])
+        except BaseException as exc:
+            kill_actors(self._actors)
+            _live.discard(instance)
+            raise _unwrap(exc) from None
         self._supervisor = self._actors.supervisor
         if config.deployment.executors_per_node is not None and config.deployment.watch_nodes:
             self._watcher = NodeWatcher(config, self._factory, self._actors.supervisors,

@@ -68,11 +68,13 @@ class Deployment(Strict):
     executor_max_concurrency: int = Field(64, ge=1)
     role_replicas: int = Field(1, ge=1)
     """Replicas of the router, the planner and the reflector; calls go to the least busy one."""
-    roles_in_supervisors: bool = False
+    roles_in_supervisors: bool | None = None
     """Run the router, planner and reviewer inside each Supervisor shard's process, not as actors of their own:
     a role call is then a function call, not an actor call (with a fast model the actor calls are most of a
     task's CPU: benchmarks/results/throughput.md). Their model calls still wait on the model, not the shard;
-    executors stay actors. ``role_replicas``, ``role_resources`` for the roles and their placement are unused."""
+    executors stay actors. ``role_replicas``, ``role_resources`` for the roles and their placement are unused.
+    None (the default): inside the shards, unless ``role_replicas`` > 1 or ``role_resources`` names the router,
+    planner or reflector — what only actors of their own can honour (``roles_in_shards``)."""
     role_resources: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Custom Ray resources per role, e.g. {"planner": {"llm": 1}, "executor": {"worker": 1}}."""
     placement: Literal["spread", "ray"] = "spread"
@@ -92,6 +94,13 @@ class Deployment(Strict):
     ray_init_kwargs: dict[str, object] = Field(default_factory=dict)
     store_pool_size: int = Field(8, ge=1)
     """Connections each process keeps to ``RuntimeConfig.store_url``."""
+
+    @property
+    def roles_in_shards(self) -> bool:
+        """Where the router, planner and reviewer run: ``roles_in_supervisors`` as given, or by its None rule."""
+        if self.roles_in_supervisors is not None:
+            return self.roles_in_supervisors
+        return self.role_replicas == 1 and not {"router", "planner", "reflector"} & set(self.role_resources)
 
     def __hash__(self) -> int:
         # pydantic's frozen hash fails on the dict fields; a config is hashed as a cache key.

@@ -102,6 +102,19 @@ class InProcessSupervisor:
             return None
         return InProcessRuntimeDiedError(self._died or "its event loop was stopped")
 
+    def check_blocking(self) -> None:
+        """Refuse a wait on the loop from the loop's own thread (a tool calling ``handle.result()``): it would wait
+        for itself forever."""
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("a blocking Orchestrator call was made from inside one of its own tools; use the "
+                               "async API (handle.aresult(), handle.aevents()) there")
+
+    def check_alive(self) -> None:
+        """Raise ``InProcessRuntimeDiedError`` when the loop is gone: a submit queued for it would never start."""
+        dead = self._dead()
+        if dead is not None:
+            raise dead
+
     def _submit_to_loop(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         dead = self._dead()
         if dead is not None:
@@ -122,9 +135,7 @@ class InProcessSupervisor:
     def call(self, method: str, *args: Any, task_id: str | None = None) -> Any:
         """Call a Supervisor method from synchronous code and wait for it (what ``ray.get(actor.m.remote())``
         does on Ray); the method's own exception is raised as it is."""
-        if threading.current_thread() is self._thread:
-            raise RuntimeError("a blocking Orchestrator call was made from inside one of its own tools; use the "
-                               "async API (handle.aresult(), handle.aevents()) there")
+        self.check_blocking()
         return self._wait(self._submit_to_loop(getattr(self._core, method)(*args)))
 
     async def acall(self, method: str, *args: Any, task_id: str | None = None) -> Any:

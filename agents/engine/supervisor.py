@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.cancel import CancelScope, reopen
 from agents.engine.cancel_commands import CancelCommands
+from agents.engine.submit_commands import SubmitCommands
 from agents.engine.group_commit import group_commit
 from agents.engine.lease_keeper import LeaseKeeper, lease_name, lease_runner
 from agents.engine.loop_watch import LoopWatch, log_stall
@@ -29,8 +29,8 @@ from agents.engine.sink import StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
-from agents.events import AnyEvent, EscalatedPayload, TaskSubmittedPayload, parse_event
-from agents.outputs import OutputSpec, output_type_of
+from agents.events import AnyEvent, EscalatedPayload, parse_event
+from agents.outputs import output_type_of
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
 from agents.task_text import check_text_length
@@ -45,7 +45,7 @@ _LIVE_LEASE_CHECKS, _LIVE_LEASE_PAUSE_S = 8, 0.25
 """How long ``resume`` waits for a live-looking lease to lapse before refusing it: 2 s."""
 
 
-class SupervisorCore(CancelCommands):
+class SupervisorCore(SubmitCommands, CancelCommands):
     """Drives tasks. All methods are coroutines on one event loop; thousands of tasks run at once."""
 
     def __init__(self, store: Store, runtime: Runtime, config: RuntimeConfig,
@@ -109,25 +109,6 @@ class SupervisorCore(CancelCommands):
             await self._refresher.current()
 
     # ------------------------------------------------------------------ commands
-    async def submit(self, task: str, task_id: str | None = None, session_id: str | None = None,
-                     output: OutputSpec | None = None) -> str:
-        """Start a task; with ``session_id`` it is the session's next turn and sees the earlier ones."""
-        await self._ready()
-        await self._current_tools()
-        if task_id is not None and self._store.get_task(task_id) is not None:
-            return task_id  # a submit retried after a Supervisor restart: the task exists already
-        task_id = task_id or uuid.uuid4().hex[:16]
-        now = self._clock()
-        history = "" if session_id is None else self._memory.start_turn(session_id, task, task_id)
-        state = TaskState(task_id=task_id, task=task, submitted_at=now, session_id=session_id, history=history,
-                          output=output)
-        generation = self._store.create_task(task_id, task, self._config_json, lease_owner=self._owner)
-        assert generation is not None
-        sink = self._sink(task_id, generation)
-        sink.emit(TaskSubmittedPayload(task=task), state)
-        self._start(state, sink)
-        return task_id
-
     async def respond(self, task_id: str, text: str, by: str | None = None) -> int:
         """Answer the task's escalation with ``text``; the answer and ``by`` (who gave it) go into the event log
         before the task continues."""

@@ -24,12 +24,12 @@ from typing import Any
 
 from agents.store import fencing
 from agents.store.codec import decode, encode
-from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoundError
+from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoundError, TaskExistsError
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "encode_batch", "last_seq", "load_state",
-           "merge_deltas", "write_batch", "write_group"]
+__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "encode_batch", "insert_tasks", "last_seq",
+           "load_state", "merge_deltas", "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -205,3 +205,23 @@ def merge_deltas(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
 
 def last_seq(conn: Any, task_id: str) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE task_id = ?", (task_id,)).fetchone()[0])
+
+
+def insert_tasks(conn: Any, rows: Sequence[tuple[str, str, float, float, str]], owner: str,
+                 integrity_errors: tuple[type[BaseException], ...]) -> list[int | TaskExistsError]:
+    """New task rows ``(task_id, task, created_at, updated_at, config_json)`` inside the caller's transaction, each
+    with its lease taken by ``owner``: its generation, or ``TaskExistsError`` when the id exists (only that row is
+    undone: a savepoint each, since PostgreSQL aborts the whole transaction on an error otherwise)."""
+    out: list[int | TaskExistsError] = []
+    for row in rows:
+        conn.execute("SAVEPOINT tetrarch_create")
+        try:
+            conn.execute("INSERT INTO tasks(task_id, task, status, created_at, updated_at, config_json)"
+                         " VALUES (?, ?, 'submitted', ?, ?, ?)", row)
+        except integrity_errors:
+            conn.execute("ROLLBACK TO SAVEPOINT tetrarch_create")
+            out.append(TaskExistsError(row[0]))
+        else:
+            out.append(fencing.acquire(conn, row[0], owner=owner, now=row[2]))
+        conn.execute("RELEASE SAVEPOINT tetrarch_create")
+    return out

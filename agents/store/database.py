@@ -35,8 +35,8 @@ from agents.events import AnyEvent, parse_event
 from agents.idempotency import Fence
 from agents.results import TaskResult
 from agents.store import fencing
-from agents.store.batch import (LeaseLostError, OutputRow, ResultRow, TaskBatch, encode_batch, last_seq, load_state,
-                                write_group)
+from agents.store.batch import (LeaseLostError, OutputRow, ResultRow, TaskBatch, encode_batch, insert_tasks, last_seq,
+                                load_state, write_group)
 from agents.store.backends import Backend, BackendKind, Connection, open_backend
 from agents.store.codec import decode, encode, encode_model
 from agents.store.errors import (BlobMissingError, EventSequenceError, InvalidWriteError, NoStoreError, NotAStoreError,
@@ -139,6 +139,16 @@ class Store:
             except self._backend.integrity_errors as exc:
                 raise TaskExistsError(task_id) from exc
             return None if lease_owner is None else fencing.acquire(conn, task_id, owner=lease_owner, now=now)
+
+    def create_tasks(self, tasks: Sequence[tuple[str, str]], config: dict[str, Any], *,
+                     lease_owner: str) -> list[int | TaskExistsError]:
+        """``create_task`` for many ``(task_id, task)`` in one transaction (one commit for a burst of submits),
+        each with its lease: its generation, or ``TaskExistsError`` in its place (that row alone undone)."""
+        now = self._clock()
+        config_json = encode(config, self._redactor, what="the config of the submitted tasks")
+        rows = [(task_id, self._redactor.redact_text(task), now, now, config_json) for task_id, task in tasks]
+        with self._write() as conn:
+            return insert_tasks(conn, rows, lease_owner, self._backend.integrity_errors)
 
     def commit(self, task_id: str, events: Sequence[AnyEvent | dict[str, Any]] = (),
                checkpoint: dict[str, Any] | BaseModel | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -181,7 +182,6 @@ def concurrent_tasks(n: int, hold_s: float = 20.0) -> dict[str, Any]:
 
 def _load() -> str:
     """The machine's load averages (1, 5, 15 min) when the measurement started: the figures depend on them."""
-    import os
 
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} / {five:.2f} / {fifteen:.2f}"
@@ -202,9 +202,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.system.run")
     p.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "results")
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", choices=["dispatch", "throughput", "cancel"],
-                   help="run one measure and merge it into the stored results (throughput: also "
-                        "throughput.md; cancel: only cancel.md)")
+    p.add_argument("--only", choices=["dispatch", "throughput", "default", "cancel"],
+                   help="run one measure and merge it into the stored results (throughput: also throughput.md; "
+                        "default: only its default-configuration rows; cancel: only cancel.md)")
+    p.add_argument("--as-before", metavar="CODE",
+                   help="default: store the rows as the code before (CODE names it, e.g. a commit), shown beside")
     p.add_argument("--tasks", type=int, default=None, help="throughput: tasks per run (default 500, --quick 200)")
     args = p.parse_args(argv)
     q = args.quick
@@ -213,7 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from benchmarks.system.throughput import markdown, run_all
 
         results = json.loads(path.read_text()) if path.exists() else {}
-        results["throughput"] = run_all(tasks=args.tasks or (200 if q else 500))
+        before = results.get("throughput", {}).get("default_before")  # the code before, measured beside this
+        results["throughput"] = {**run_all(tasks=args.tasks or (200 if q else 500)),
+                                 **({"default_before": before} if before else {})}
         args.out.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results, indent=1) + "\n")
         (args.out / "throughput.md").write_text("\n".join(markdown(results["throughput"])) + "\n")
@@ -227,6 +231,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "cancel.md").write_text("\n".join(md) + "\n")
         print("\n".join(md))
+        return 0
+    if args.only == "default":
+        from benchmarks.system.throughput import markdown, run_default
+
+        results = json.loads(path.read_text()) if path.exists() else {}
+        rows = run_default(args.tasks or (300 if q else 1000), repeats=1 if q else 3)
+        kept = results.setdefault("throughput", {"runs": [], "cores": os.cpu_count()})
+        if args.as_before:
+            kept["default_before"] = [{**r, "code": args.as_before} for r in rows]
+        else:
+            kept["default"] = rows
+        kept["default_generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        args.out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        if "generated_at" in kept:
+            (args.out / "throughput.md").write_text("\n".join(markdown(kept)) + "\n")
+        print(json.dumps(rows, indent=1))
         return 0
     if args.only == "dispatch":
         results = json.loads(path.read_text()) if path.exists() else {}

@@ -86,8 +86,40 @@ class _Cpu:
 
 
 ROLES = ("actors", "in_supervisors", "inprocess")
-"""Where the roles run: their own actors (the default), inside each Supervisor shard
+"""Where the roles run in the tuned rows: their own actors, inside each Supervisor shard
 (``roles_in_supervisors``), or everything in the driver's process (``runtime="inprocess"``, no Ray)."""
+
+DEFAULT_RUNTIMES = ("ray", "inprocess")
+"""The default rows: ``RuntimeConfig()`` as a user gets it (only its store in a temporary directory) on each
+runtime, budgets on, every task submitted from one thread through ``Orchestrator.submit``."""
+
+
+def measure_default(store_path: Path, runtime: str, tasks: int = 1000) -> dict[str, Any]:
+    """One default row: ``tasks`` submitted one after another from this thread, then every result read."""
+    with Orchestrator(llm=_script(), tools=[noop], config=RuntimeConfig(store_path=store_path),
+                      runtime=runtime) as orch:  # type: ignore[arg-type]
+        for h in [orch.submit(f"warm-up {i}") for i in range(10)]:
+            h.result(timeout=120)
+        cpu = _Cpu(orch, None)
+        before, load = cpu.read(), os.getloadavg()[0]
+        t0 = time.perf_counter()
+        handles = [orch.submit(f"task {i}") for i in range(tasks)]
+        submitted = time.perf_counter() - t0
+        results = [h.result(timeout=600) for h in handles]
+        wall = time.perf_counter() - t0
+        after = cpu.read()
+    spent = {k: (after[k] - before[k]) * 1000 / tasks for k in after}
+    return {"runtime": runtime, "tasks": tasks, "accepted": sum(r.status == "accepted" for r in results),
+            "submit_s": round(submitted, 3), "wall_s": round(wall, 3), "tasks_per_s": round(tasks / wall, 1),
+            "cpu_ms_per_task": {k: round(v, 3) for k, v in spent.items()},
+            "cpu_ms_per_task_total": round(sum(spent.values()), 3), "load_1min_at_start": round(load, 2)}
+
+
+def run_default(tasks: int = 1000, repeats: int = 3) -> list[dict[str, Any]]:
+    """The default rows, runtimes alternating, ``repeats`` runs each."""
+    root = Path(tempfile.mkdtemp(prefix="tetrarch-throughput-default-"))
+    return [measure_default(root / f"{runtime}-{r}.db", runtime, tasks)
+            for r in range(repeats) for runtime in DEFAULT_RUNTIMES]
 
 
 def measure(store: dict[str, Any], shards: int, tasks: int, pg_postmaster: int | None = None,
@@ -140,9 +172,10 @@ def on_local_cluster(workers: int, shards: int, tasks: int) -> dict[str, Any]:
 
 
 def run_all(shard_counts: Sequence[int] = (1, 2, 4), tasks: int = 500, repeats: int = 1,
-            roles: Sequence[str] = ROLES) -> dict[str, Any]:
+            roles: Sequence[str] = ROLES, default_tasks: int = 1000) -> dict[str, Any]:
     from benchmarks.pg_local import PostgresUnavailable, start_postgres
 
+    default = run_default(default_tasks)
     runs = []
     root = Path(tempfile.mkdtemp(prefix="tetrarch-throughput-"))
     try:
@@ -165,7 +198,7 @@ def run_all(shard_counts: Sequence[int] = (1, 2, 4), tasks: int = 500, repeats: 
         if server is not None:
             server.stop()
     best = max(runs, key=lambda r: r["tasks_per_s"])
-    return {"runs": runs, "postgres_skipped": skipped, "best": {k: best[k] for k in ("backend", "roles", "shards",
+    return {"default": default, "runs": runs, "postgres_skipped": skipped, "best": {k: best[k] for k in ("backend", "roles", "shards",
                                                                                      "tasks_per_s")},
             "median_cpu_ms_per_task": statistics.median(r["cpu_ms_per_task_total"] for r in runs),
             "cores": os.cpu_count(), "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -175,10 +208,16 @@ def markdown(result: dict[str, Any]) -> list[str]:
     md = ["# Task throughput (one-step plans, zero-latency scripted model, instant tool)", "",
           f"Generated {result['generated_at']} by `python -m benchmarks.system.run --only throughput` on "
           f"{result['cores']} cores shared with other work (the 1-minute load average at each run's start is "
-          "in the table: the machine was not quiet).", "",
-          "Roles: `actors` = router, planner and reviewer as actors of their own (the default); `in_supervisors` ="
-          " `Deployment(roles_in_supervisors=True)`; `inprocess` = `Orchestrator(runtime=\"inprocess\")`, no Ray "
-          "(all CPU is the driver's).", "",
+          "in the table: the machine was not quiet)"
+          + (f"; the default rows re-measured {result['default_generated_at']} (`--only default`)."
+             if "default_generated_at" in result else "."), "",
+          "Roles: `actors` = router, planner and reviewer as actors of their own "
+          "(`Deployment(roles_in_supervisors=False)`); `in_supervisors` = `Deployment(roles_in_supervisors=True)` "
+          "(what the default does when no role replicas or role resources are asked for); `inprocess` = "
+          "`Orchestrator(runtime=\"inprocess\")`, no Ray (all CPU is the driver's).", "",
+          *_default_table(result),
+          "## Tuned configurations", "",
+          "500 tasks submitted from 8 threads, `token_budget=None, max_llm_calls=None`, two executors.", "",
           "| store | roles | shards | tasks | tasks/s | CPU ms/task: total | driver | Supervisors | roles + "
           "executors | PostgreSQL | load at start |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["runs"]:
@@ -189,3 +228,24 @@ def markdown(result: dict[str, Any]) -> list[str]:
     if result.get("postgres_skipped"):
         md += ["", f"PostgreSQL runs skipped: {result['postgres_skipped']}"]
     return md
+
+
+def _default_table(result: dict[str, Any]) -> list[str]:
+    """The default rows: this code's, and the code before (``default_before``) when it was measured beside it."""
+    rows = [("before " + r.get("code", ""), r) for r in result.get("default_before", [])]
+    rows += [("this code", r) for r in result.get("default", [])]
+    if not rows:
+        return []
+    md = ["## Default configuration", "",
+          "`RuntimeConfig()` as a user gets it (budgets on, two executors, one SQLite shard; only the store in a "
+          "temporary directory), 1,000 tasks submitted one after another from one thread through "
+          "`Orchestrator.submit`, then every result read. Targets: ≥ 150 tasks/s on Ray, ≥ 400 in-process. "
+          "CPU ms per task by process: in-process every figure is the driver's (one process).", "",
+          "| code | runtime | tasks | submits took (s) | tasks/s | CPU ms/task: total | driver | Supervisor | "
+          "role actors + executors | load at start |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for code, r in rows:
+        c = r["cpu_ms_per_task"]
+        md.append(f"| {code} | {r['runtime']} | {r['tasks']} ({r['accepted']} accepted) | {r['submit_s']} | "
+                  f"{r['tasks_per_s']} | {r['cpu_ms_per_task_total']:.2f} | {c['driver']:.2f} | "
+                  f"{c['supervisors']:.2f} | {c['roles_and_executors']:.2f} | {r['load_1min_at_start']} |")
+    return md + [""]

@@ -56,5 +56,6 @@ def test_hosted_tasks_on_ray_run_no_small_model_strategy(private_ray, tmp_path) 
             orch.shutdown()
             ray.shutdown()
     workers = list(traces.glob("*.started"))
-    assert len(workers) >= 5, workers  # the Supervisor, router, planner, reviewer and executors each traced
+    # The Supervisor (the roles run inside it by default: Deployment.roles_in_shards) and the executors each traced.
+    assert len(workers) >= 3, workers
     assert recorded(traces) == [], "strategy code ran in a Ray worker"

@@ -224,7 +224,9 @@ def test_shutdown_leaves_no_actors(ray_session, tmp_path):
     llm = ScriptedLLM({"router": [wire.route("direct", answer="hi")]})
     orch = Orchestrator(llm=llm, tools=T.ALL, config=RuntimeConfig(store_path=tmp_path / "t.db"))
     assert orch.run("say hi", timeout=60).answer == "hi"
-    names = [f"{role}-{orch._instance}" for role in ("supervisor", "router", "planner", "reflector", "journal")]
+    # By default the roles run inside the Supervisor (Deployment.roles_in_shards): no actors of their own.
+    roles = () if orch.config.deployment.roles_in_shards else ("router", "planner", "reflector")
+    names = [f"{role}-{orch._instance}" for role in ("supervisor", *roles, "journal")]
     names += [f"executor-{orch._instance}-{i}" for i in range(orch.config.deployment.num_executors)]
     namespace = orch.config.deployment.namespace
     assert all(ray.get_actor(n, namespace=namespace) for n in names)  # they existed by these names

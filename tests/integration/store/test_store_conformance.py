@@ -49,6 +49,15 @@ def _event(seq: int, task_id: str = "t", step: int = 1):
                       seq=seq, ts=float(seq))
 
 
+def test_a_burst_of_tasks_is_created_together_and_a_duplicate_is_refused_alone(store):
+    made = store.create_tasks([("a", "first s3cret-token-value"), ("t", "again"), ("b", "second")],
+                              {"api_key": "s3cret-token-value"}, lease_owner="shard-0")
+    assert made[0] == made[2] == 1 and isinstance(made[1], TaskExistsError)
+    assert store.get_task("a").task == "first [REDACTED]" and store.get_task("b").config == {"api_key": "[REDACTED]"}
+    assert store.get_task("t").task == "the task" and store.lease_holder("a").owner == "shard-0"
+    assert store.unfinished_task_ids() == ["t", "a", "b"]
+
+
 def test_tasks_are_created_once_listed_and_deleted(store):
     assert store.schema_version == SCHEMA_VERSION
     with pytest.raises(TaskExistsError):

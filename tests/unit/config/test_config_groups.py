@@ -170,3 +170,12 @@ def test_the_repository_constructs_only_the_grouped_spelling():
                 found += [f"{path.relative_to(ROOT)}:{node.lineno}: {k.arg}=" for k in node.keywords
                           if k.arg in FLAT_SPELLINGS]
     assert found == []
+
+
+def test_the_roles_run_inside_the_shards_unless_asked_for_what_only_their_own_actors_honour():
+    assert Deployment().roles_in_shards  # the default: a role call is a function call, not an actor round trip
+    assert Deployment(role_resources={"executor": {"exec": 1.0}}).roles_in_shards
+    assert not Deployment(role_replicas=2).roles_in_shards
+    assert not Deployment(role_resources={"planner": {"llm": 1.0}}).roles_in_shards
+    assert not Deployment(roles_in_supervisors=False).roles_in_shards
+    assert Deployment(roles_in_supervisors=True, role_replicas=2).roles_in_shards

@@ -10,7 +10,7 @@ import pytest
 
 from agents.events import StepStartedPayload, make_event
 from agents.idempotency import Fence
-from agents.store import LeaseLostError, Store, TaskBatch
+from agents.store import LeaseLostError, Store, TaskBatch, TaskExistsError
 from agents.store.fencing import Claimed, Held, LeaseLost, Recorded
 from agents.store.journal import StoreJournal
 from agents.tools import ToolDispatcher, ToolRegistry, tool
@@ -210,3 +210,17 @@ def test_lease_errors_cross_process_boundaries_intact():
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error)
     assert pickle.loads(pickle.dumps(LeaseLostError("t", 1, 2))).current == 2
+
+
+def test_create_tasks_writes_a_burst_in_one_transaction_and_refuses_only_a_duplicate(tmp_path):
+    with Store(tmp_path / "burst.db") as s:
+        s.create_task("dup", "earlier", {})
+        commits = []
+        s._backend._conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+        made = s.create_tasks([("a", "task a"), ("dup", "again"), ("b", "task b")], {"k": 1}, lease_owner="me")
+        assert len(commits) == 1
+        assert made[0] == 1 and made[2] == 1
+        assert isinstance(made[1], TaskExistsError) and "dup" in str(made[1])
+        assert s.get_task("a").task == "task a" and s.get_task("b").config == {"k": 1}
+        assert s.get_task("dup").task == "earlier"
+        assert s.lease_holder("b").owner == "me"

@@ -1,0 +1,137 @@
+"""``Orchestrator.submit`` without a round trip per task: submits are queued and sent in bursts.
+
+A submit used to wait for the Supervisor's answer before it returned: one actor call (or one hop to the
+in-process loop and back) per task, so a caller submitting 1,000 tasks from one thread spent most of the run
+waiting on round trips while the Supervisor had nothing else to do. Now ``submit`` queues the task and returns its
+handle at once; one sender thread per Orchestrator sends whatever has queued up as one ``submit_many`` call per
+Supervisor shard, waits for its answer, and sends the next burst. Alone a submit still goes at once (a burst of
+one); under load the bursts grow by themselves, with no timer and no added wait.
+
+What stays as it was: the tasks of one caller start in the order they were submitted; a task's handle and every
+Orchestrator call about that task (``result``, ``events``, ``cancel``, ``respond``…) first wait until its submit
+was answered, so none of them can reach the Supervisor before the task exists; a submit the Supervisor refused
+raises its own typed error from those calls (and is logged when it happens, for a caller that never asks);
+``shutdown`` sends what is queued before it stops the Supervisor. A session's turn is not queued (``submit``
+there must refuse an unknown session at once).
+
+Example:
+    >>> sent = []
+    >>> queue = SubmitQueue(lambda key, items: sent.append(items) or [None] * len(items), group=lambda t: 0)
+    >>> done = queue.put("What is 2+2?", "t1", None)
+    >>> queue.wait_for("t1", done); queue.close(); sent
+    [[('What is 2+2?', 't1', None)]]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from agents.errors import OrchestratorClosedError
+
+__all__ = ["SubmitQueue", "submit_queue"]
+
+log = logging.getLogger("tetrarch")
+
+Submission = tuple[str, str, Any]
+"""``(task, task_id, output spec)``: what the Supervisor's ``submit_many`` takes for one task."""
+
+Send = Callable[[str, list[Submission]], Sequence[BaseException | None]]
+"""Sends one shard's burst (routed by its first task id) and returns each task's error, None when it started."""
+
+
+class SubmitQueue:
+    """The submits of one Orchestrator. ``group`` names the Supervisor shard a task id belongs to."""
+
+    def __init__(self, send: Send, group: Callable[[str], Hashable], check: Callable[[], None] | None = None,
+                 may_block: Callable[[], None] | None = None) -> None:
+        self._send, self._group, self._check, self._may_block = send, group, check, may_block
+        self._cond = threading.Condition()
+        self._queue: list[tuple[Submission, Future[None]]] = []
+        self._pending: dict[str, Future[None]] = {}
+        """Queued or in flight, by task id: what a call about that task waits for first."""
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def put(self, task: str, task_id: str, output: Any) -> Future[None]:
+        """Queue one task; the future is done when the Supervisor started it (or holds why it did not)."""
+        if self._check is not None:
+            self._check()  # a runtime that is gone refuses the submit now, as it always did
+        done: Future[None] = Future()
+        with self._cond:
+            if self._closed:
+                raise OrchestratorClosedError()
+            self._queue.append(((task, task_id, output), done))
+            self._pending[task_id] = done
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="tetrarch-submits", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+        return done
+
+    def wait_for(self, task_id: str, submitted: Future[None] | None = None) -> None:
+        """Return once ``task_id``'s submit was answered (at once for a task submitted earlier); raise its error
+        if the Supervisor refused it."""
+        done = submitted or self._pending.get(task_id)
+        if done is not None:
+            if not done.done() and self._may_block is not None:
+                self._may_block()  # the in-process loop's own thread must not wait for what the loop is to do
+            done.result()
+
+    async def await_for(self, task_id: str, submitted: Future[None] | None = None) -> None:
+        """``wait_for`` from a caller's event loop, without blocking it."""
+        done = submitted or self._pending.get(task_id)
+        if done is not None:
+            await asyncio.wrap_future(done) if not done.done() else done.result()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Send what is queued, wait for the answers (up to ``timeout``), and stop the sender; later submits
+        raise ``OrchestratorClosedError``."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                burst, self._queue = self._queue, []
+            self._send_burst(burst)
+
+    def _send_burst(self, burst: list[tuple[Submission, Future[None]]]) -> None:
+        shards: dict[Hashable, list[tuple[Submission, Future[None]]]] = {}
+        for item in burst:
+            shards.setdefault(self._group(item[0][1]), []).append(item)
+        for items in shards.values():
+            try:
+                errors = list(self._send(items[0][0][1], [submission for submission, _ in items]))
+            except BaseException as exc:  # noqa: BLE001 - the call itself failed: every task of it hears why
+                errors = [exc] * len(items)
+            for ((_, task_id, _), done), error in zip(items, errors):
+                with self._cond:
+                    self._pending.pop(task_id, None)
+                if error is None:
+                    done.set_result(None)
+                else:
+                    log.warning("task %s was not started: %s: %s", task_id, type(error).__name__, error)
+                    done.set_exception(error)
+
+
+def submit_queue(backend: Any, shards: int) -> SubmitQueue:
+    """The queue of an Orchestrator's Supervisor ``backend`` (``call`` / optional ``check_alive``, as in
+    ``agents.api``) with ``shards`` Supervisor shards."""
+    from agents.cluster.shards import shard_of  # a hash of the id; it imports no Ray
+
+    return SubmitQueue(lambda key, items: backend.call("submit_many", items, task_id=key),
+                       group=lambda task_id: shard_of(task_id, shards), check=getattr(backend, "check_alive", None),
+                       may_block=getattr(backend, "check_blocking", None))
