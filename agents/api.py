@@ -129,8 +129,8 @@ class TaskHandle(StreamsOutput):
         while True:
             wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S, deadline - time.monotonic()))
             self._orch._check()
-            self._orch._submits.wait_for(self.task_id, self._submitted)
-            data = self._orch._reads.wait(self.task_id, self.run, wait)  # with other handles' results (result_reads)
+            sent = self._orch._submits.wait_for(self.task_id, self._submitted, None if deadline is None else wait)
+            data = self._orch._reads.wait(self.task_id, self.run, wait) if sent else None  # with others' (result_reads)
             if data is not None:
                 return typed_result(TaskResult.model_validate(data), self._output_type)
             if deadline is not None and time.monotonic() >= deadline:

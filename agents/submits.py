@@ -29,6 +29,7 @@ import logging
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from agents.errors import OrchestratorClosedError
@@ -73,14 +74,18 @@ class SubmitQueue:
             self._cond.notify()
         return done
 
-    def wait_for(self, task_id: str, submitted: Future[None] | None = None) -> None:
+    def wait_for(self, task_id: str, submitted: Future[None] | None = None, timeout: float | None = None) -> bool:
         """Return once ``task_id``'s submit was answered (at once for a task submitted earlier); raise its error
-        if the Supervisor refused it."""
+        if the Supervisor refused it. False if ``timeout`` seconds passed first (the submit is still on its way)."""
         done = submitted or self._pending.get(task_id)
         if done is not None:
             if not done.done() and self._may_block is not None:
                 self._may_block()  # the in-process loop's own thread must not wait for what the loop is to do
-            done.result()
+            try:
+                done.result(timeout)
+            except FutureTimeout:
+                return False
+        return True
 
     async def await_for(self, task_id: str, submitted: Future[None] | None = None) -> None:
         """``wait_for`` from a caller's event loop, without blocking it."""

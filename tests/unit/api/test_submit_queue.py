@@ -186,3 +186,17 @@ def test_a_result_that_can_continue_is_not_kept_for_a_later_reader():
     answers["c"] = {"status": "failed"}
     reads.wait("a", 2, 1.0)  # a later run is asked for, never taken from what was kept
     assert reads.wait("c", 1, 1.0) == {"status": "failed"} and asked == ["a", "b", "a"]
+
+
+def test_waiting_for_a_submit_still_on_its_way_keeps_to_the_callers_timeout():
+    """``handle.result(timeout=...)`` must not wait past its timeout behind a Supervisor slow to take the submit."""
+    sup = _Slow()
+    queue = SubmitQueue(sup.send, group=lambda task_id: 0)
+    done = queue.put("task 0", "t0", None)
+    assert sup.sent.wait(5)
+    started = time.monotonic()
+    assert queue.wait_for("t0", done, timeout=0.05) is False
+    assert time.monotonic() - started < 4  # well before the slow answer (5 s): a hang guard, not a speed bound
+    sup.first.set()
+    assert queue.wait_for("t0", done, timeout=5) is True
+    queue.close()
