@@ -18,7 +18,9 @@ Example:
     >>> sent = []
     >>> queue = SubmitQueue(lambda key, items: sent.append(items) or [None] * len(items), group=lambda t: 0)
     >>> done = queue.put("What is 2+2?", "t1", None)
-    >>> queue.wait_for("t1", done); queue.close(); sent
+    >>> queue.wait_for("t1", done)
+    True
+    >>> queue.close(); sent
     [[('What is 2+2?', 't1', None)]]
 """
 
