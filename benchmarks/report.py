@@ -44,6 +44,16 @@ def ratio_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def answer_lead_line(summary: dict[str, Any]) -> list[str]:
+    """How far ahead of the task's end tetrarch's streamed answer starts (empty for results measured before)."""
+    t = summary["systems"].get("tetrarch") or {}
+    lead, writing = t.get("median_answer_lead_s"), t.get("median_answer_writing_s")
+    if lead is None or writing is None:
+        return []
+    return [f"Streamed answer (`handle.stream_answer()`): the first text reached the caller a median **{lead:.2f} s** "
+            f"before the task ended; the reviewer wrote the answer over a median {writing:.2f} s.", ""]
+
+
 def target_lines(summary: dict[str, Any]) -> list[str]:
     """The issue's targets that apply to this suite, each marked met or MISSED from the measured medians."""
     s, suite = summary["systems"], summary["suite"]
@@ -178,7 +188,7 @@ def render(doc: dict[str, Any]) -> str:
           "measured step durations (as if the whole plan were known at once). Span / emission bound: first step "
           "emitted → last finished, over the best possible span given when the streaming plan emitted each step "
           "(`benchmarks/makespan.py`): 1.00 means dispatch added nothing.", "",
-          "Ratios (medians):", *ratio_lines(summary), ""]
+          "Ratios (medians):", *ratio_lines(summary), "", *answer_lead_line(summary)]
     roles = role_lines(summary)
     if roles:
         md += [*roles, ""]

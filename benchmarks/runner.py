@@ -75,6 +75,10 @@ class RunRecord:
     """Submit → the last step of the final plan emitted (tetrarch only)."""
     output: Any = None
     """A typed run's ``result.output`` as JSON data (what was graded); None in a text run."""
+    answer_lead_s: float | None = None
+    """The streamed answer's first text (of the stream that counted) → the task's end (tetrarch only)."""
+    answer_writing_s: float | None = None
+    """That stream's first text → its last piece: how long the reviewer spent writing the answer."""
 
     def role_tokens(self, role: str) -> int:
         """Input + output tokens of one role in this run (0 when it made no call)."""
@@ -123,9 +127,19 @@ class SuiteRun:
                 "median_span_over_emission_bound": _median(
                     [r.emission_span_s / r.emission_bound_s for r in rs if r.emission_span_s and r.emission_bound_s]),
                 "by_role": _by_role(rs),
+                **_answer_lead(rs),
             }
         return {"suite": self.suite, "latency_model": self.latency_model, "llm": self.llm, "quick": self.quick,
                 "time_scale": self.time_scale, "split": self.split, "answers": self.answers, "systems": systems}
+
+
+def _answer_lead(records: list[RunRecord]) -> dict[str, float | None]:
+    """The streamed answer's median lead and writing time, where measured (absent from runs recorded before)."""
+    leads = [r.answer_lead_s for r in records if r.answer_lead_s is not None]
+    if not leads:
+        return {}
+    return {"median_answer_lead_s": _median(leads),
+            "median_answer_writing_s": _median([r.answer_writing_s for r in records])}
 
 
 def _by_role(records: list[RunRecord]) -> dict[str, dict[str, float]]:
@@ -161,7 +175,8 @@ def _emission(result: TaskResult, emitted: dict[int, float]) -> tuple[float | No
 
 
 def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskResult, llm_kind: str,
-               emitted: dict[int, float] | None = None, typed: bool = False) -> RunRecord:
+               emitted: dict[int, float] | None = None, typed: bool = False,
+               lead: tuple[float, float] | None = None) -> RunRecord:
     """One run's measurements (accuracy only on a real model: the simulated one writes the gold answer); ``typed``:
     the task ran with an output type, and ``result.output`` is graded instead of the answer's text."""
     timed = [s for s in result.steps if s.started_at is not None and s.finished_at is not None]
@@ -181,7 +196,8 @@ def record_run(suite: str, task: BenchTask, system: str, rep: int, result: TaskR
                      u.llm_calls, u.input_tokens, u.output_tokens, correct if llm_kind != "sim" else None,
                      len(result.steps), makespan, cp, _timeline(result), *_emission(result, emitted or {}),
                      by_role=by_role, plan_emitted_s=plan_emitted,
-                     output=TypeAdapter(Any).dump_python(result.output, mode="json") if typed else None)
+                     output=TypeAdapter(Any).dump_python(result.output, mode="json") if typed else None,
+                     answer_lead_s=lead[0] if lead else None, answer_writing_s=lead[1] if lead else None)
 
 
 def bench_llm(tasks: list[BenchTask], llm: LLM | None, latency: LatencyModel,
@@ -251,8 +267,8 @@ def run_suite(suite: str, *, llm: LLM | None = None, latency: LatencyModel = Lat
             for i, task in enumerate(tasks):
                 order = systems[i % len(systems):] + systems[:i % len(systems)]
                 for system in order:
-                    result, emitted = _run_one(system, orch, llm, tools, config, task, typed)
-                    records.append(record_run(suite, task, system, rep, result, llm_kind, emitted, typed))
+                    result, emitted, lead = _run_one(system, orch, llm, tools, config, task, typed)
+                    records.append(record_run(suite, task, system, rep, result, llm_kind, emitted, typed, lead))
                     r = records[-1]
                     progress(f"  {suite} {task.id} {system:19} {r.status:9} wall {r.wall_s:6.2f}s  "
                              f"calls {r.llm_calls:2}  in {r.input_tokens:6}  out {r.output_tokens:5}")
@@ -295,31 +311,51 @@ def react_agent(system: str, llm: LLM, tools: list, config: RuntimeConfig) -> Re
                       tool_calling="json" if TOOL_CALLING[system] == "json" else "native")
 
 
-def run_tetrarch(orch: Any, task: BenchTask, typed: bool = False) -> tuple[TaskResult, dict[int, float], str | None]:
+def run_tetrarch(orch: Any, task: BenchTask, typed: bool = False
+                 ) -> tuple[TaskResult, dict[int, float], str | None, tuple[float, float] | None]:
     """One task on an Orchestrator: the result, when each step of its final plan was emitted (from the event
-    log), and how the plan cache served it (the ``routed`` event's ``plan_cache.mode``, None: not at all).
-    ``typed``: submitted with ``output_type`` of the task's answer kind."""
+    log), how the plan cache served it (the ``routed`` event's ``plan_cache.mode``, None: not at all) and the
+    streamed answer's ``answer_times``. ``typed``: submitted with ``output_type`` of the task's answer kind."""
     handle = orch.submit(task.text, output_type=output_type_for(task) if typed else None)
     result = handle.result(timeout=900)
     emitted: dict[int, float] = {}
     cache_mode = None
-    for event in handle.events():
+    events = list(handle.events())
+    for event in events:
         if event.type == "routed" and event.payload.plan_cache:
             cache_mode = event.payload.plan_cache.get("mode")
         elif event.type == "replanned":
             emitted = {}
         elif event.type == "plan_step":
             emitted[event.payload.step.step_id] = event.ts
-    return result, emitted, cache_mode
+    return result, emitted, cache_mode, answer_times(events)
+
+
+def answer_times(events: list[Any]) -> tuple[float, float] | None:
+    """(lead, writing) of the answer stream that counted: its first piece → the task's end, and its first piece →
+    its last. None when no answer streamed (or the task ended without accepting)."""
+    first = last = end = None
+    for event in events:
+        if event.type == "answer_reset":
+            first = last = None
+        elif event.type == "answer_delta":
+            first = event.ts if first is None else first
+            last = event.ts
+        elif event.type == "task_finished":
+            end = event.ts if event.payload.status == "accepted" else None
+    if first is None or last is None or end is None:
+        return None
+    return end - first, last - first
 
 
 def _run_one(system: str, orch: Any, llm: LLM, tools: list, config: RuntimeConfig, task: BenchTask,
-             typed: bool = False) -> tuple[TaskResult, dict[int, float]]:
-    """The result, and for tetrarch when each step of its final plan was emitted (from the event log)."""
+             typed: bool = False) -> tuple[TaskResult, dict[int, float], tuple[float, float] | None]:
+    """The result, and for tetrarch when each step of its final plan was emitted (from the event log) and the
+    streamed answer's ``answer_times``."""
     if system == "tetrarch":
-        result, emitted, _ = run_tetrarch(orch, task, typed)
-        return result, emitted
-    return asyncio.run(_react(react_agent(system, llm, tools, config), llm, task.text)), {}
+        result, emitted, _, lead = run_tetrarch(orch, task, typed)
+        return result, emitted, lead
+    return asyncio.run(_react(react_agent(system, llm, tools, config), llm, task.text)), {}, None
 
 
 async def _react(agent: ReActAgent, llm: LLM, text: str) -> TaskResult:
@@ -335,8 +371,10 @@ async def _react(agent: ReActAgent, llm: LLM, text: str) -> TaskResult:
 
 def to_jsonable(run: SuiteRun) -> dict[str, Any]:
     doc = run.summary()
-    # A text run's records have no output: left out, so its JSON reads as it did before typed runs.
-    doc["runs"] = [{k: v for k, v in asdict(r).items() if k != "output" or v is not None} for r in run.records]
+    # Measures a run may not have (a text run's output, the answer's lead where nothing streamed) are left out when
+    # absent, so a JSON written before them reads and re-renders as it did.
+    optional = {"output", "answer_lead_s", "answer_writing_s"}
+    doc["runs"] = [{k: v for k, v in asdict(r).items() if k not in optional or v is not None} for r in run.records]
     doc["generated_at"] = run.generated_at or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return doc
 

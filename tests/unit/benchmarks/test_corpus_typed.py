@@ -77,12 +77,13 @@ def _typed_run(rights: list[bool], when: str) -> SuiteRun:
 
 def test_a_typed_run_says_so_in_its_json_and_its_history_row(tmp_path):
     shutil.copy(LOCAL / f"{STEM}.json", tmp_path)
+    committed = [r.get("answers", "text") for r in json.loads((LOCAL / f"{STEM}.json").read_text())["history"]]
     write_report(_typed_run([True, False], "2026-12-02T10:00:00Z"), tmp_path, label="typed-outputs",
                  note="Typed outputs on the held-out corpus.")
     doc = json.loads((tmp_path / f"{STEM}.json").read_text())
     row = doc["history"][-1]
     assert (row["answers"], row["right"], row["tasks"]) == ("typed", 1, 2)
-    assert all(r.get("answers", "text") == "text" for r in doc["history"][:-1])  # older rows are text runs
+    assert [r.get("answers", "text") for r in doc["history"][:-1]] == committed  # older rows keep what they were
     md = (tmp_path / f"{STEM}.md").read_text()
     assert "| 2026-12-02 10:00 | `typed-outputs` (typed outputs): Typed outputs on the held-out corpus. | 1/2 |" in md
     assert from_jsonable(to_jsonable(_typed_run([True], "2026-12-02T10:00:00Z"))).answers == "typed"
