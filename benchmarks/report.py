@@ -50,8 +50,9 @@ def answer_lead_line(summary: dict[str, Any]) -> list[str]:
     lead, writing = t.get("median_answer_lead_s"), t.get("median_answer_writing_s")
     if lead is None or writing is None:
         return []
-    return [f"Streamed answer (`handle.stream_answer()`): the first text reached the caller a median **{lead:.2f} s** "
-            f"before the task ended; the reviewer wrote the answer over a median {writing:.2f} s.", ""]
+    return [f"Streamed answer (`handle.stream_answer()`): the answer's first text was out a median **{lead:.2f} s** "
+            f"before the task ended (its pieces reach a caller about a millisecond after they are out); the reviewer "
+            f"wrote the answer over a median {writing:.2f} s.", ""]
 
 
 def target_lines(summary: dict[str, Any]) -> list[str]:
