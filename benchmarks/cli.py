@@ -142,7 +142,10 @@ def _run(args: argparse.Namespace, suites: list[str], llm: object, scale: float,
     if args.all and not args.no_system:
         from benchmarks.system.run import main as system_main
 
-        system_main(["--out", str(args.out)] + (["--quick"] if args.quick else []))
+        quick = ["--quick"] if args.quick else []
+        system_main(["--out", str(args.out)] + quick)
+        for only in ("throughput", "default", "cancel"):  # each merges its rows into what the line above wrote
+            system_main(["--out", str(args.out), "--only", only] + quick)
     print(f"bench finished in {time.monotonic() - t0:.0f}s; results in {args.out}")
     return 0
 
