@@ -3,7 +3,7 @@ LLM that gets one repair round with ``str(error)``. Constructors have no side ef
 
 from __future__ import annotations
 
-__all__ = ["LLMOutputError", "PlanValidationError", "PlanningError"]
+__all__ = ["AnswerMissingError", "LLMOutputError", "PlanValidationError", "PlanningError"]
 
 
 class PlanningError(Exception):
@@ -19,6 +19,11 @@ class LLMOutputError(PlanningError):
     def __init__(self, message: str, *, raw: str = "") -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class AnswerMissingError(LLMOutputError):
+    """An accept that gives no answer for the user (the terse form's answer line is missing): its own type, so a
+    typed review can tell it from a malformed reply and treat it as an output that is not there."""
 
 
 class PlanValidationError(PlanningError):

@@ -25,7 +25,7 @@ import re
 
 import pydantic
 
-from planning.errors import LLMOutputError
+from planning.errors import AnswerMissingError, LLMOutputError
 from planning.lenient import describe_validation_error
 from planning.models import Reflection, ReflectionAction
 
@@ -71,7 +71,7 @@ def parse_terse_reflection(text: str) -> Reflection:
         raise LLMOutputError(f"only 'retry' names a step; {m.group('action')} does not. {_FORM}", raw=text)
     answer = _answer(lines[start + 1:])
     if action == "accept" and not answer:
-        raise LLMOutputError(f"'accept' needs the answer for the user on a line 'answer: ...'. {_FORM}", raw=text)
+        raise AnswerMissingError(f"'accept' needs the answer for the user on a line 'answer: ...'. {_FORM}", raw=text)
     data = {"scores": {"completeness": completeness, "correctness": correctness, "format": fmt},
             "overall_pass": action == "accept", "action": action, "feedback": feedback, "answer": answer,
             "retry_details": {"step_id": int(step), "modification": feedback} if step is not None else None}

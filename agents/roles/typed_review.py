@@ -19,7 +19,7 @@ from agents.errors import InvalidLLMOutputError, InvalidOutputError
 from agents.llm.base import LLM
 from agents.outputs import OutputInvalid, OutputSpec, schema_line, validate_output
 from agents.roles.output_tool import OutputToolLLM, offers_tools
-from planning.errors import PlanningError
+from planning.errors import AnswerMissingError, PlanningError
 from planning.models import Reflection
 from planning.parse import parse_reflection
 
@@ -51,8 +51,15 @@ def typed_review(messages: list[dict[str, Any]], schema: dict[str, Any] | None, 
 
 
 def _parse(raw: str, output: OutputSpec) -> Reflection:
-    reflection = parse_reflection(_answer_as_text(raw))
-    if reflection.action == "accept" and reflection.answer:  # only an accept's answer is the output
+    # Under a type an accept must carry the value: without one the engine would fall back to a step's output, which
+    # was never validated. A missing answer is an output that is not there: the repair round, then the escalation.
+    try:
+        reflection = parse_reflection(_answer_as_text(raw))
+    except AnswerMissingError:
+        reflection = None
+    if reflection is None or (reflection.action == "accept" and reflection.answer is None):
+        raise PlanningError(f"{_MISMATCH}the accept gives no answer; write the answer as JSON matching the schema")
+    if reflection.action == "accept":  # only an accept's answer is the output
         try:
             validate_output(output, reflection.answer)
         except OutputInvalid as exc:

@@ -56,10 +56,10 @@ def script(answers: list[str], profile: ModelProfile, seen: list[LLMRequest] | N
             seen.append(request)
         answer = answers.pop(0)
         if profile.reply_form("reflector") == "terse":
-            return f"accept 5 5 5\nanswer: {answer}"
+            return "accept 5 5 5" if answer is None else f"accept 5 5 5\nanswer: {answer}"
         return json.dumps({"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
                            "action": "accept", "retry_details": None, "feedback": "",
-                           "answer": json.loads(answer)})  # the schema asks for the value itself
+                           "answer": None if answer is None else json.loads(answer)})  # the value itself
     return reply
 
 
@@ -107,6 +107,32 @@ def test_an_invalid_output_is_repaired_once_with_the_error(tmp_path, profile):
     assert result.status == "accepted"
     assert result.output == CityDiff(bigger="Rome", difference_millions=0.7)
     assert "difference_millions" in seen[1].messages[-1]["content"]  # the repair round shows the field
+
+
+@pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=["hosted-terse", "small-local-json"])
+def test_an_accept_without_an_answer_is_repaired_and_never_takes_a_steps_output(tmp_path, profile):
+    """Seen on the embedded model: an accept whose answer was null ended accepted with the last step's output (the
+    passages) as its answer and no output. Under a type the accept must carry the value: it gets the repair round."""
+    seen: list[LLMRequest] = []
+    orch = _orch(tmp_path, [None, '{"bigger": "Rome", "difference_millions": 0.7}'], profile, seen)
+    try:
+        result = orch.run("Which is bigger, Paris or Rome?", timeout=30, output_type=CityDiff)
+    finally:
+        orch.shutdown()
+    assert result.status == "accepted", result.error
+    assert result.output == CityDiff(bigger="Rome", difference_millions=0.7)
+    assert "no answer" in seen[1].messages[-1]["content"]
+
+
+@pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=["hosted-terse", "small-local-json"])
+def test_an_accept_without_an_answer_twice_escalates(tmp_path, profile):
+    orch = _orch(tmp_path, [None, None], profile)
+    try:
+        result = orch.run("Which is bigger, Paris or Rome?", timeout=30, output_type=CityDiff)
+    finally:
+        orch.shutdown()
+    assert (result.status, result.stopped_reason) == ("escalated", "invalid_output")
+    assert result.output is None and result.answer is None
 
 
 @pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=["hosted-terse", "small-local-json"])
