@@ -115,10 +115,13 @@ def _has_thread_sleeping(pid: int) -> bool:
 
 @pytest.mark.parametrize("role", ["router", "planner", "reflector"])
 def test_role_actor_killed_is_restarted_and_the_task_continues(ray_session, tmp_path, role):
+    """Roles with actors of their own (by default they run inside the Supervisor shard, whose restart
+    ``test_supervisor_killed_mid_task_restarts_and_reattaches`` covers)."""
     import ray
 
     plan = wire.plan(wire.step(1, "sleepy", {"seconds": 1.5, "label": "x"}))
-    orch = Orchestrator(llm=_script(plan), tools=T.ALL, config=RuntimeConfig(store_path=tmp_path / f"{role}.db"))
+    orch = Orchestrator(llm=_script(plan), tools=T.ALL, config=RuntimeConfig(
+        store_path=tmp_path / f"{role}.db", deployment={"roles_in_supervisors": False}))
     try:
         ray.get(getattr(orch._actors, role).ping.remote())
         ray.kill(getattr(orch._actors, role), no_restart=False)
