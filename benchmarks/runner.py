@@ -37,8 +37,8 @@ from benchmarks.suite import (
 from benchmarks.world import World, make_tools
 from dag.graph import critical_path
 
-__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "react_agent", "record_run",
-           "run_suite", "run_tetrarch"]
+__all__ = ["SYSTEMS", "RunRecord", "SuiteRun", "bench_config", "bench_llm", "bench_tools", "plan_times", "react_agent",
+           "record_run", "run_suite", "run_tetrarch"]
 
 Answers = Literal["text", "typed"]
 
@@ -318,9 +318,15 @@ def run_tetrarch(orch: Any, task: BenchTask, typed: bool = False
     streamed answer's ``answer_times``. ``typed``: submitted with ``output_type`` of the task's answer kind."""
     handle = orch.submit(task.text, output_type=output_type_for(task) if typed else None)
     result = handle.result(timeout=900)
+    events = list(handle.events())
+    return result, *plan_times(events), answer_times(events)
+
+
+def plan_times(events: list[Any]) -> tuple[dict[int, float], str | None]:
+    """When each step of the run's final plan was emitted, and how the plan cache served it (the ``routed`` event's
+    ``plan_cache.mode``, None: not at all)."""
     emitted: dict[int, float] = {}
     cache_mode = None
-    events = list(handle.events())
     for event in events:
         if event.type == "routed" and event.payload.plan_cache:
             cache_mode = event.payload.plan_cache.get("mode")
@@ -328,7 +334,7 @@ def run_tetrarch(orch: Any, task: BenchTask, typed: bool = False
             emitted = {}
         elif event.type == "plan_step":
             emitted[event.payload.step.step_id] = event.ts
-    return result, emitted, cache_mode, answer_times(events)
+    return emitted, cache_mode
 
 
 def answer_times(events: list[Any]) -> tuple[float, float] | None:

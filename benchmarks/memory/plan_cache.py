@@ -39,7 +39,8 @@ from benchmarks.memory.plan_cache_report import (
     write_plan_cache_report,
 )
 from agents.config import ToolPolicy
-from benchmarks.runner import RunRecord, bench_config, bench_llm, bench_tools, react_agent, record_run
+from benchmarks.runner import (RunRecord, bench_config, bench_llm, bench_tools, plan_times, react_agent,
+                               record_run)
 from benchmarks.suite import PLAN_CACHE_SUITES, BenchTask, final_output_correct, load_suite
 
 __all__ = ["lookup_times_ms", "main", "run_plan_cache", "select"]
@@ -87,20 +88,13 @@ def _judge(record: RunRecord, task: BenchTask, result: Any, cache_mode: str | No
 
 
 def _run_cached(orch: Any, task: BenchTask) -> tuple[Any, dict[int, float], str | None, int]:
-    """``benchmarks.runner.run_tetrarch``'s measures, and how many steps a speculated call served."""
+    """``benchmarks.runner.run_tetrarch``'s plan measures (``plan_times``), and how many steps a speculated call
+    served."""
     handle = orch.submit(task.text)
     result = handle.result(timeout=900)
-    emitted: dict[int, float] = {}
-    cache_mode, served = None, 0
-    for event in handle.events():
-        if event.type == "routed" and event.payload.plan_cache:
-            cache_mode = event.payload.plan_cache.get("mode")
-        elif event.type == "replanned":
-            emitted = {}
-        elif event.type == "plan_step":
-            emitted[event.payload.step.step_id] = event.ts
-        elif event.type == "step_finished" and event.payload.speculative:
-            served += 1
+    events = list(handle.events())
+    emitted, cache_mode = plan_times(events)
+    served = sum(e.type == "step_finished" and e.payload.speculative for e in events)
     return result, emitted, cache_mode, served
 
 
