@@ -13,7 +13,7 @@ from typing import Any
 import ray
 
 from agents.llm.profile import profile_of
-from agents.cluster.actors import ExecutorFactory, cluster_nodes, create_actors, kill_actors
+from agents.cluster.actor_set import ExecutorFactory, cluster_nodes, create_actors, kill_actors
 from agents.cluster.node_watch import NodeWatcher
 from agents.cluster.shards import shard_of
 from agents.checks.api import Check

@@ -46,28 +46,25 @@ _REDISPATCH_PAUSE_S = 0.5
 executor, short beside a step's bound."""
 
 
-def _has_side_effects(spec: ToolSpec | None) -> bool:
+def _has_side_effects(spec: ToolSpec | None) -> bool:  # a call the idempotency journal must key
     return spec is not None and not spec.idempotent
-
 
 class PlanExecution(PlanIntake):
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
                  clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,
                  replan: ReplanContext | None = None, stream: AsyncIterator[PlanItem] | None = None) -> None:
         self._st, self._rt, self._sink, self._limits, self._clock = state, runtime, sink, limits, clock
-        self._kept = kept or {}
-        self._sched = Scheduler()
+        self._kept, self._sched = kept or {}, Scheduler()
         self._index: tuple[list[PlanStep], dict[int, PlanStep]] | None = None
         self._facts: dict[int, StepFacts] = {}
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], Running] = {}
         self._finished: list[asyncio.Future[Any]] = []
-        self._wake = asyncio.Event()
+        self._wake, self._plan_broken = asyncio.Event(), False
         self._plan_written = len(state.plan_steps)  # the stored state's plan steps: a delta carries those after
         self._plan_iter: AsyncIterator[PlanItem] | None = None
         self._feed: PlanFeed[PlanItem] | None = None
-        self._plan_broken = False
         self._stopped: Stopped | None = None
         self.awaiting_confirmation: set[int] = set()
         self.started_early = False
@@ -115,7 +112,8 @@ class PlanExecution(PlanIntake):
         """Until every step is terminal, the only work left waits for a human, or a cap stops the task."""
         try:
             if self._plan_iter is not None and self._feed is None:
-                self._feed = PlanFeed(self._plan_iter, self._wake.set, is_last=_is_last)
+                self._feed = PlanFeed(self._plan_iter, self._wake.set,
+                                      is_last=lambda item: isinstance(item, PlanCompleted | PlanFailed))
             while self._stopped is None:
                 self._dispatch_ready()
                 if (not self._running and self._feed is None) or self._stopped is not None:
@@ -399,7 +397,3 @@ class PlanExecution(PlanIntake):
         now = self._clock()
         self._record_failure(step_id, attempt, StepOutcome(step_id=step_id, attempt=attempt, ok=False, started_at=now,
                                                            finished_at=now, error_kind="permission", error=reason))
-
-
-def _is_last(item: PlanItem) -> bool:
-    return isinstance(item, (PlanCompleted, PlanFailed))

@@ -7,7 +7,7 @@
 The embedded llama.cpp server is started once (``agents.llm.local.start_local_llm``, the client the
 Orchestrator uses with ``llm=None``) and stopped at the end, also on Ctrl-C, SIGTERM or an error. Every case
 goes through the real role class — ``Router``, ``Planner``, ``Reflector`` — built the way
-``agents.cluster.actors.create_actors`` builds them for the demo: the built-in tools (``builtin_tools(workspace)``:
+``agents.cluster.actor_set.create_actors`` builds them for the demo: the built-in tools (``builtin_tools(workspace)``:
 calculator, doc_search, run_python, read_file, write_file, list_files), their catalogue text and JSON
 Schemas, and the demo's ``RuntimeConfig``; the prompt versions and reply forms are the embedded model's profile's
 (``agents.llm.SMALL_LOCAL``) unless pinned with ``--prompt``. Nothing runs a tool: reflector cases carry recorded

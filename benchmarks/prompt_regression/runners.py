@@ -130,7 +130,7 @@ class Roles:
 
 
 def build_roles(llm: LLM, registry: ToolRegistry, config: RuntimeConfig) -> Roles:
-    """The three roles exactly as ``agents.cluster.actors.create_actors`` constructs them, and the task runner's
+    """The three roles exactly as ``agents.cluster.actor_set.create_actors`` constructs them, and the task runner's
     policy limits."""
     catalog, schemas = registry.catalog_text(), registry.schemas()
     limits = PolicyLimits(max_step_retries=config.max_step_retries, max_replans=config.max_replans,

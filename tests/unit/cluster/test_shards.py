@@ -31,7 +31,7 @@ def test_another_process_computes_the_same_shard():
 
 
 def test_extra_shards_spread_over_other_nodes_only_with_a_server_store(tmp_path):
-    from agents.cluster.actors import _shard_placement
+    from agents.cluster.actor_set import _shard_placement
     from agents.cluster.placement import NodeView
     from agents.config import RuntimeConfig
 
