@@ -36,12 +36,14 @@ def _planner_request(task: str, version: str) -> LLMRequest:
 def test_the_plan_comes_in_the_form_the_prompt_asked_for_one_token_at_a_time() -> None:
     gold = load_suite("parallel", 1)[0].gold
     sleeps: list[float] = []
+    now = [0.0]
 
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
+        now[0] += seconds
 
     llm = SimulatedLLM([gold], LatencyModel(ttft_s=0.35, decode_tokens_per_s=80, prefill_tokens_per_s=5000),
-                       sleep=sleep)
+                       sleep=sleep, clock=lambda: now[0])
     assert (HOSTED.prompt("planner"), SMALL_LOCAL.prompt("planner")) == ("v4", "v10")
     terse = llm.answer(_planner_request(gold.task, "v4"))
     assert terse.startswith("1. lookup(") and "{" not in terse
@@ -55,6 +57,28 @@ def test_the_plan_comes_in_the_form_the_prompt_asked_for_one_token_at_a_time() -
     assert len(pieces) == count_tokens(terse) == reply.usage.output_tokens
     assert sleeps[0] == pytest.approx(0.35 + reply.usage.input_tokens / 5000)
     assert sleeps[1:] == [pytest.approx(1 / 80)] * len(pieces)
+
+
+def test_a_streamed_reply_takes_the_latency_models_time_however_late_each_sleep_wakes() -> None:
+    """Each token is due at a time fixed from the call's start: a sleep that wakes late (a timer tick, a busy
+    loop) delays that token, not every later one, so a streamed reply ends when ``complete``'s would."""
+    gold = load_suite("parallel", 1)[0].gold
+    latency = LatencyModel(ttft_s=0.35, decode_tokens_per_s=80, prefill_tokens_per_s=5000)
+    now = [0.0]
+
+    async def late_sleep(seconds: float) -> None:
+        now[0] += seconds + 0.002  # every wake-up 2 ms late
+
+    llm = SimulatedLLM([gold], latency, sleep=late_sleep, clock=lambda: now[0])
+
+    async def collect() -> list[str | LLMReply]:
+        return [piece async for piece in llm.stream(_planner_request(gold.task, "v4"))]
+
+    *pieces, reply = asyncio.run(collect())
+    assert isinstance(reply, LLMReply) and len(pieces) > 20
+    modelled = latency.seconds(reply.usage.input_tokens, reply.usage.output_tokens)
+    # One late wake-up at the end, not one per token (which would be len(pieces) * 2 ms later).
+    assert reply.latency_s == pytest.approx(modelled + 0.002)
 
 
 @pytest.mark.parametrize("suite", SUITES)
