@@ -112,12 +112,14 @@ class StoreSink:
     def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None],
                  clock: Callable[[], float] = time.time, *, generation: int | None = None,
                  on_lost: Callable[[Exception], None] | None = None,
-                 on_secret: Callable[[], None] | None = None) -> None:
+                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
         self.generation = generation or 0
         self._on_lost = on_lost
         self._on_secret = on_secret
-        self._seq = store.last_seq(task_id)
+        # ``last_seq``: the caller knows it (0 for a task it has just created), so the store is not asked; a
+        # wrong guess is refused by the store's sequence check (EventSequenceError), never written.
+        self._seq = store.last_seq(task_id) if last_seq is None else last_seq
         self._batch = TaskBatch(task_id, generation)
         self._events: list[AnyEvent] = []
         self._on_result: Callable[[Exception | None], None] | None = None

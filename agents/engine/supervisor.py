@@ -236,10 +236,11 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._memory.close()
 
     # ------------------------------------------------------------------ internals
-    def _sink(self, task_id: str, generation: int) -> StoreSink:
+    def _sink(self, task_id: str, generation: int, *, new: bool = False) -> StoreSink:
+        """The sink of a run; ``new``: the task was created just now, so it has no events yet."""
         return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock,
                          generation=generation, on_lost=lambda exc: self._on_lost(task_id, exc),
-                         on_secret=lambda: self._redact_live(task_id))
+                         on_secret=lambda: self._redact_live(task_id), last_seq=0 if new else None)
 
     def _redact_live(self, task_id: str) -> None:
         """A secret became known: the events kept for live readers are served redacted from now on too."""
