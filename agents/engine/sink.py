@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from agents.engine.group_commit import group_commit
+from agents.engine.group_commit import GroupCommit, group_commit
 from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
@@ -125,6 +125,8 @@ class StoreSink:
         self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
         self._scheduled = False
+        self._committer: GroupCommit | None = None
+        """This sink's loop's committer, looked up once (a sink lives on the loop its runner runs on)."""
         self.lost: Exception | None = None
         """Why this sink stopped writing (another runner owns the task, or the store refused a write)."""
 
@@ -193,7 +195,10 @@ class StoreSink:
             self.flush()  # no event loop (a plain caller): write at once
             return
         self._scheduled = True
-        group_commit(self._store, loop).add(self)  # with every other task's batch of this tick
+        committer = self._committer
+        if committer is None or committer._loop is not loop:
+            committer = self._committer = group_commit(self._store, loop)
+        committer.add(self)  # with every other task's batch of this tick
 
     def flush(self) -> None:
         """Commit what was emitted since the last flush, now (before reads; the end of each tick commits through
