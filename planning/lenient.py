@@ -139,9 +139,9 @@ def _extract(text: str, openers: str) -> Any:
 
 
 def _whole_object(text: Any) -> dict[str, Any] | None:
-    """The usual reply, a JSON object and nothing else, read at C speed; None for anything else. What ``_extract``
-    finds then: its first candidate is the object's own "{" (no fence reorders them), whose balanced end is the
-    text's end, and valid JSON has no trailing comma outside a string to strip."""
+    """The usual reply, a JSON object and nothing else, read at C speed; None for anything else. What
+    ``_extract`` finds then: its first candidate is the object's own "{" (no fence reorders them), whose
+    balanced end is the text's end, and valid JSON has no trailing comma outside a string to strip."""
     if not isinstance(text, str) or "```" in text:
         return None
     stripped = text.strip()

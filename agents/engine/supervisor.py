@@ -341,8 +341,9 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         if self._running.get(task_id) is task:
             self._running.pop(task_id, None)
             self._scopes.pop(task_id, None)
-            # Every event it served is durable (published only once written): later readers get them from the
-            # store. Kept, they were ~50 objects per task for the life of the process, walked by every full GC.
+            # Every event it served is durable (published only once written): later readers get them from
+            # the store. Kept, they were ~50 objects per task for the life of the process, walked by every
+            # full GC pass.
             self._live.pop(task_id, None)
         self._notify()
 

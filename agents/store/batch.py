@@ -28,8 +28,8 @@ from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoun
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "encode_batch", "insert_tasks", "last_seq",
-           "load_state", "merge_deltas", "check_batch", "write_batch", "write_group"]
+__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch", "encode_batch",
+           "insert_tasks", "last_seq", "load_state", "merge_deltas", "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -84,7 +84,8 @@ def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
 
 def check_batch(conn: Any, batch: TaskBatch) -> None:
     """Refuse ``batch`` before any of it is written: ``LeaseLostError`` when the writer's generation lost the
-    lease, ``StoreTaskNotFoundError``, or ``EventSequenceError`` when its events do not follow the stored ones."""
+    lease, ``StoreTaskNotFoundError``, or ``EventSequenceError`` when its events do not follow the stored
+    ones."""
     task_id = batch.task_id
     holder = fencing.current(conn, task_id)
     if holder is None:  # no lease row: the task may not exist at all (with one, its foreign key says it does)
@@ -100,8 +101,8 @@ def check_batch(conn: Any, batch: TaskBatch) -> None:
 
 
 def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
-    """Write ``batch``, which ``check_batch`` accepted, inside the caller's transaction; returns blob paths the
-    batch's outputs replaced. Raises no ``StoreError`` (an error here fails the whole transaction)."""
+    """Write ``batch``, which ``check_batch`` accepted, inside the caller's transaction; returns blob paths
+    the batch's outputs replaced. Raises no ``StoreError`` (an error here fails the whole transaction)."""
     task_id = batch.task_id
     if batch.events:
         conn.executemany("INSERT INTO events(task_id, seq, type, ts, body_json) VALUES (?, ?, ?, ?, ?)", batch.events)

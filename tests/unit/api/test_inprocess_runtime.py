@@ -63,8 +63,8 @@ def test_my_agent_answers_with_my_tool(tmp_path):
 
 
 def test_no_ray_nor_openai_is_imported_in_a_fresh_interpreter(tmp_path):
-    """Neither is needed without their runtime or client: openai alone is ~70,000 objects every full GC pass of
-    the process walks (a sixth of a one-step task's CPU in-process), and a second of import."""
+    """Neither is needed without their runtime or client: openai alone is ~70,000 objects every full GC pass
+    of the process walks (a sixth of a one-step task's CPU in-process), and a second of import."""
     code = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
