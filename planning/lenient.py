@@ -138,13 +138,31 @@ def _extract(text: str, openers: str) -> Any:
     raise LLMOutputError(first_error or "Your output contained no JSON object.", raw=text)
 
 
+def _whole_object(text: Any) -> dict[str, Any] | None:
+    """The usual reply, a JSON object and nothing else, read at C speed; None for anything else. What
+    ``_extract`` finds then: its first candidate is the object's own "{" (no fence reorders them), whose
+    balanced end is the text's end, and valid JSON has no trailing comma outside a string to strip."""
+    if not isinstance(text, str) or "```" in text:
+        return None
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def extract_json_object(text: str) -> dict[str, Any]:
     """The first JSON object in ``text`` that parses, after fences/prose/trailing commas are dealt with.
 
     >>> extract_json_object('Here you go:\\n```json\\n{"a": [1, 2,],}\\n```\\nDone.')
     {'a': [1, 2]}
     """
-    value = _extract(text, "{")
+    value = _whole_object(text)
+    if value is None:
+        value = _extract(text, "{")
     if not isinstance(value, dict):  # pragma: no cover - "{" always opens an object
         raise LLMOutputError("Return only one JSON object.", raw=text)
     return value

@@ -3,8 +3,8 @@
 Each ``StoreSink`` already coalesces one task's writes of a tick into one batch; with hundreds of tasks in
 flight a Supervisor still paid one write transaction per task per tick (six for a one-step task). The committer
 takes every sink that has a batch waiting at the end of the tick and hands them to ``Store.write_batches``: one
-transaction, each batch behind its own savepoint and fenced by its own lease generation, so a runner that lost
-its task is refused alone and the others commit.
+transaction, each batch fenced by its own lease generation and checked before any of it is written, so a
+runner that lost its task is refused alone and the others commit.
 
 A sink that must write *now* (before it reads the store) still flushes itself: its batch is taken then, and the
 committer finds nothing left to take for it. Take and write happen in one synchronous call, so no sink's later

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from agents.engine.group_commit import group_commit
+from agents.engine.group_commit import GroupCommit, group_commit
 from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
@@ -112,17 +112,21 @@ class StoreSink:
     def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None],
                  clock: Callable[[], float] = time.time, *, generation: int | None = None,
                  on_lost: Callable[[Exception], None] | None = None,
-                 on_secret: Callable[[], None] | None = None) -> None:
+                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
         self.generation = generation or 0
         self._on_lost = on_lost
         self._on_secret = on_secret
-        self._seq = store.last_seq(task_id)
+        # ``last_seq``: the caller knows it (0 for a task it has just created), so the store is not asked; a
+        # wrong guess is refused by the store's sequence check (EventSequenceError), never written.
+        self._seq = store.last_seq(task_id) if last_seq is None else last_seq
         self._batch = TaskBatch(task_id, generation)
         self._events: list[AnyEvent] = []
         self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
         self._scheduled = False
+        self._committer: GroupCommit | None = None
+        """This sink's loop's committer, looked up once (a sink lives on the loop its runner runs on)."""
         self.lost: Exception | None = None
         """Why this sink stopped writing (another runner owns the task, or the store refused a write)."""
 
@@ -191,7 +195,10 @@ class StoreSink:
             self.flush()  # no event loop (a plain caller): write at once
             return
         self._scheduled = True
-        group_commit(self._store, loop).add(self)  # with every other task's batch of this tick
+        committer = self._committer
+        if committer is None or committer._loop is not loop:
+            committer = self._committer = group_commit(self._store, loop)
+        committer.add(self)  # with every other task's batch of this tick
 
     def flush(self) -> None:
         """Commit what was emitted since the last flush, now (before reads; the end of each tick commits through

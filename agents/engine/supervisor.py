@@ -236,10 +236,11 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._memory.close()
 
     # ------------------------------------------------------------------ internals
-    def _sink(self, task_id: str, generation: int) -> StoreSink:
+    def _sink(self, task_id: str, generation: int, *, new: bool = False) -> StoreSink:
+        """The sink of a run; ``new``: the task was created just now, so it has no events yet."""
         return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock,
                          generation=generation, on_lost=lambda exc: self._on_lost(task_id, exc),
-                         on_secret=lambda: self._redact_live(task_id))
+                         on_secret=lambda: self._redact_live(task_id), last_seq=0 if new else None)
 
     def _redact_live(self, task_id: str) -> None:
         """A secret became known: the events kept for live readers are served redacted from now on too."""
@@ -340,6 +341,10 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         if self._running.get(task_id) is task:
             self._running.pop(task_id, None)
             self._scopes.pop(task_id, None)
+            # Every event it served is durable (published only once written): later readers get them from
+            # the store. Kept, they were ~50 objects per task for the life of the process, walked by every
+            # full GC pass.
+            self._live.pop(task_id, None)
         self._notify()
 
     def _record(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> bool:

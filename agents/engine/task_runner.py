@@ -125,6 +125,9 @@ class TaskRunner:
             raise  # stopped from outside, or another runner owns the task now: write nothing more
         except Exception as exc:  # noqa: BLE001 - every failure becomes the task's result (task_stop)
             self._finish(stop_for_error(exc, self.state.task_id, self._cfg.task_timeout_s))
+            # Its traceback holds this frame (and the runner, its state, its sink): a cycle that kept every
+            # finished task's objects for the cyclic GC's slow full pass instead of freeing them here.
+            exc.__traceback__ = None
         finally:
             if self._exec is not None:
                 await self._exec.cancel_all()

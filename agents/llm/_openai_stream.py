@@ -19,10 +19,21 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from agents.llm._openai_support import field
 from agents.llm._tool_calls import StreamedCalls
 
-__all__ = ["STREAM_TOOL_ARGUMENTS", "StreamState", "ToolArgumentsDelta", "wants_tool_arguments"]
+__all__ = ["STREAM_TOOL_ARGUMENTS", "StreamState", "ToolArgumentsDelta", "field", "wants_tool_arguments"]
+
+
+def field(obj: Any, name: str) -> Any:
+    """``obj.name`` or ``obj[name]``; ``None`` when absent. The SDK builds models without validation, so a
+    body of the wrong shape yields missing attributes or plain dicts instead of errors."""
+    # Here, not beside the SDK helpers in ``_openai_support``: that module imports ``openai`` (70,000 objects
+    # the cyclic GC walks on every full pass, and a second of import), and the reviewer's output tool imports
+    # this one in every process, also those whose model is not an OpenAI client.
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
 
 STREAM_TOOL_ARGUMENTS = "stream_tool_arguments"
 """``LLMRequest.metadata`` key: with the value ``"yes"``, ``OpenAIChat.stream`` also yields each tool call's argument

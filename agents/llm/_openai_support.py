@@ -15,6 +15,7 @@ from typing import Any, Literal, assert_never
 
 import openai
 
+from agents.llm._openai_stream import field
 from agents.llm.base import (
     LLMConnectionError,
     LLMError,
@@ -41,14 +42,6 @@ JSON_INSTRUCTION = "Reply with one JSON object only."
 _MESSAGE_CHARS = 300
 _NOT_A_FORMAT_PROBLEM = {401, 403, 404, 408, 409, 429}
 """Statuses that say nothing about response_format (auth, URL, rate limit): never a reason to downgrade."""
-
-
-def field(obj: Any, name: str) -> Any:
-    """``obj.name`` or ``obj[name]``; ``None`` when absent. The SDK builds models without validation, so a
-    body of the wrong shape yields missing attributes or plain dicts instead of errors."""
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
 
 
 def effective_mode(mode: Mode, has_schema: bool) -> Mode:

@@ -28,8 +28,8 @@ from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoun
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "encode_batch", "insert_tasks", "last_seq",
-           "load_state", "merge_deltas", "write_batch", "write_group"]
+__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch", "encode_batch",
+           "insert_tasks", "last_seq", "load_state", "merge_deltas", "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -82,9 +82,10 @@ def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
         rec, redactor, what=f"an LLM call record of task {batch.task_id!r}")) for role, rec in batch.llm_calls]
 
 
-def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
-    """Write ``batch`` inside the caller's transaction; returns blob paths the batch's outputs replaced.
-    Raises ``LeaseLostError`` (the caller rolls back) when the writer's generation lost the lease."""
+def check_batch(conn: Any, batch: TaskBatch) -> None:
+    """Refuse ``batch`` before any of it is written: ``LeaseLostError`` when the writer's generation lost the
+    lease, ``StoreTaskNotFoundError``, or ``EventSequenceError`` when its events do not follow the stored
+    ones."""
     task_id = batch.task_id
     holder = fencing.current(conn, task_id)
     if holder is None:  # no lease row: the task may not exist at all (with one, its foreign key says it does)
@@ -97,6 +98,13 @@ def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
         for offset, row in enumerate(batch.events):
             if row[1] != expected + offset:
                 raise EventSequenceError(task_id, expected=expected + offset, got=row[1])
+
+
+def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
+    """Write ``batch``, which ``check_batch`` accepted, inside the caller's transaction; returns blob paths
+    the batch's outputs replaced. Raises no ``StoreError`` (an error here fails the whole transaction)."""
+    task_id = batch.task_id
+    if batch.events:
         conn.executemany("INSERT INTO events(task_id, seq, type, ts, body_json) VALUES (?, ?, ?, ?, ?)", batch.events)
     replaced = _write_outputs(conn, batch.outputs)
     if batch.llm_calls:
@@ -123,21 +131,22 @@ def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
 
 
 def write_group(conn: Any, batches: Sequence[TaskBatch], now: float) -> tuple[list[Exception | None], list[str]]:
-    """Write encoded ``batches`` inside the caller's transaction, each behind a savepoint: one the store refuses
-    (a lost lease, a task gone, an out-of-order event) is undone alone and its error returned in its place.
-    Returns the errors (None: written) and the blob paths the written batches replaced."""
+    """Write encoded ``batches`` inside the caller's transaction: one the store refuses (a lost lease, a task
+    gone, an out-of-order event) is refused alone, before any of it is written, and its error returned in its
+    place. Returns the errors (None: written) and the blob paths the written batches replaced."""
+    # No savepoint per batch: every refusal is decided by ``check_batch`` before the batch's first write, so
+    # a refused batch has nothing to undo (two statements per batch, a fifth of a one-step task's statements).
+    # Anything raised while writing fails the whole transaction, which the caller rolls back.
     refused: list[Exception | None] = []
     replaced: list[str] = []
     for batch in batches:
-        conn.execute("SAVEPOINT tetrarch_batch")
         try:
-            replaced += write_batch(conn, batch, now)
+            check_batch(conn, batch)
         except StoreError as exc:
-            conn.execute("ROLLBACK TO SAVEPOINT tetrarch_batch")
             refused.append(exc)
-        else:
-            refused.append(None)
-        conn.execute("RELEASE SAVEPOINT tetrarch_batch")
+            continue
+        replaced += write_batch(conn, batch, now)
+        refused.append(None)
     return refused, replaced
 
 

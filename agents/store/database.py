@@ -278,7 +278,8 @@ class Store(LeasesAndJournal):
 
     def write_batches(self, batches: Sequence[TaskBatch]) -> list[Exception | None]:
         """Several runners' batches in one transaction (group commit), each fenced on its own: a batch the store
-        refuses is rolled back to its savepoint and its error returned in its place (``batch.write_group``)."""
+        refuses is refused before any of it is written and its error returned in its place
+        (``batch.write_group``)."""
         outcome: list[Exception | None] = [None] * len(batches)
         for i, batch in enumerate(batches):
             try:

@@ -177,6 +177,25 @@ def test_a_group_commit_refuses_a_stale_batch_alone(store):
     assert store.last_seq("w") == 1 and store.get_step_outputs("w") == {(1, 1): "x" * 2000}
 
 
+def test_a_group_commit_refuses_an_out_of_order_batch_alone_and_writes_none_of_it(store):
+    """The checks that refuse a batch (lease, task, event order) run before any of it is written, so a
+    refused batch in a group leaves no trace (no event, checkpoint, delta, output, LLM record or status) and
+    the batches before and after it commit."""
+    store.create_task("u", "second", {})
+    store.write_batch(TaskBatch("t", None, events=[store.event_row("t", _event(1))[0]]))
+    gap = TaskBatch("t", None, events=[store.event_row("t", _event(3))[0]], checkpoint=(3, {"t": "gap"}),
+                    outputs=[store.output_row("t", 1, 1, 1, "gap")], llm_calls=[("planner", {"x": 1})],
+                    status="running")
+    errors = store.write_batches([TaskBatch("u", None, events=[store.event_row("u", _event(1, "u"))[0]]), gap,
+                                  TaskBatch("u", None, events=[store.event_row("u", _event(2, "u"))[0]],
+                                            delta=(2, {"fields": {"u": 2}}))])
+    assert [type(e).__name__ if e else None for e in errors] == [None, "EventSequenceError", None]
+    assert store.last_seq("t") == 1 and store.load_checkpoint("t") is None
+    assert store.get_step_outputs("t") == {} and store.llm_calls("t") == []
+    assert store.get_task("t").status == "submitted"
+    assert store.last_seq("u") == 2
+
+
 def test_the_journal_claims_before_the_call_and_records_after(where):
     now = [100.0]
     with Store(where, clock=lambda: now[0]) as store:

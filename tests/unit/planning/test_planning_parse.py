@@ -91,6 +91,30 @@ def test_garbage_raises_only_llm_output_error(text):
             pass
 
 
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _JSON, max_size=5), st.sampled_from(["", " ", "\n", " \n\t"]),
+       st.sampled_from(["", " ", "\n"]), st.sampled_from([None, 0, 2]), st.text(max_size=8))
+def test_a_whole_object_reply_reads_as_the_lenient_scan_reads_it(value, before, after, indent, tail):
+    """The fast path for a reply that is one JSON object gives what the candidate scan gives, and a reply with
+    anything around it (prose, a fence) still takes the scan."""
+    from planning.lenient import _extract
+
+    for text in (f"{before}{json.dumps(value, indent=indent, ensure_ascii=False)}{after}",
+                 f"{before}{json.dumps(value)}{tail}", f"```json\n{json.dumps(value)}\n```"):
+        try:
+            scanned = _extract(text, "{")
+        except LLMOutputError:
+            with pytest.raises(LLMOutputError):
+                extract_json_object(text)
+            continue
+        assert extract_json_object(text) == scanned
+
+
 def test_plan_schema_enumerates_the_registered_tools():
     from planning.parse import plan_schema
 
