@@ -49,6 +49,7 @@ executor, short beside a step's bound."""
 def _has_side_effects(spec: ToolSpec | None) -> bool:  # a call the idempotency journal must key
     return spec is not None and not spec.idempotent
 
+
 class PlanExecution(PlanIntake):
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
                  clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,

@@ -38,6 +38,10 @@ class GroupCommit:
         self._store, self._loop = store, loop
         self._waiting: list[GroupMember] = []
 
+    def serves(self, store: Store, loop: asyncio.AbstractEventLoop) -> bool:
+        """This is the committer of ``store`` on ``loop``."""
+        return self._store is store and self._loop is loop
+
     def add(self, member: GroupMember) -> None:
         """Write ``member``'s batch at the end of this tick, with every other batch waiting then."""
         if not self._waiting:
@@ -65,7 +69,7 @@ def group_commit(store: Store, loop: asyncio.AbstractEventLoop) -> GroupCommit:
     """The committer of ``store`` on ``loop`` (made on first use; gone with the loop)."""
     per_store = _COMMITTERS.setdefault(loop, {})
     committer = per_store.get(id(store))
-    if committer is None or committer._store is not store:
+    if committer is None or not committer.serves(store, loop):
         committer = per_store[id(store)] = GroupCommit(store, loop)
     return committer
 

@@ -196,7 +196,7 @@ class StoreSink:
             return
         self._scheduled = True
         committer = self._committer
-        if committer is None or committer._loop is not loop:
+        if committer is None or not committer.serves(self._store, loop):
             committer = self._committer = group_commit(self._store, loop)
         committer.add(self)  # with every other task's batch of this tick
 
