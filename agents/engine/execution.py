@@ -1,12 +1,17 @@
-"""Plan-and-execute for one plan version: feeds streamed steps to the pure scheduler and dispatches every
-ready step the moment its dependencies are done — before the plan has finished streaming.
+"""Plan-and-execute for one plan version: feeds streamed steps to the pure scheduler, dispatches every ready
+step the moment its dependencies are done — before the plan has finished streaming — and records what each
+step returns.
 
 The ``dag.Scheduler`` is the one source of truth for each step's status and attempt; this module keeps the
 facts the scheduler does not model (timings, error kinds, fetched outputs) and derives the checkpoint's step
 records from both (``step_records``). Driven by completions (``asyncio.wait(FIRST_COMPLETED)``), never by
 polling. Every task it starts is awaited, and every failure becomes a recorded step failure. ``run`` returns
-how the execution ended (``agents.engine.stops``) instead of raising. Taking the streamed plan's items in is
-``agents.engine.plan_intake``'s; which reasoning steps a figure is read through, ``agents.engine.hops``.
+how the execution ended (``agents.engine.stops``) instead of raising.
+
+One phase a module: taking the streamed plan's items in is ``agents.engine.plan_intake``'s, deciding which
+ready steps start and starting them ``agents.engine.step_dispatch``'s (the two bases of ``PlanExecution``);
+what happens when a step returns, and the runner's decisions on steps, are here. Which reasoning steps a
+figure is read through: ``agents.engine.hops``.
 """
 
 from __future__ import annotations
@@ -16,54 +21,58 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from agents.engine.gates import needs_confirmation
-from agents.engine.hops import names_by_code, number_slots, read_through
+from agents.engine.gates import has_side_effects
+from agents.engine.hops import number_slots
 from agents.engine.plan_feed import PlanFeed
-from agents.engine.plan_intake import PlanIntake
-from agents.engine.runtime import ExecutorLost, Runtime, StepHandle
+from agents.engine.runtime import ExecutorLost, Runtime
 from agents.engine.sink import TaskSink, record_spend
+from agents.engine.step_dispatch import StepDispatch
 from agents.engine.step_records import StepFacts, checkpoint_delta, derive_record, derive_records, restore
-from agents.engine.step_run import BY_CODE, Running, about, await_outcome, preview
+from agents.engine.step_run import Running, await_outcome, preview
 from agents.engine.stops import AllTerminal, AwaitingConfirmation, ExecutionResult, Limits, Stopped
 from agents.engine.task_state import StepState, TaskState
 from agents.errors import BudgetExceeded
-from agents.events import StepFailedPayload, StepFinishedPayload, StepStartedPayload
+from agents.events import StepFailedPayload, StepFinishedPayload
 from agents.llm.base import Spend
-from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, ReplanContext, StepOutcome, StepRequest
-from agents.tools import ToolSpec
+from agents.roles.messages import PlanCompleted, PlanFailed, PlanItem, ReplanContext, StepOutcome
 from dag.scheduler import Scheduler
 from dag.scheduler import StepState as SchedState
 from planning.models import PlanStep
 from planning.policy import ReflectionContext
-from planning.text_limits import MAX_TEXT_CHARS, cap_text
 from planning.rejected import remember_rejection
+from planning.text_limits import MAX_TEXT_CHARS, cap_text
 
+# Re-exported: ``Limits`` (agents.engine.stops) and ``number_slots`` (agents.engine.hops) were once defined
+# here, and callers may still import them from here.
 __all__ = ["Limits", "PlanExecution", "number_slots"]
 
 _EXECUTOR_LOSS_REDISPATCHES = 2
 _REDISPATCH_PAUSE_S = 0.5
-"""The pause before a lost step is sent again, tripled each time (0.5 s, then 1.5 s): time for Ray to restart an
-executor, short beside a step's bound."""
+"""The pause before a lost step is sent again, tripled each time (0.5 s, then 1.5 s): time for Ray to restart
+an executor, short beside a step's bound."""
 
 
-def _has_side_effects(spec: ToolSpec | None) -> bool:  # a call the idempotency journal must key
-    return spec is not None and not spec.idempotent
-
-
-class PlanExecution(PlanIntake):
+class PlanExecution(StepDispatch):
     def __init__(self, state: TaskState, runtime: Runtime, sink: TaskSink, limits: Limits, *,
                  clock: Callable[[], float], kept: dict[int, tuple[PlanStep, Any]] | None = None,
                  replan: ReplanContext | None = None, stream: AsyncIterator[PlanItem] | None = None) -> None:
-        self._st, self._rt, self._sink, self._limits, self._clock = state, runtime, sink, limits, clock
-        self._kept, self._sched = kept or {}, Scheduler()
+        self._st = state
+        self._rt = runtime
+        self._sink = sink
+        self._limits = limits
+        self._clock = clock
+        self._kept = kept or {}
+        self._sched = Scheduler()
         self._index: tuple[list[PlanStep], dict[int, PlanStep]] | None = None
         self._facts: dict[int, StepFacts] = {}
         self.values: dict[int, Any] = {}
         """Fetched outputs of completed steps (on Ray the scheduler holds their ObjectRefs)."""
         self._running: dict[asyncio.Future[Any], Running] = {}
         self._finished: list[asyncio.Future[Any]] = []
-        self._wake, self._plan_broken = asyncio.Event(), False
-        self._plan_written = len(state.plan_steps)  # the stored state's plan steps: a delta carries those after
+        self._wake = asyncio.Event()
+        self._plan_broken = False
+        # The stored state's plan steps: a checkpoint delta carries the ones after these.
+        self._plan_written = len(state.plan_steps)
         self._plan_iter: AsyncIterator[PlanItem] | None = None
         self._feed: PlanFeed[PlanItem] | None = None
         self._stopped: Stopped | None = None
@@ -98,7 +107,8 @@ class PlanExecution(PlanIntake):
                                                         self._sink.outputs(self._st.plan_version))
 
     def _forget_partial_plan(self) -> None:
-        """Resumed mid-stream: the plan is asked for again; a repeated step that completed is kept, as on a replan."""
+        """Resumed mid-stream: the plan is asked for again; a repeated step that completed is kept, as on a
+        replan."""
         if not self._st.plan_steps:
             return
         stored = self._sink.outputs(self._st.plan_version)
@@ -170,110 +180,7 @@ class PlanExecution(PlanIntake):
         self._limits.budget.check(self._st.usage.total)
         self._limits.budget.check_priced(spend)
 
-    # ------------------------------------------------------------------ dispatch
-    def _dispatch_ready(self) -> None:
-        """Start every ready step; the ones that became ready together are sent together (one call per executor
-        on Ray), and each still has its own handle, timeout and outcome."""
-        if self._plan_broken:
-            return
-        while self._answer_names_by_code():
-            pass  # an answered step may make another one ready
-        started = [(sid, self._start(sid)) for sid in self._sched.ready() if self._may_start(sid)]
-        if not started:
-            return
-        handles = self._rt.dispatch_many([(request, self._inputs(request)) for _, request in started])
-        now = self._clock()
-        if self._st.first_dispatch_at is None:
-            self._st.first_dispatch_at = now
-        for (sid, request), handle in zip(started, handles, strict=True):
-            self._launch(Running(sid, request.attempt, request, handle))
-            self._facts[sid] = StepFacts(started_at=now)
-            self._emit_started(sid, request.attempt, request.step, handle)
-
-    def _may_start(self, sid: int) -> bool:
-        """Whether a ready step runs now (not: a write of a plan still streaming, or a call that waits for a
-        human's confirmation)."""
-        step = self._steps[sid]
-        if step.tool_name is None and self._limits.dispatch.serial_llm and not self._st.plan_complete:
-            # At a one-request model server its call would only queue behind the planner's stream, its timeout
-            # running meanwhile; and once the plan is whole, a name hop may need no call (_answer_names_by_code).
-            return False
-        if not self._st.plan_complete and _has_side_effects(self._rt.tool_spec(step.tool_name)):
-            # A streamed plan can still be rejected (over max_steps, a cycle, a bad later step) and be
-            # replaced: its writes wait until the whole plan is validated, its reads run at once.
-            return False
-        confirm_writes = self._limits.dispatch.confirm_replanned_writes
-        if needs_confirmation(self._rt.tool_spec(step.tool_name), self._st.plan_version, confirm_writes) \
-                and sid not in self._st.confirmed:
-            if sid in self._st.modifications:
-                # A human approves the exact call; a model does not get to rewrite it afterwards.
-                self.fail_unconfirmed(sid, (
-                    f"the reviewer's change ({self._st.modifications[sid]!r}) was not applied: tool "
-                    f"{step.tool_name!r} needs a human's confirmation, and a model never rewrites such a call "
-                    "after the plan; replan with the exact call instead"))
-                return False
-            self.awaiting_confirmation.add(sid)
-            return False
-        return True
-
-    def _answer_names_by_code(self) -> bool:
-        """Complete, without a model call, each ready reasoning step that only names its search's one hit for
-        arithmetic (``agents.engine.hops.names_by_code``; the numeric check set only: code then answers in the
-        model's place). Only on a one-request server once the plan is whole: the steps that use a reasoning step
-        are known only then, and elsewhere the call runs beside the rest at no wait."""
-        dispatch = self._limits.dispatch
-        if not dispatch.serial_llm or not self._st.plan_complete or "numeric" not in dispatch.checks:
-            return False
-        answers = names_by_code(self._sched.ready(), self._steps, self.values, self._st.modifications,
-                                lambda step: number_slots(self._rt, step))
-        for sid, title in answers:
-            self._complete_by_code(sid, title)
-        return bool(answers)
-
-    def _complete_by_code(self, sid: int, value: Any) -> None:
-        attempt = self._sched.start(sid)
-        now = self._clock()
-        self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=None,
-                                           plan_version=self._st.plan_version, executor=BY_CODE))
-        self._complete(sid, attempt, StepOutcome(step_id=sid, attempt=attempt, ok=True, started_at=now,
-                                                 finished_at=now, output=value, executor=BY_CODE,
-                                                 output_inline=True), value, None)
-
-    def _start(self, sid: int) -> StepRequest:
-        """The step's next attempt, started in the scheduler (the caller dispatches it)."""
-        step = self._steps[sid]
-        # Any step may call the LLM (a reasoning step, the reviewer's change, an argument repair); and at a
-        # cap the task cannot reach its reflector anyway, so nothing more is dispatched.
-        self._limits.budget.check(self._st.usage.total, before_call=True)
-        cost = self._limits.budget.for_call(self._st.usage)
-        attempt = self._sched.start(sid)
-        through = read_through(step, self._steps, lambda sid: self._sched.state(sid) is SchedState.COMPLETED) \
-            if self._limits.dispatch.read_through else {}
-        return StepRequest(
-            task_id=self._st.task_id, task=self._st.task, plan_version=self._st.plan_version, step=step,
-            attempt=attempt, timeout_s=self._limits.dispatch.step_timeout_s,
-            modification=self._st.modifications.get(sid), confirmed=sid in self._st.confirmed,
-            generation=self._sink.generation, inputs_about={d: about(self._steps[d]) for d in (*step.depends_on,
-                                                            *through.values()) if d in self._steps},
-            read_through=through, cost=cost)
-
-    def _emit_started(self, sid: int, attempt: int, step: PlanStep, handle: StepHandle) -> None:
-        self._sink.emit(StepStartedPayload(step_id=sid, attempt=attempt, tool_name=step.tool_name,
-                                           plan_version=self._st.plan_version, executor=getattr(handle, "executor", ""),
-                                           node_id=getattr(handle, "node_id", "")))
-
-    def _inputs(self, request: StepRequest) -> dict[int, Any]:
-        return {d: self._sched.output(d) for d in (*request.step.depends_on, *request.read_through.values())}
-
-    def _launch(self, run: Running) -> None:
-        fut = asyncio.ensure_future(await_outcome(run, self._rt, self._clock))
-        self._running[fut] = run
-        fut.add_done_callback(self._on_finished)
-
-    def _on_finished(self, fut: asyncio.Future[Any]) -> None:
-        self._finished.append(fut)
-        self._wake.set()
-
+    # ------------------------------------------------------------------ a step returned
     def _on_step_done(self, fut: asyncio.Future[Any]) -> None:
         run = self._running.pop(fut)
         value = None
@@ -284,14 +191,14 @@ class PlanExecution(PlanIntake):
                 self._redispatch(run, exc)
                 return
             now = self._clock()
+            error = f"the executor running step {run.step_id} died {run.redispatches + 1} times: {exc}"
             outcome = StepOutcome(step_id=run.step_id, attempt=run.attempt, ok=False, started_at=now,
-                                  finished_at=now, error_kind="executor_died",
-                                  error=f"the executor running step {run.step_id} died {run.redispatches + 1} "
-                                        f"times: {exc}")
+                                  finished_at=now, error_kind="executor_died", error=error)
         self._charge("executor", outcome.spend)
         if outcome.error is not None and len(outcome.error) > MAX_TEXT_CHARS:
             outcome = dataclasses.replace(outcome, error=cap_text(outcome.error))
-        if self._sched.state(run.step_id) is not SchedState.RUNNING or self._sched.attempt(run.step_id) != run.attempt:
+        still_running = self._sched.state(run.step_id) is SchedState.RUNNING
+        if not still_running or self._sched.attempt(run.step_id) != run.attempt:
             return  # a stale attempt (its step was reset by a retry); its result is dropped
         if outcome.ok:
             self._complete(run.step_id, run.attempt, outcome, value, run.handle.output_ref)
@@ -299,24 +206,25 @@ class PlanExecution(PlanIntake):
             self._record_failure(run.step_id, run.attempt, outcome)
 
     def _redispatch(self, run: Running, exc: ExecutorLost) -> None:
-        """The same attempt, on another executor (or the lost one, once Ray restarted it): not a step failure (no
-        retry budget is spent), but the log says it happened and where. The higher dispatch number lets its write
-        tool take the lost call's claim."""
+        """The same attempt, on another executor (or the lost one, once Ray restarted it): not a step
+        failure (no retry budget is spent), but the log says it happened and where. The higher dispatch
+        number lets its write tool take the lost call's claim."""
         run.redispatches += 1
-        lost_on = getattr(run.handle, "executor", "")
+        lost_on = getattr(run.handle, "executor", "") or "the executor"
         run.request = dataclasses.replace(run.request, dispatch=run.request.dispatch + 1)
         self._sink.emit(StepFailedPayload(
             step_id=run.step_id, attempt=run.attempt, error_kind="executor_died", will_retry=True,
-            error=f"{lost_on or 'the executor'} died while running step {run.step_id} ({exc}); sending it again",
+            error=f"{lost_on} died while running step {run.step_id} ({exc}); sending it again",
             finished_at=self._clock(), plan_version=self._st.plan_version))
-        fut = asyncio.ensure_future(self._send_again(run, _REDISPATCH_PAUSE_S * 3 ** (run.redispatches - 1)))
+        pause_s = _REDISPATCH_PAUSE_S * 3 ** (run.redispatches - 1)
+        fut = asyncio.ensure_future(self._send_again(run, pause_s))
         self._running[fut] = run
         fut.add_done_callback(self._on_finished)
 
     async def _send_again(self, run: Running, pause_s: float) -> tuple[StepOutcome, Any]:
-        # The lost executor is often one Ray is restarting (a lone executor, a wedged one replaced): sent again at
-        # once, a step met the same restarting actor three times within a second and failed with it. Cancelled
-        # with the others (a retry, a restart, the task's end), the pause never dispatches.
+        # The lost executor is often one Ray is restarting (a lone executor, a wedged one replaced): sent
+        # again at once, a step met the same restarting actor three times within a second and failed with
+        # it. Cancelled with the others (a retry, a restart, the task's end), the pause never dispatches.
         await asyncio.sleep(pause_s)
         run.handle = self._rt.dispatch(run.request, self._inputs(run.request))
         self._emit_started(run.step_id, run.attempt, run.request.step, run.handle)
@@ -325,22 +233,25 @@ class PlanExecution(PlanIntake):
     def _complete(self, sid: int, attempt: int, outcome: StepOutcome, value: Any, ref: Any) -> None:
         """Record a finished step — its output, its event and its checkpoint delta in one commit — before any
         dependent is dispatched, so ``step_finished`` of a step precedes ``step_started`` of its dependents.
-        Dependents get the value itself when it came inline, else the output's reference (no second copy). A text
-        output of a reasoning step (a model's reply) over the one text limit is cut to it, and the cut text is what
-        every dependent, prompt and record gets; a tool's output has its own bound (``ToolPolicy.max_output_tokens``)."""
+        Dependents get the value itself when it came inline, else the output's reference (no second copy).
+        A text output of a reasoning step (a model's reply) over the one text limit is cut to it, and the cut
+        text is what every dependent, prompt and record gets; a tool's output has its own bound
+        (``ToolPolicy.max_output_tokens``)."""
+        step = self._steps[sid]
         inline = outcome.output_inline
-        if self._steps[sid].tool_name is None and isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
-            value, inline = cap_text(value), True
+        if step.tool_name is None and isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+            value = cap_text(value)
+            inline = True
         self._sched.complete(sid, value if inline else ref)
         self._st.consecutive_errors = 0
-        if self._st.rejected_calls and _has_side_effects(self._rt.tool_spec(self._steps[sid].tool_name)):
+        if self._st.rejected_calls and has_side_effects(self._rt.tool_spec(step.tool_name)):
             self._st.rejected_calls = []  # the write may be what makes a rejected input valid now
         self.values[sid] = value
         self._sink.put_output(self._st.plan_version, sid, attempt, value)
         self._facts[sid] = StepFacts(started_at=outcome.started_at, finished_at=outcome.finished_at,
                                      tool_attempts=outcome.tool_attempts, from_journal=outcome.from_journal)
-        delta = checkpoint_delta(self._st, {sid: derive_record(self._sched, self._steps, self._facts, sid)},
-                                 self._plan_written)
+        record = derive_record(self._sched, self._steps, self._facts, sid)
+        delta = checkpoint_delta(self._st, {sid: record}, self._plan_written)
         self._plan_written = len(self._st.plan_steps)
         self._sink.emit(StepFinishedPayload(
             step_id=sid, attempt=attempt, output_preview=preview(value), started_at=outcome.started_at,
@@ -348,30 +259,35 @@ class PlanExecution(PlanIntake):
             node_id=outcome.node_id, speculative=outcome.speculative), delta=delta)
 
     def _record_failure(self, step_id: int, attempt: int, outcome: StepOutcome) -> None:
-        self._sched.fail(step_id, outcome.error or "failed")
+        error_kind = outcome.error_kind or "permanent"
+        error = outcome.error or "failed"
+        self._sched.fail(step_id, error)
         step = self._steps[step_id]
         if outcome.error_kind == "argument" and step.tool_name is not None:
             self._st.rejected_calls = remember_rejection(self._st.rejected_calls, step, outcome.arguments,
                                                          outcome.error or "invalid arguments")
-        self._facts[step_id] = StepFacts(error_kind=outcome.error_kind or "permanent", error=outcome.error or "failed",
-                                      started_at=outcome.started_at, finished_at=outcome.finished_at)
-        self._sink.emit(StepFailedPayload(step_id=step_id, attempt=attempt,
-                                          error_kind=outcome.error_kind or "permanent",
-                                          error=outcome.error or "failed", started_at=outcome.started_at,
-                                          finished_at=outcome.finished_at, plan_version=self._st.plan_version,
-                                          executor=outcome.executor, node_id=outcome.node_id), self.checkpoint())
+        self._facts[step_id] = StepFacts(error_kind=error_kind, error=error, started_at=outcome.started_at,
+                                         finished_at=outcome.finished_at)
+        self._sink.emit(StepFailedPayload(
+            step_id=step_id, attempt=attempt, error_kind=error_kind, error=error,
+            started_at=outcome.started_at, finished_at=outcome.finished_at, executor=outcome.executor,
+            node_id=outcome.node_id, plan_version=self._st.plan_version), self.checkpoint())
         self._plan_written = len(self._st.plan_steps)
-        # A refusal counts too: a task whose calls keep being refused stops like one whose calls keep failing.
-        # A model call the money budget refused stops the task: any other call would be refused the same way.
-        refused = outcome.error_kind == "max_cost_usd"
-        self._stopped = self._stopped or (Stopped("max_cost_usd", outcome.error or "") if refused else
-                                          self._limits.failures.after_failure(self._st, self._steps[step_id],
-                                                                              outcome))
+        if self._stopped is not None:
+            return
+        if outcome.error_kind == "max_cost_usd":
+            # A model call the money budget refused stops the task: any other call would be refused the
+            # same way.
+            self._stopped = Stopped("max_cost_usd", outcome.error or "")
+        else:
+            # A refusal counts too: a task whose calls keep being refused stops like one whose calls keep
+            # failing.
+            self._stopped = self._limits.failures.after_failure(self._st, step, outcome)
 
     # ------------------------------------------------------------------ decisions applied by the runner
     def with_graph(self, context: ReflectionContext) -> ReflectionContext:
-        """The policy's input with the step graph as the scheduler holds it, so that every retry the policy decides
-        is one ``retry`` can make."""
+        """The policy's input with the step graph as the scheduler holds it, so that every retry the policy
+        decides is one ``retry`` can make."""
         ids = self._sched.step_ids()
         return dataclasses.replace(context, step_states={sid: self._sched.state(sid) for sid in ids},
                                    step_deps={sid: self._sched.dependencies(sid) for sid in ids})
@@ -396,5 +312,6 @@ class PlanExecution(PlanIntake):
         self.awaiting_confirmation.discard(step_id)
         attempt = self._sched.start(step_id)
         now = self._clock()
-        self._record_failure(step_id, attempt, StepOutcome(step_id=step_id, attempt=attempt, ok=False, started_at=now,
-                                                           finished_at=now, error_kind="permission", error=reason))
+        outcome = StepOutcome(step_id=step_id, attempt=attempt, ok=False, started_at=now, finished_at=now,
+                              error_kind="permission", error=reason)
+        self._record_failure(step_id, attempt, outcome)

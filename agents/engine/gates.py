@@ -1,10 +1,10 @@
-"""Which tool calls wait for a human, and what counts as a human's approval."""
+"""Which tool calls wait (for a human, or for the whole plan), and what counts as a human's approval."""
 
 from __future__ import annotations
 
 from agents.tools import ToolSpec
 
-__all__ = ["is_approval", "needs_confirmation"]
+__all__ = ["has_side_effects", "is_approval", "needs_confirmation"]
 
 _APPROVALS = frozenset({"approve", "approved", "yes", "y", "ok", "accept", "confirm", "confirmed", "go", "proceed"})
 
@@ -16,6 +16,12 @@ def needs_confirmation(spec: ToolSpec | None, plan_version: int, confirm_replann
     if spec is None:
         return False
     return spec.requires_confirmation or (confirm_replanned_writes and plan_version > 1 and spec.permission != "read")
+
+
+def has_side_effects(spec: ToolSpec | None) -> bool:
+    """Whether a step of this tool is a call the idempotency journal must key: such a call waits until a
+    streamed plan is whole (the plan may still be rejected and replaced)."""
+    return spec is not None and not spec.idempotent
 
 
 def is_approval(text: str) -> bool:

@@ -1,6 +1,7 @@
 """Reasoning steps that only name something for arithmetic ("the name of the city"): which search a step's
 figure is read through, and, with the opt-in numeric check set, which of them code answers in the model's place.
-Pure: the plan execution (``agents.engine.execution``) passes its steps, outputs and scheduler states in.
+Pure: the plan execution's dispatch (``agents.engine.step_dispatch``) passes its steps, outputs and scheduler
+states in.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """How a plan version's steps arrive: the streamed plan's items taken into the scheduler as they come (a step, a
-restart of the plan, its end or its failure), with the kept outputs of a replan preloaded. A base of
-``agents.engine.execution.PlanExecution``, which holds the state named below and dispatches what is ready.
+restart of the plan, its end or its failure), with the kept outputs of a replan preloaded. The first base of
+``agents.engine.execution.PlanExecution``, which holds the state named below; the next,
+``agents.engine.step_dispatch.StepDispatch``, starts what is ready.
 """
 
 from __future__ import annotations
