@@ -21,14 +21,15 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from agents.llm.profile import HOSTED, ModelProfile
-from agents.llm.base import LLMError, LLMReplayMismatch, LLMReply, LLMRequest
+from agents.llm.base import LLMError, LLMReplayMismatch, LLMReply, LLMRequest, LLMToolsUnsupported
 from agents.llm.function_llm import stream_reply
+from agents.llm.profile import HOSTED, ModelProfile
 from agents.llm.records import LLMCallRecord, request_fingerprint
 
 __all__ = ["ReplayLLM", "error_class"]
 
 _SHOWN_CHARS = 200
+_TOOLS_REJECTED = LLMToolsUnsupported.__name__
 
 
 def error_class(name: str | None) -> type[LLMError]:
@@ -50,6 +51,20 @@ def error_class(name: str | None) -> type[LLMError]:
 def _shorten(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "…"
+
+
+def _tools_at_start(records: Sequence[LLMCallRecord]) -> bool | None:
+    """``tools_supported`` of the recorded backend before its first call, as the records show it."""
+    # A role offers a native tool (the typed reviewer's final_result) only where the backend declares tools
+    # that were not rejected (agents.roles.output_tool.offers_tools), and the offer changes the prompt the
+    # record's fingerprint holds: a replay that decided otherwise would match no record. Records keep no
+    # request's tools, but two facts are proof: a reply with tool calls had tools offered and taken
+    # (OpenAIChat then says True); a recorded rejection had them offered until that call (replaying it turns
+    # them off, as OpenAIChat remembers it). With neither, no tool was ever taken, as with a backend that has
+    # none (FunctionLLM, SimulatedLLM): False asks as those do, as a ReplayLLM that declared nothing did.
+    if any(r.error_type == _TOOLS_REJECTED for r in records):
+        return None
+    return any(r.tool_calls for r in records)
 
 
 def _first_difference(recorded: list[dict[str, Any]], requested: list[dict[str, Any]]) -> str:
@@ -84,6 +99,7 @@ class ReplayLLM:
         for record in parsed:
             self._by_role.setdefault(record.role, []).append(record)
         self._used: set[tuple[str, int]] = set()
+        self._tools_supported = _tools_at_start(parsed)
         self.strict = strict
         self.stream_chunk_size = stream_chunk_size
         self.chunk_delay_s = chunk_delay_s
@@ -110,8 +126,17 @@ class ReplayLLM:
         self._used.add((request.role, match[0]))
         return match[1]
 
+    @property
+    def tools_supported(self) -> bool | None:
+        """Whether the recorded backend took requests with ``tools``, as ``OpenAIChat.tools_supported`` says
+        it (``None``: offered, none sent yet), read from the records: roles replay with the prompts they were
+        recorded with."""
+        return self._tools_supported
+
     async def complete(self, request: LLMRequest) -> LLMReply:
         record = self._take(request)
+        if record.error_type == _TOOLS_REJECTED:
+            self._tools_supported = False
         if record.failed:
             raise error_class(record.error_type)(f"replayed: {record.error}")
         return record.reply()
