@@ -78,6 +78,11 @@ class GrammarCheckedGreedy:
         return lib.llama_token_data_array(data=ctypes.cast(data, lib.llama_token_data_p), size=size, selected=-1,
                                           sorted=False)
 
+    @property
+    def grammar(self) -> Any:
+        """The grammar sampler, in the state after the last accepted token (``_jump_forward.py`` probes a copy)."""
+        return self._grammar
+
     def sample(self, ctx: Any, idx: int = -1) -> int:
         lib, np = self._lib, self._np
         logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx.ctx, idx), shape=(self._n_vocab,))

@@ -2,7 +2,7 @@
 
 Run by file path, not ``-m``: that keeps the child from importing the ``agents`` package (and Ray).
 
-It runs ``llama_cpp.server`` with ``ARGS`` after four steps:
+It runs ``llama_cpp.server`` with ``ARGS`` after five steps:
 
 * **No orphans.** ``stop()`` and interpreter exit terminate the server, but a parent killed with
   SIGKILL (``ray.kill``, an OOM kill, a CI timeout) runs no cleanup. A daemon thread therefore
@@ -18,6 +18,8 @@ It runs ``llama_cpp.server`` with ``ARGS`` after four steps:
   kept. It also drops conversation steps before prefilled prefixes (``_prompt_cache.py``),
   so the roles' instructions prefilled at start-up stay cached however many other calls come in between, and
   with ``TETRARCH_STATE_DIR`` set keeps those prefixes on disk for the next start (``_state_shelf.py``).
+* **Forced text in one batch.** What a reply's grammar forces (a JSON reply's keys and punctuation) is fed to the
+  model in one batch instead of one decode step a token (``_jump_forward.py``; ``TETRARCH_JUMP_FORWARD=0``: off).
 * **One grammar check a token.** Our requests are greedy (temperature 0) and most carry a JSON-schema grammar;
   the library filters the whole 152k-token vocabulary through the grammar before every token (25-36 ms of a
   ~100 ms step on 2 cores). ``_greedy_grammar.py`` checks the greedy token alone and filters everything only when
@@ -47,11 +49,13 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["PARENT_PID_ENV", "STATE_DIR_ENV", "main"]
+__all__ = ["JUMP_FORWARD_ENV", "PARENT_PID_ENV", "STATE_DIR_ENV", "main"]
 
 PARENT_PID_ENV = "TETRARCH_PARENT_PID"
 STATE_DIR_ENV = "TETRARCH_STATE_DIR"
 """Where prefilled prefix states are kept across starts (``_state_shelf.py``); unset: nowhere."""
+JUMP_FORWARD_ENV = "TETRARCH_JUMP_FORWARD"
+"""``0``: decode what a reply's grammar forces token by token, as the library does (``_jump_forward.py``)."""
 _WATCH_INTERVAL_S = 1.0
 
 
@@ -165,6 +169,8 @@ def _open_shelf(state_dir: str, max_bytes: int) -> Any:
 
 def _install_grammar_checked_greedy() -> None:
     _load_sibling("greedy_grammar").install()
+    if os.environ.pop(JUMP_FORWARD_ENV, "1") != "0":
+        _load_sibling("jump_forward").install()
 
 
 def main(argv: list[str] | None = None) -> None:
