@@ -19,7 +19,7 @@ from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
 from agents.store import Store, TaskBatch
-from agents.store.batch import ResultRow, merge_deltas
+from agents.store.batch import EventRow, ResultRow, merge_deltas
 from agents.store.redact import MIN_SECRET_LEN, Redactor
 
 __all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
@@ -109,11 +109,16 @@ class StoreSink:
     runner) and every later ``emit`` raises ``LeaseLostError``.
     """
 
-    def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None],
+    def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None] | None,
                  clock: Callable[[], float] = time.time, *, generation: int | None = None,
                  on_lost: Callable[[Exception], None] | None = None,
-                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None) -> None:
+                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None,
+                 on_rows: Callable[[list[EventRow]], None] | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
+        self._on_rows = on_rows
+        """Given: durable events are published as their stored rows (``EventRow``, the body as JSON text) instead of
+        to ``on_event``, and the sink keeps no event objects until its commit (a reader that keeps rows holds text,
+        which the cyclic GC does not walk)."""
         self.generation = generation or 0
         self._on_lost = on_lost
         self._on_secret = on_secret
@@ -140,7 +145,8 @@ class StoreSink:
         event = make_event(payload, task_id=self.task_id, seq=self._seq, ts=self._clock())  # type: ignore[arg-type]
         row, event = self._store.event_row(self.task_id, event)
         self._batch.events.append(row)
-        self._events.append(event)
+        if self._on_rows is None:
+            self._events.append(event)
         if checkpoint is not None:
             # A full checkpoint covers every delta before it.
             self._batch.checkpoint, self._delta = (self._seq, checkpoint), None
@@ -220,7 +226,9 @@ class StoreSink:
         self._scheduled = False
         if self.lost is not None:
             return None
-        batch, after = self._batch, _Taken(self._events, self._on_result if self._batch.result else None)
+        batch = self._batch
+        after = _Taken(self._events if self._on_rows is None else batch.events,
+                       self._on_result if batch.result else None)
         if self._delta is not None:
             batch.delta, self._delta = self._delta, None
         self._batch, self._events = TaskBatch(self.task_id, batch.generation), []
@@ -235,7 +243,10 @@ class StoreSink:
             self.lost = error
             if self._on_lost is not None:
                 self._on_lost(error)
-        else:
+        elif self._on_rows is not None:
+            if after.events:
+                self._on_rows(after.events)  # type: ignore[arg-type]
+        elif self._on_event is not None:
             for event in after.events:
                 self._on_event(event)
         if after.on_result is not None:
@@ -246,5 +257,6 @@ class StoreSink:
 class _Taken:
     """What a taken batch leaves to do after its commit: publish its events, report the result it carried."""
 
-    events: list[AnyEvent]
+    events: list[AnyEvent] | list[EventRow]
+    """The batch's events to publish: the objects, or their rows (``StoreSink``'s ``on_rows``)."""
     on_result: Callable[[Exception | None], None] | None

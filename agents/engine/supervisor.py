@@ -8,6 +8,7 @@ the store says is still running.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from agents.events import AnyEvent, EscalatedPayload, parse_event
 from agents.outputs import output_type_of
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
+from agents.store.batch import EventRow
 from agents.task_text import check_text_length
 from agents.tools.mcp import ToolRefresher
 
@@ -66,7 +68,9 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._scopes: dict[str, CancelScope] = {}  # each running task's cancel switch (``cancel``)
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
-        self._live: dict[str, list[AnyEvent]] = {}
+        self._live: dict[str, list[tuple[int, str]]] = {}
+        """A running task's durable events for live readers, as ``(seq, JSON text)``: text is nothing the cyclic GC
+        walks, where the event objects were ~40 per task in flight (each full pass walked them)."""
         # Waiters hold the current event; a change sets it and puts a fresh one in its place. Synchronous:
         # nothing is scheduled to wake them (a notification must not be a task nobody awaits).
         self._changed = asyncio.Event()
@@ -238,7 +242,7 @@ class SupervisorCore(SubmitCommands, CancelCommands):
     # ------------------------------------------------------------------ internals
     def _sink(self, task_id: str, generation: int, *, new: bool = False) -> StoreSink:
         """The sink of a run; ``new``: the task was created just now, so it has no events yet."""
-        return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock,
+        return StoreSink(self._store, task_id, None, self._clock, on_rows=lambda rows: self._on_rows(task_id, rows),
                          generation=generation, on_lost=lambda exc: self._on_lost(task_id, exc),
                          on_secret=lambda: self._redact_live(task_id), last_seq=0 if new else None)
 
@@ -246,7 +250,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         """A secret became known: the events kept for live readers are served redacted from now on too."""
         live = self._live.get(task_id)
         if live:
-            self._live[task_id] = [parse_event(self._store.redact(e.model_dump(mode="json"))) for e in live]
+            self._live[task_id] = [(seq, json.dumps(self._store.redact(json.loads(body)), ensure_ascii=False))
+                                   for seq, body in live]
 
     def _on_lost(self, task_id: str, exc: Exception) -> None:
         """This runner may no longer write the task (another took it over, or the store refused): stop it."""
@@ -257,8 +262,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
                       "orch.resume(task_id)", task_id, type(exc).__name__, exc)
         self._stop_run(task_id)
 
-    def _on_event(self, task_id: str, event: AnyEvent) -> None:
-        self._live.setdefault(task_id, []).append(event)
+    def _on_rows(self, task_id: str, rows: list[EventRow]) -> None:
+        self._live.setdefault(task_id, []).extend((row[1], row[4]) for row in rows)
         self._notify()
 
     def _notify(self) -> None:
@@ -275,8 +280,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
 
     def _events_after(self, task_id: str, after_seq: int) -> list[AnyEvent]:
         live = self._live.get(task_id)
-        if live and live[0].seq <= after_seq + 1:
-            return [e for e in live if e.seq > after_seq]
+        if live and live[0][0] <= after_seq + 1:
+            return [parse_event(body) for seq, body in live if seq > after_seq]
         return self._store.events(task_id, after_seq=after_seq)
 
     def _is_running(self, task_id: str) -> bool:

@@ -28,7 +28,7 @@ from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoun
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch", "encode_batch",
+__all__ = ["EventRow", "LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch", "encode_batch",
            "insert_tasks", "last_seq", "load_state", "merge_deltas", "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
