@@ -26,7 +26,7 @@ from agents.engine.loop_watch import LoopWatch, log_stall
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
-from agents.engine.sink import StoreSink
+from agents.engine.sink import SinkHooks, StoreSink
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
@@ -81,6 +81,7 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         """Names this Supervisor in the task leases it takes (``lives_with_parent``: a Ray worker, which its raylet
         started and outlives only as an orphan on its way out)."""
         self._memory = MemoryLink(config)
+        self._hooks = SinkHooks(self._on_rows, self._on_lost, self._redact_live)  # every run's sink tells these
         # fallback: a runtime_env may hold a callable (Ray's worker_process_setup_hook); the record shows its repr.
         self._config_json = config.model_dump(mode="json", fallback=repr)
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
@@ -242,9 +243,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
     # ------------------------------------------------------------------ internals
     def _sink(self, task_id: str, generation: int, *, new: bool = False) -> StoreSink:
         """The sink of a run; ``new``: the task was created just now, so it has no events yet."""
-        return StoreSink(self._store, task_id, None, self._clock, on_rows=lambda rows: self._on_rows(task_id, rows),
-                         generation=generation, on_lost=lambda exc: self._on_lost(task_id, exc),
-                         on_secret=lambda: self._redact_live(task_id), last_seq=0 if new else None)
+        return StoreSink(self._store, task_id, None, self._clock, generation=generation, hooks=self._hooks,
+                         last_seq=0 if new else None)
 
     def _redact_live(self, task_id: str) -> None:
         """A secret became known: the events kept for live readers are served redacted from now on too."""
