@@ -331,7 +331,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._scopes[state.task_id] = runner.cancel_scope
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
-        task.add_done_callback(close_spans)
+        if close_spans is not None:
+            task.add_done_callback(close_spans)
         task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
     def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:
