@@ -27,6 +27,7 @@ from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
 from agents.engine.sink import SinkHooks, StoreSink
+from agents.engine.stops import Limits
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
@@ -57,9 +58,9 @@ class SupervisorCore(SubmitCommands, CancelCommands):
                  profile: ModelProfile = HOSTED) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
         self._refresher = refresher
-        self._profile = profile
-        """The model's (``llm.profile``): whether its calls may run at once."""
         """Re-lists the MCP servers whose tool lists changed before a task starts or continues (None: no server)."""
+        self._profile, self._limits = profile, Limits.of(config, profile)
+        """The model's (``llm.profile``): whether its calls may run at once; the caps of every run (frozen: shared)."""
         self._checks = tuple(checks)
         """The user's answer checks, given to every task this Supervisor runs."""
         self._owns = owns
@@ -325,8 +326,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
                                          setup=seen.otel_setup)
         if first is not None:
             traced.emit(first)
-        runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
-                            memory=self._memory, checks=self._checks, profile=self._profile)
+        runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock, memory=self._memory,
+                            checks=self._checks, profile=self._profile, limits=self._limits)
         self._runs[state.task_id] = state.run
         self._scopes[state.task_id] = runner.cancel_scope
         task = asyncio.ensure_future(runner.run())
