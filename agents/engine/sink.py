@@ -137,7 +137,10 @@ class StoreSink:
         # ``last_seq``: the caller knows it (0 for a task it has just created), so the store is not asked; a
         # wrong guess is refused by the store's sequence check (EventSequenceError), never written.
         self._seq = store.last_seq(task_id) if last_seq is None else last_seq
-        self._batch = TaskBatch(task_id, generation)
+        self._generation = generation  # the batches': None writes unfenced
+        self._batch: TaskBatch | None = None
+        """This tick's writes, made by the first of them: a sink between ticks holds no batch (with its three lists,
+        four objects per task in flight for the cyclic GC)."""
         self._events: list[AnyEvent] = []
         self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
@@ -156,14 +159,15 @@ class StoreSink:
         self._seq += 1
         event = make_event(payload, task_id=self.task_id, seq=self._seq, ts=self._clock())  # type: ignore[arg-type]
         row, event = self._store.event_row(self.task_id, event)
-        self._batch.events.append(row)
+        batch = self._open()
+        batch.events.append(row)
         if self._owner is None:
             self._events.append(event)
         if checkpoint is not None:
             # A full checkpoint covers every delta before it.
-            self._batch.checkpoint, self._delta = (self._seq, checkpoint), None
-            self._batch.status = (checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status
-                                  else "running")
+            batch.checkpoint, self._delta = (self._seq, checkpoint), None
+            batch.status = (checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status
+                            else "running")
         elif delta is not None:
             self._delta = (self._seq, delta if self._delta is None else merge_deltas(self._delta[1], delta))
         self._schedule()
@@ -183,7 +187,7 @@ class StoreSink:
             self._on_secret()
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
-        self._batch.outputs.append(self._store.output_row(self.task_id, plan_version, step_id, attempt, output))
+        self._open().outputs.append(self._store.output_row(self.task_id, plan_version, step_id, attempt, output))
         self._schedule()
 
     def outputs(self, plan_version: int) -> dict[int, Any]:
@@ -191,11 +195,13 @@ class StoreSink:
         return {sid: out for (_, sid), out in self._store.get_step_outputs(self.task_id, plan_version).items()}
 
     def record_llm_calls(self, records: Sequence[dict[str, Any]]) -> None:
+        if not records:
+            return
+        calls = self._open().llm_calls
         for record in records:
             role = str((record.get("role") if isinstance(record, dict) else getattr(record, "role", "")) or "")
-            self._batch.llm_calls.append((role, record))
-        if records:
-            self._schedule()
+            calls.append((role, record))
+        self._schedule()
 
     def finish(self, result: ResultRow, on_written: Callable[[Exception | None], None]) -> None:
         """Write the run's result with its last batch, in the group commit of this tick (one transaction for every
@@ -203,8 +209,14 @@ class StoreSink:
         if self.lost is not None:
             on_written(self.lost)
             return
-        self._batch.result, self._on_result = result, on_written
+        self._open().result, self._on_result = result, on_written
         self._schedule()
+
+    def _open(self) -> TaskBatch:
+        batch = self._batch
+        if batch is None:
+            batch = self._batch = TaskBatch(self.task_id, self._generation)
+        return batch
 
     def _schedule(self) -> None:
         if self._scheduled:
@@ -240,12 +252,15 @@ class StoreSink:
         self._scheduled = False
         if self.lost is not None:
             return None
-        batch = self._batch
+        if self._batch is None and self._delta is None:
+            return None
+        batch, self._batch = self._open(), None
         after = _Taken(self._events if self._owner is None else batch.events,
                        self._on_result if batch.result else None)
         if self._delta is not None:
             batch.delta, self._delta = self._delta, None
-        self._batch, self._events = TaskBatch(self.task_id, batch.generation), []
+        if self._owner is None:
+            self._events = []
         if after.on_result is not None:
             self._on_result = None
         return None if batch.empty() else (batch, after)

@@ -102,3 +102,19 @@ def test_hooks_hear_durable_events_as_their_stored_rows_and_a_lost_task_by_its_i
         assert rows == [("a", 1, "task_submitted"), ("a", 2, "task_submitted")]
         assert lost == [("b", LeaseLostError)]
         assert [e.seq for e in store.events("a")] == [1, 2] and store.events("b") == []
+
+
+def test_a_sink_holds_no_batch_between_ticks_and_a_flush_with_nothing_waiting_writes_nothing(tmp_path):
+    seen: list = []
+    lost: list = []
+    with CountingStore(tmp_path / "g.db") as store:
+        async def run() -> StoreSink:
+            (sink,) = _sinks(store, ["a"], seen, lost)
+            assert sink.take() is None  # nothing emitted yet
+            sink.emit(TaskSubmittedPayload(task="t"))
+            await asyncio.sleep(0)
+            sink.flush()
+            return sink
+
+        sink = asyncio.run(run())
+        assert sink._batch is None and store.calls == [["a"]] and [e.seq for e in seen] == [1]
