@@ -50,9 +50,9 @@ Send = Callable[[str, list[Submission]], Sequence[BaseException | None]]
 
 @dataclass(slots=True, eq=False)
 class _Burst:
-    """The submits of one shard sent in one call: one future for all of them (answered together), each one's error
-    in its place. A future per task held a condition, its lock and a deque for the life of its handle: ~10 objects
-    per task in flight, for the cyclic GC to walk."""
+    """The submits of one shard sent in one call: one future for all of them (answered together), each one's
+    error in its place. A future per task held a condition, its lock and a deque for the life of its handle:
+    ~10 objects per task in flight, for the cyclic GC to walk."""
 
     done: Future[None] = field(default_factory=Future)
     errors: list[BaseException | None] = field(default_factory=list)
@@ -60,7 +60,7 @@ class _Burst:
 
 @dataclass(frozen=True, slots=True)
 class Submitted:
-    """One queued submit (``SubmitQueue.put``): done when its burst was answered; its error, if it was refused."""
+    """One queued submit (``SubmitQueue.put``): done when its burst was answered; its error if refused."""
 
     burst: _Burst
     index: int
@@ -106,7 +106,8 @@ class SubmitQueue:
             self._cond.notify()
         return done
 
-    def wait_for(self, task_id: str, submitted: Submitted | None = None, timeout: float | None = None) -> bool:
+    def wait_for(self, task_id: str, submitted: Submitted | None = None,
+                 timeout: float | None = None) -> bool:
         """Return once ``task_id``'s submit was answered (at once for a task submitted earlier); raise its error
         if the Supervisor refused it. False if ``timeout`` seconds passed first (the submit is still on its way)."""
         done = submitted or self._pending.get(task_id)

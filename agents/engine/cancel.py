@@ -84,8 +84,8 @@ class CancelScope:
 
 
 async def within(timeout_s: float, work: Awaitable[T]) -> T:
-    """``work`` under a deadline (``TimeoutError`` past it), in the calling task: ``asyncio.wait_for`` ran it as a
-    task of its own, with a future and a timer, objects every run in flight kept for the cyclic GC."""
+    """``work`` under a deadline (``TimeoutError`` past it), in the calling task: ``asyncio.wait_for`` ran
+    it as a task of its own, with a future and a timer, objects every run in flight kept for the cyclic GC."""
     async with asyncio.timeout(timeout_s):
         return await work
 

@@ -233,10 +233,12 @@ class SpanSink:
 
 
 def live_spans(sink: TaskSink, state: TaskState, *, enabled: bool, content: bool = False,
-               setup: str | None = None, tracer_provider: Any = None, clock: Callable[[], float] | None = None,
+               setup: str | None = None, tracer_provider: Any = None,
+               clock: Callable[[], float] | None = None,
                ) -> tuple[TaskSink, Callable[[asyncio.Future[Any]], None] | None]:
-    """``(the sink the runner writes to, a done-callback for its asyncio task)``; ``sink`` itself and no callback
-    when not ``enabled`` (a no-op one cost every run a function, a context copy and a callback to schedule)."""
+    """``(the sink the runner writes to, a done-callback for its asyncio task)``; ``sink`` itself and no
+    callback when not ``enabled`` (a no-op one cost every run a function, a context copy and a callback to
+    schedule)."""
     if not enabled:
         return sink, None
     import time

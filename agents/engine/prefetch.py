@@ -41,8 +41,8 @@ class PlanPrefetch:
     def __init__(self, stream: AsyncIterator[PlanItem]) -> None:
         self._stream = stream
         self._items: deque[PlanItem] = deque()
-        """Read and not replayed yet: the replay takes each item out (kept, a plan's items, their spends and call
-        records stayed alive as long as the task, for the cyclic GC to walk)."""
+        """Read and not replayed yet: the replay takes each item out (kept, a plan's items, their spends and
+        call records stayed alive as long as the task, for the cyclic GC to walk)."""
         self._spent = SpentSoFar()
         """What the stream had cost at its last item, for ``abandon``."""
         self._error: BaseException | None = None

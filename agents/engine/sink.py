@@ -48,9 +48,9 @@ class TaskSink(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class SinkHooks:
-    """What many ``StoreSink``s tell the one who runs their tasks (the Supervisor), with the task id: one object
-    serves every sink, where three closures per sink (~8 objects per task in flight) were walked by the cyclic GC.
-    Durable events reach it as their stored rows (``EventRow``: the body is JSON text)."""
+    """What many ``StoreSink``s tell the one who runs their tasks (the Supervisor), with the task id: one
+    object serves every sink, where three closures per sink (~8 objects per task in flight) were walked by the
+    cyclic GC. Durable events reach it as their stored rows (``EventRow``: the body is JSON text)."""
 
     durable: Callable[[str, list[EventRow]], None]
     lost: Callable[[str, Exception], None]
@@ -129,8 +129,9 @@ class StoreSink:
                  hooks: SinkHooks | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
         self._owner = hooks
-        """Given, told instead of the three callbacks, with durable events as their stored rows: the sink keeps no
-        event objects until its commit (a reader that keeps rows holds text, which the cyclic GC does not walk)."""
+        """Given, told instead of the three callbacks, with durable events as their stored rows: the sink
+        keeps no event objects until its commit (a reader that keeps rows holds text, which the cyclic GC does
+        not walk)."""
         self.generation = generation or 0
         self._on_lost = on_lost
         self._on_secret = on_secret
@@ -139,8 +140,8 @@ class StoreSink:
         self._seq = store.last_seq(task_id) if last_seq is None else last_seq
         self._generation = generation  # the batches': None writes unfenced
         self._batch: TaskBatch | None = None
-        """This tick's writes, made by the first of them: a sink between ticks holds no batch (with its three lists,
-        four objects per task in flight for the cyclic GC)."""
+        """This tick's writes, made by the first of them: a sink between ticks holds no batch (with its three
+        lists, four objects per task in flight for the cyclic GC)."""
         self._events: list[AnyEvent] = []
         self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
@@ -187,7 +188,8 @@ class StoreSink:
             self._on_secret()
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
-        self._open().outputs.append(self._store.output_row(self.task_id, plan_version, step_id, attempt, output))
+        row = self._store.output_row(self.task_id, plan_version, step_id, attempt, output)
+        self._open().outputs.append(row)
         self._schedule()
 
     def outputs(self, plan_version: int) -> dict[int, Any]:

@@ -60,7 +60,7 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._refresher = refresher
         """Re-lists the MCP servers whose tool lists changed before a task starts or continues (None: no server)."""
         self._profile, self._limits = profile, Limits.of(config, profile)
-        """The model's (``llm.profile``): whether its calls may run at once; the caps of every run (frozen: shared)."""
+        """The model's (``llm.profile``): whether its calls may run at once; all runs' caps (frozen)."""
         self._checks = tuple(checks)
         """The user's answer checks, given to every task this Supervisor runs."""
         self._owns = owns
@@ -70,8 +70,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
         self._live: dict[str, list[tuple[int, str]]] = {}
-        """A running task's durable events for live readers, as ``(seq, JSON text)``: text is nothing the cyclic GC
-        walks, where the event objects were ~40 per task in flight (each full pass walked them)."""
+        """A running task's durable events for live readers, as ``(seq, JSON text)``: text is nothing the
+        cyclic GC walks, where the event objects were ~40 per task in flight (each full pass walked them)."""
         # Waiters hold the current event; a change sets it and puts a fresh one in its place. Synchronous:
         # nothing is scheduled to wake them (a notification must not be a task nobody awaits).
         self._changed = asyncio.Event()
@@ -82,7 +82,7 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         """Names this Supervisor in the task leases it takes (``lives_with_parent``: a Ray worker, which its raylet
         started and outlives only as an orphan on its way out)."""
         self._memory = MemoryLink(config)
-        self._hooks = SinkHooks(self._on_rows, self._on_lost, self._redact_live)  # every run's sink tells these
+        self._hooks = SinkHooks(self._on_rows, self._on_lost, self._redact_live)  # every run's sink tells it
         # fallback: a runtime_env may hold a callable (Ray's worker_process_setup_hook); the record shows its repr.
         self._config_json = config.model_dump(mode="json", fallback=repr)
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
@@ -320,14 +320,14 @@ class SupervisorCore(SubmitCommands, CancelCommands):
 
     def _start(self, state: TaskState, sink: StoreSink, first: EscalatedPayload | None = None) -> None:
         """Run the task; ``first``, the human's answer that continues it, is the run's first event."""
-        cfg = self._cfg
-        seen = cfg.observability
+        seen = self._cfg.observability
         traced, close_spans = live_spans(sink, state, enabled=seen.otel, content=seen.otel_content,
                                          setup=seen.otel_setup)
         if first is not None:
             traced.emit(first)
-        runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock, memory=self._memory,
-                            checks=self._checks, profile=self._profile, limits=self._limits)
+        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=traced, clock=self._clock,
+                            memory=self._memory, checks=self._checks, profile=self._profile,
+                            limits=self._limits)
         self._runs[state.task_id] = state.run
         self._scopes[state.task_id] = runner.cancel_scope
         task = asyncio.ensure_future(runner.run())

@@ -30,8 +30,8 @@ from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
 __all__ = ["EventRow", "GroupReads", "LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch",
-           "encode_batch", "group_reads", "insert_tasks", "last_seq", "load_state", "merge_deltas", "write_batch",
-           "write_group"]
+           "encode_batch", "group_reads", "insert_tasks", "last_seq", "load_state", "merge_deltas",
+           "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -86,9 +86,9 @@ def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
 
 @dataclass(slots=True)
 class GroupReads:
-    """What the batches of one group commit are checked and numbered against, read for the whole group with one
-    statement per table (``group_reads``) instead of three per batch, and kept current as its batches are written
-    (two batches of one task in a group: the second follows the first)."""
+    """What the batches of one group commit are checked and numbered against, read for the whole group with
+    one statement per table (``group_reads``) instead of three per batch, and kept current as its batches are
+    written (two batches of one task in a group: the second follows the first)."""
 
     holders: dict[str, int]
     """Each task's lease generation; absent: no lease row."""
@@ -99,22 +99,24 @@ class GroupReads:
 
 
 _IN_SIZES = (8, 64, 512)
-"""The lengths of the ``IN (...)`` lists a group's reads use (a shorter list is padded by repeating its last id):
-a few statement texts, which stay in the connection's statement cache, rather than one per group size."""
+"""The lengths of the ``IN (...)`` lists a group's reads use (a shorter list is padded by repeating its last
+id): a few statement texts, which stay in the connection's statement cache, rather than one per group size."""
 
 
 def group_reads(conn: Any, batches: Sequence[TaskBatch]) -> GroupReads:
-    """Read what ``check_batch`` and ``write_batch`` need for every batch of a group (the lease rows read with a
-    share lock on PostgreSQL, as ``fencing.current`` reads one)."""
+    """Read what ``check_batch`` and ``write_batch`` need for every batch of a group (the lease rows read with
+    a share lock on PostgreSQL, as ``fencing.current`` reads one)."""
     ids = list(dict.fromkeys(b.task_id for b in batches))
     with_events = list(dict.fromkeys(b.task_id for b in batches if b.events))
     with_calls = list(dict.fromkeys(b.task_id for b in batches if b.llm_calls))
-    holders = _select_in(conn, "SELECT task_id, generation FROM leases WHERE task_id IN ({}) ORDER BY task_id "
-                         + LOCK_ROW, ids)
-    seqs = _select_in(conn, "SELECT task_id, MAX(seq) FROM events WHERE task_id IN ({}) GROUP BY task_id", with_events)
+    holders = _select_in(conn, "SELECT task_id, generation FROM leases WHERE task_id IN ({})"
+                               " ORDER BY task_id " + LOCK_ROW, ids)
+    seqs = _select_in(conn, "SELECT task_id, MAX(seq) FROM events WHERE task_id IN ({}) GROUP BY task_id",
+                      with_events)
     calls = _select_in(conn, "SELECT task_id, MAX(seq) FROM llm_calls WHERE task_id IN ({}) GROUP BY task_id",
                        with_calls)
-    return GroupReads(holders, {t: seqs.get(t, 0) for t in with_events}, {t: calls.get(t, 0) for t in with_calls})
+    return GroupReads(holders, {t: seqs.get(t, 0) for t in with_events},
+                      {t: calls.get(t, 0) for t in with_calls})
 
 
 def _select_in(conn: Any, sql: str, ids: list[str]) -> dict[str, int]:

@@ -67,7 +67,8 @@ def _runtime(store: Store, plan: str, review_s: float = 0.0):
     async def reply(request):  # type: ignore[no-untyped-def]
         if request.role == "reflector" and review_s:
             await asyncio.sleep(review_s)  # a review that takes a moment: the last step's write commits alone
-        return {"router": wire.route(), "planner": plan, "reflector": wire.reflection(answer="ok")}[request.role]
+        replies = {"router": wire.route(), "planner": plan, "reflector": wire.reflection(answer="ok")}
+        return replies[request.role]
 
     llm = FunctionLLM(reply)
     rt = local_runtime(llm, [append_tag], RuntimeConfig())
@@ -77,7 +78,8 @@ def _runtime(store: Store, plan: str, review_s: float = 0.0):
     return rt
 
 
-async def _run(store: Store, plan: str, *, resume: str | None = None, review_s: float = 0.0) -> tuple[str, Any]:
+async def _run(store: Store, plan: str, *, resume: str | None = None,
+               review_s: float = 0.0) -> tuple[str, Any]:
     core = SupervisorCore(store, _runtime(store, plan, review_s), RuntimeConfig())
     task_id = resume or await core.submit("tags")
     if resume:
@@ -170,8 +172,8 @@ def test_steps_a_dying_runner_recorded_as_lost_executors_run_again_on_resume(tmp
             break
     else:
         raise AssertionError("no commit left every step completed and the task unfinished")
-    # The review's verdict and the result commit together (the run ends in the tick its review does): the dying
-    # runner's last write before it is the steps', and the phase the runner had moved on to is reflect.
+    # The review's verdict and the result commit together (the run ends in the tick its review does): the
+    # dying runner's last write before it is the steps', and the phase the runner had moved on to is reflect.
     state["phase"] = "reflect"
     # What the dying runner wrote: step 2's executors "died", step 3 skipped for it (its output is not stored).
     state["steps"]["2"].update(status="failed", error_kind="executor_died",

@@ -1,8 +1,8 @@
-"""``TaskRunner.run``'s bound on the whole run (``task_timeout_s``) and its stops from outside, pinned where the
-run waits in a model call: a run past its deadline fails ``task_timeout`` with its result written; a cancel
-through its scope ends it ``cancelled``; a cancel from outside (a shutdown, a lost lease) propagates and writes
-no result; a call that swallows the deadline's cancellation and answers anyway lets the run go on as it would
-have without the deadline (the deadline is a cancellation, not a verdict)."""
+"""``TaskRunner.run``'s bound on the whole run (``task_timeout_s``) and its stops from outside, pinned where
+the run waits in a model call: a run past its deadline fails ``task_timeout`` with its result written; a
+cancel through its scope ends it ``cancelled``; a cancel from outside (a shutdown, a lost lease) propagates
+and writes no result; a call that swallows the deadline's cancellation and answers anyway lets the run go on
+as it would have without the deadline (the deadline is a cancellation, not a verdict)."""
 
 from __future__ import annotations
 
@@ -104,8 +104,8 @@ def test_a_call_that_swallows_the_deadlines_cancellation_lets_the_run_go_on() ->
 
 def test_a_run_within_its_deadline_is_not_touched_by_it() -> None:
     async def main():
-        runner, sink = _runner(FunctionLLM(lambda r: {"router": ROUTE, "planner": PLAN, "reflector": ACCEPT}[r.role]),
-                               timeout_s=30)
+        replies = {"router": ROUTE, "planner": PLAN, "reflector": ACCEPT}
+        runner, _ = _runner(FunctionLLM(lambda r: replies[r.role]), timeout_s=30)
         result = await runner.run()
         # The deadline's timer went with the run: nothing is left to cancel this task later.
         await asyncio.sleep(0)

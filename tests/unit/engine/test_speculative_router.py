@@ -145,4 +145,5 @@ def test_a_replayed_plan_is_not_kept_and_an_abandoned_one_is_charged_what_it_rea
 
     got, kept, spend = asyncio.run(main())
     assert got == items and kept == 0  # what the replay handed on is no longer held
-    assert spend.usage == Usage(llm_calls=1, input_tokens=500, output_tokens=12) and spend.calls[0]["role"] == "planner"
+    assert spend.usage == Usage(llm_calls=1, input_tokens=500, output_tokens=12)
+    assert spend.calls[0]["role"] == "planner"

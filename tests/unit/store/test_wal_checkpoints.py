@@ -1,5 +1,5 @@
-"""The SQLite store's log is copied into its file by a thread of its own (``agents.store.wal_checkpoints``): a few
-writes start nothing, enough rows wake the thread, which copies the log into the database file while the
+"""The SQLite store's log is copied into its file by a thread of its own (``agents.store.wal_checkpoints``): a
+few writes start nothing, enough rows wake the thread, which copies the log into the database file while the
 writer goes on, and the store's ``close`` stops it; every committed row reads back either way."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ def _checkpointers() -> list[threading.Thread]:
 
 
 def _create(store: Store, first: int, n: int) -> None:
-    store.create_tasks([(f"t{i:05d}", "task " + "x" * 200) for i in range(first, first + n)], {}, lease_owner="me")
+    tasks = [(f"t{i:05d}", "task " + "x" * 200) for i in range(first, first + n)]
+    store.create_tasks(tasks, {}, lease_owner="me")
 
 
 def test_a_few_writes_start_no_checkpointer(tmp_path):
@@ -41,4 +42,5 @@ def test_enough_rows_are_copied_into_the_file_off_the_writers_thread_and_close_s
         _create(store, CHECKPOINT_ROWS, 5)  # the writer goes on
     assert not thread.is_alive()
     with Store(path) as again:
-        assert again.get_task(f"t{CHECKPOINT_ROWS + 4:05d}") is not None and again.get_task("t00000") is not None
+        assert again.get_task(f"t{CHECKPOINT_ROWS + 4:05d}") is not None
+        assert again.get_task("t00000") is not None
