@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import Future
 from typing import Any, Protocol
 
 from agents.errors import InvalidTimeoutError, TaskTimeoutError, UsageError, short_repr
@@ -23,6 +22,7 @@ from agents.events import AnyEvent, parse_event
 from agents.output_stream import StreamsOutput
 from agents.outputs import typed_result
 from agents.results import CancelOutcome, TaskResult
+from agents.submits import Submitted
 
 
 class Orchestrator(Protocol):
@@ -45,7 +45,7 @@ class TaskHandle(StreamsOutput):
     """A submitted task. ``events()`` streams its typed events live; ``result()`` waits for its result."""
 
     def __init__(self, orchestrator: Orchestrator, task_id: str, run: int = 1, output_type: Any = None, *,
-                 submitted: Future[None] | None = None) -> None:
+                 submitted: Submitted | None = None) -> None:
         self._orch = orchestrator
         self.task_id = task_id
         self.run = run

@@ -32,11 +32,12 @@ import threading
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
 from typing import Any
 
 from agents.errors import OrchestratorClosedError
 
-__all__ = ["SubmitQueue", "submit_queue"]
+__all__ = ["SubmitQueue", "Submitted", "submit_queue"]
 
 log = logging.getLogger("tetrarch")
 
@@ -47,6 +48,31 @@ Send = Callable[[str, list[Submission]], Sequence[BaseException | None]]
 """Sends one shard's burst (routed by its first task id) and returns each task's error, None when it started."""
 
 
+@dataclass(slots=True, eq=False)
+class _Burst:
+    """The submits of one shard sent in one call: one future for all of them (answered together), each one's
+    error in its place. A future per task held a condition, its lock and a deque for the life of its handle:
+    ~10 objects per task in flight, for the cyclic GC to walk."""
+
+    done: Future[None] = field(default_factory=Future)
+    errors: list[BaseException | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """One queued submit (``SubmitQueue.put``): done when its burst was answered; its error if refused."""
+
+    burst: _Burst
+    index: int
+
+    def done(self) -> bool:
+        return self.burst.done.done()
+
+    def error(self) -> BaseException | None:
+        """Why the Supervisor refused the submit (None: started); only once ``done``."""
+        return self.burst.errors[self.index]
+
+
 class SubmitQueue:
     """The submits of one Orchestrator. ``group`` names the Supervisor shard a task id belongs to."""
 
@@ -54,21 +80,25 @@ class SubmitQueue:
                  may_block: Callable[[], None] | None = None) -> None:
         self._send, self._group, self._check, self._may_block = send, group, check, may_block
         self._cond = threading.Condition()
-        self._queue: list[tuple[Submission, Future[None]]] = []
-        self._pending: dict[str, Future[None]] = {}
+        self._queue: dict[Hashable, tuple[_Burst, list[Submission]]] = {}
+        """What the next send takes, by shard: insertion-ordered, as the shards' bursts were sent."""
+        self._pending: dict[str, Submitted] = {}
         """Queued or in flight, by task id: what a call about that task waits for first."""
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def put(self, task: str, task_id: str, output: Any) -> Future[None]:
-        """Queue one task; the future is done when the Supervisor started it (or holds why it did not)."""
+    def put(self, task: str, task_id: str, output: Any) -> Submitted:
+        """Queue one task; it is done when the Supervisor started it (or holds why it did not)."""
         if self._check is not None:
             self._check()  # a runtime that is gone refuses the submit now, as it always did
-        done: Future[None] = Future()
+        shard = self._group(task_id)
         with self._cond:
             if self._closed:
                 raise OrchestratorClosedError()
-            self._queue.append(((task, task_id, output), done))
+            burst, items = self._queue.get(shard) or self._queue.setdefault(shard, (_Burst(), []))
+            done = Submitted(burst, len(items))
+            items.append((task, task_id, output))
+            burst.errors.append(None)
             self._pending[task_id] = done
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="tetrarch-submits", daemon=True)
@@ -76,7 +106,8 @@ class SubmitQueue:
             self._cond.notify()
         return done
 
-    def wait_for(self, task_id: str, submitted: Future[None] | None = None, timeout: float | None = None) -> bool:
+    def wait_for(self, task_id: str, submitted: Submitted | None = None,
+                 timeout: float | None = None) -> bool:
         """Return once ``task_id``'s submit was answered (at once for a task submitted earlier); raise its error
         if the Supervisor refused it. False if ``timeout`` seconds passed first (the submit is still on its way)."""
         done = submitted or self._pending.get(task_id)
@@ -84,16 +115,19 @@ class SubmitQueue:
             if not done.done() and self._may_block is not None:
                 self._may_block()  # the in-process loop's own thread must not wait for what the loop is to do
             try:
-                done.result(timeout)
+                done.burst.done.result(timeout)
             except FutureTimeout:
                 return False
+            _raise_refusal(done)
         return True
 
-    async def await_for(self, task_id: str, submitted: Future[None] | None = None) -> None:
+    async def await_for(self, task_id: str, submitted: Submitted | None = None) -> None:
         """``wait_for`` from a caller's event loop, without blocking it."""
         done = submitted or self._pending.get(task_id)
         if done is not None:
-            await asyncio.wrap_future(done) if not done.done() else done.result()
+            if not done.done():
+                await asyncio.wrap_future(done.burst.done)
+            _raise_refusal(done)
 
     def close(self, timeout: float = 30.0) -> None:
         """Send what is queued, wait for the answers (up to ``timeout``), and stop the sender; later submits
@@ -112,26 +146,29 @@ class SubmitQueue:
                     self._cond.wait()
                 if not self._queue:
                     return
-                burst, self._queue = self._queue, []
-            self._send_burst(burst)
+                shards, self._queue = self._queue, {}
+            for burst, items in shards.values():
+                self._send_burst(burst, items)
 
-    def _send_burst(self, burst: list[tuple[Submission, Future[None]]]) -> None:
-        shards: dict[Hashable, list[tuple[Submission, Future[None]]]] = {}
-        for item in burst:
-            shards.setdefault(self._group(item[0][1]), []).append(item)
-        for items in shards.values():
-            try:
-                errors = list(self._send(items[0][0][1], [submission for submission, _ in items]))
-            except BaseException as exc:  # noqa: BLE001 - the call itself failed: every task of it hears why
-                errors = [exc] * len(items)
-            for ((_, task_id, _), done), error in zip(items, errors):
-                with self._cond:
-                    self._pending.pop(task_id, None)
-                if error is None:
-                    done.set_result(None)
-                else:
-                    log.warning("task %s was not started: %s: %s", task_id, type(error).__name__, error)
-                    done.set_exception(error)
+    def _send_burst(self, burst: _Burst, items: list[Submission]) -> None:
+        try:
+            errors = list(self._send(items[0][1], items))
+        except BaseException as exc:  # noqa: BLE001 - the call itself failed: every task of it hears why
+            errors = [exc] * len(items)
+        for index, ((_, task_id, _), error) in enumerate(zip(items, errors)):
+            if error is not None:
+                burst.errors[index] = error
+                log.warning("task %s was not started: %s: %s", task_id, type(error).__name__, error)
+        with self._cond:
+            for _, task_id, _ in items:
+                self._pending.pop(task_id, None)
+        burst.done.set_result(None)
+
+
+def _raise_refusal(done: Submitted) -> None:
+    error = done.error()
+    if error is not None:
+        raise error
 
 
 def submit_queue(backend: Any, shards: int) -> SubmitQueue:

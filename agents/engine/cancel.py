@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from agents.engine.execution import PlanExecution
 from agents.engine.sink import TaskSink
@@ -30,7 +30,9 @@ from agents.events import (AnyEvent, PlanStepPayload, StepFailedPayload, StepFin
 from agents.results import CancelOutcome, TaskResult
 
 __all__ = ["CancelScope", "already_over", "cancelled_stop", "from_the_log", "outcome", "reopen",
-           "stop_records", "superseded"]
+           "stop_records", "superseded", "within"]
+
+T = TypeVar("T")
 
 MAX_BY_CHARS = 200
 """Who cancelled is a name, not a text: longer ones are cut."""
@@ -79,6 +81,13 @@ class CancelScope:
             if self.by is not None and task.cancelling():
                 task.uncancel()  # the cancel was ours: the run goes on to record it
         return self.by
+
+
+async def within(timeout_s: float, work: Awaitable[T]) -> T:
+    """``work`` under a deadline (``TimeoutError`` past it), in the calling task: ``asyncio.wait_for`` ran
+    it as a task of its own, with a future and a timer, objects every run in flight kept for the cyclic GC."""
+    async with asyncio.timeout(timeout_s):
+        return await work
 
 
 def from_the_log(state: TaskState, events: Sequence[AnyEvent]) -> None:

@@ -234,11 +234,13 @@ class SpanSink:
 
 def live_spans(sink: TaskSink, state: TaskState, *, enabled: bool, content: bool = False,
                setup: str | None = None, tracer_provider: Any = None,
-               clock: Callable[[], float] | None = None) -> tuple[TaskSink, Callable[[asyncio.Future[Any]], None]]:
-    """``(the sink the runner writes to, a done-callback for its asyncio task)``; ``sink`` itself and a no-op when
-    not ``enabled``."""
+               clock: Callable[[], float] | None = None,
+               ) -> tuple[TaskSink, Callable[[asyncio.Future[Any]], None] | None]:
+    """``(the sink the runner writes to, a done-callback for its asyncio task)``; ``sink`` itself and no
+    callback when not ``enabled`` (a no-op one cost every run a function, a context copy and a callback to
+    schedule)."""
     if not enabled:
-        return sink, lambda _task: None
+        return sink, None
     import time
 
     from opentelemetry import trace as otel

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
 
 from agents.engine.plan_feed import close_stream
 from agents.llm.base import Spend, Usage
 from agents.roles.messages import PlanCallStarted, PlanCompleted, PlanFailed, PlanItem, StepEmitted
 
-__all__ = ["PlanPrefetch"]
+__all__ = ["PlanPrefetch", "SpentSoFar", "spent_so_far"]
 
 _FIRST_ITEM_WAIT_S = 0.25
 """On abandon, how long to wait for a stream that has started but not yet said what its call costs (on Ray
@@ -38,7 +40,11 @@ class PlanPrefetch:
 
     def __init__(self, stream: AsyncIterator[PlanItem]) -> None:
         self._stream = stream
-        self._items: list[PlanItem] = []
+        self._items: deque[PlanItem] = deque()
+        """Read and not replayed yet: the replay takes each item out (kept, a plan's items, their spends and
+        call records stayed alive as long as the task, for the cyclic GC to walk)."""
+        self._spent = SpentSoFar()
+        """What the stream had cost at its last item, for ``abandon``."""
         self._error: BaseException | None = None
         self._arrived = asyncio.Event()
         self._pump = asyncio.ensure_future(self._read())
@@ -47,6 +53,7 @@ class PlanPrefetch:
         try:
             async for item in self._stream:
                 self._items.append(item)
+                self._spent.take(item)
                 self._arrived.set()
                 if isinstance(item, PlanCompleted | PlanFailed):
                     await close_stream(self._stream)  # now, not by the garbage collector's hook (plan_feed)
@@ -62,19 +69,17 @@ class PlanPrefetch:
         return self._replay()
 
     async def _replay(self) -> AsyncIterator[PlanItem]:
-        index = 0
+        items = self._items
         try:
             while True:
-                while index < len(self._items):
-                    item = self._items[index]
-                    index += 1
-                    yield item
+                while items:
+                    yield items.popleft()
                 if self._pump.done():
                     if self._error is not None:
                         raise self._error
                     return
                 self._arrived.clear()
-                if index < len(self._items) or self._pump.done():
+                if items or self._pump.done():
                     continue
                 await self._arrived.wait()
         finally:
@@ -84,11 +89,11 @@ class PlanPrefetch:
     async def abandon(self) -> Spend:
         """Cancel the plan and return what it cost: the last ``PlanCallStarted.spent`` (earlier rounds and the
         current call's prompt) plus the output tokens of the steps the current call had written."""
-        if not self._pump.done() and not any(isinstance(i, PlanCallStarted) for i in self._items):
+        if not self._pump.done() and not self._spent.call_started:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._arrived.wait()), _FIRST_ITEM_WAIT_S)
         await self._cancel()
-        return spent_so_far(self._items)
+        return self._spent.total()
 
     async def _cancel(self) -> None:
         self._pump.cancel()
@@ -97,19 +102,46 @@ class PlanPrefetch:
         await close_stream(self._stream)
 
 
-def spent_so_far(items: list[PlanItem]) -> Spend:
-    """What a plan stream had cost at its last item (pure; ``abandon`` uses it)."""
-    spent, output_tokens = Spend(), 0
+def spent_so_far(items: Iterable[PlanItem]) -> Spend:
+    """What a plan stream had cost at its last item (pure)."""
+    spent = SpentSoFar()
     for item in items:
+        spent.take(item)
+    return spent.total()
+
+
+@dataclass(slots=True)
+class SpentSoFar:
+    """``spent_so_far`` folded one item at a time (``abandon`` uses it: the items themselves are not kept)."""
+
+    spent: Spend = field(default_factory=Spend)
+    """The last ``PlanCallStarted.spent``: earlier rounds and the current call's prompt."""
+    output_tokens: int = 0
+    """The most output tokens a step of the current call had been written at."""
+    final: Spend | None = None
+    """The whole stream's spend, once it said so (``PlanCompleted``/``PlanFailed``)."""
+    call_started: bool = False
+
+    def take(self, item: PlanItem) -> None:
+        if self.final is not None:
+            return
         match item:
             case PlanCallStarted(spent=started):
-                spent, output_tokens = started, 0
+                self.spent, self.output_tokens, self.call_started = started, 0, True
             case StepEmitted(output_tokens=tokens):
-                output_tokens = max(output_tokens, tokens)
+                self.output_tokens = max(self.output_tokens, tokens)
             case PlanCompleted(spend=spend) | PlanFailed(spend=spend):
-                return spend
+                self.final = spend
             case _:
                 pass
+
+    def total(self) -> Spend:
+        if self.final is not None:
+            return self.final
+        return _with_written(self.spent, self.output_tokens)
+
+
+def _with_written(spent: Spend, output_tokens: int) -> Spend:
     written = Usage(output_tokens=output_tokens)
     if not output_tokens or not spent.calls:
         return spent + Spend(written)

@@ -19,10 +19,10 @@ from agents.engine.task_state import TaskState
 from agents.events import AnyEvent, make_event, parse_event
 from agents.llm.base import Spend
 from agents.store import Store, TaskBatch
-from agents.store.batch import ResultRow, merge_deltas
+from agents.store.batch import EventRow, ResultRow, merge_deltas
 from agents.store.redact import MIN_SECRET_LEN, Redactor
 
-__all__ = ["MemorySink", "StoreSink", "TaskSink", "record_spend"]
+__all__ = ["MemorySink", "SinkHooks", "StoreSink", "TaskSink", "record_spend"]
 
 
 class TaskSink(Protocol):
@@ -44,6 +44,19 @@ class TaskSink(Protocol):
     def add_secret(self, value: str) -> None:
         """Redact ``value`` from every event, checkpoint, output and LLM record written from now on
         (values shorter than ``MIN_SECRET_LEN`` are ignored: they would shred ordinary text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SinkHooks:
+    """What many ``StoreSink``s tell the one who runs their tasks (the Supervisor), with the task id: one
+    object serves every sink, where three closures per sink (~8 objects per task in flight) were walked by the
+    cyclic GC. Durable events reach it as their stored rows (``EventRow``: the body is JSON text)."""
+
+    durable: Callable[[str, list[EventRow]], None]
+    lost: Callable[[str, Exception], None]
+    """The sink stopped writing: another runner owns the task, or the store refused a write."""
+    secret_added: Callable[[str], None]
+    """A secret became known and what the task had written was scrubbed."""
 
 
 def record_spend(state: TaskState, sink: TaskSink, role: str, spend: Spend,
@@ -109,18 +122,26 @@ class StoreSink:
     runner) and every later ``emit`` raises ``LeaseLostError``.
     """
 
-    def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None],
+    def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None] | None,
                  clock: Callable[[], float] = time.time, *, generation: int | None = None,
                  on_lost: Callable[[Exception], None] | None = None,
-                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None) -> None:
+                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None,
+                 hooks: SinkHooks | None = None) -> None:
         self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
+        self._owner = hooks
+        """Given, told instead of the three callbacks, with durable events as their stored rows: the sink
+        keeps no event objects until its commit (a reader that keeps rows holds text, which the cyclic GC does
+        not walk)."""
         self.generation = generation or 0
         self._on_lost = on_lost
         self._on_secret = on_secret
         # ``last_seq``: the caller knows it (0 for a task it has just created), so the store is not asked; a
         # wrong guess is refused by the store's sequence check (EventSequenceError), never written.
         self._seq = store.last_seq(task_id) if last_seq is None else last_seq
-        self._batch = TaskBatch(task_id, generation)
+        self._generation = generation  # the batches': None writes unfenced
+        self._batch: TaskBatch | None = None
+        """This tick's writes, made by the first of them: a sink between ticks holds no batch (with its three
+        lists, four objects per task in flight for the cyclic GC)."""
         self._events: list[AnyEvent] = []
         self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
@@ -139,13 +160,15 @@ class StoreSink:
         self._seq += 1
         event = make_event(payload, task_id=self.task_id, seq=self._seq, ts=self._clock())  # type: ignore[arg-type]
         row, event = self._store.event_row(self.task_id, event)
-        self._batch.events.append(row)
-        self._events.append(event)
+        batch = self._open()
+        batch.events.append(row)
+        if self._owner is None:
+            self._events.append(event)
         if checkpoint is not None:
             # A full checkpoint covers every delta before it.
-            self._batch.checkpoint, self._delta = (self._seq, checkpoint), None
-            self._batch.status = (checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status
-                                  else "running")
+            batch.checkpoint, self._delta = (self._seq, checkpoint), None
+            batch.status = (checkpoint.status if checkpoint.phase in ("done", "waiting") and checkpoint.status
+                            else "running")
         elif delta is not None:
             self._delta = (self._seq, delta if self._delta is None else merge_deltas(self._delta[1], delta))
         self._schedule()
@@ -159,11 +182,14 @@ class StoreSink:
         # The task row, its first events and the router's call record were written before the plan named the
         # secret (usually given in the task text): rewrite them, and the live copies readers are served.
         self._store.scrub(self.task_id, [value])
-        if self._on_secret is not None:
+        if self._owner is not None:
+            self._owner.secret_added(self.task_id)
+        elif self._on_secret is not None:
             self._on_secret()
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
-        self._batch.outputs.append(self._store.output_row(self.task_id, plan_version, step_id, attempt, output))
+        row = self._store.output_row(self.task_id, plan_version, step_id, attempt, output)
+        self._open().outputs.append(row)
         self._schedule()
 
     def outputs(self, plan_version: int) -> dict[int, Any]:
@@ -171,11 +197,13 @@ class StoreSink:
         return {sid: out for (_, sid), out in self._store.get_step_outputs(self.task_id, plan_version).items()}
 
     def record_llm_calls(self, records: Sequence[dict[str, Any]]) -> None:
+        if not records:
+            return
+        calls = self._open().llm_calls
         for record in records:
             role = str((record.get("role") if isinstance(record, dict) else getattr(record, "role", "")) or "")
-            self._batch.llm_calls.append((role, record))
-        if records:
-            self._schedule()
+            calls.append((role, record))
+        self._schedule()
 
     def finish(self, result: ResultRow, on_written: Callable[[Exception | None], None]) -> None:
         """Write the run's result with its last batch, in the group commit of this tick (one transaction for every
@@ -183,8 +211,14 @@ class StoreSink:
         if self.lost is not None:
             on_written(self.lost)
             return
-        self._batch.result, self._on_result = result, on_written
+        self._open().result, self._on_result = result, on_written
         self._schedule()
+
+    def _open(self) -> TaskBatch:
+        batch = self._batch
+        if batch is None:
+            batch = self._batch = TaskBatch(self.task_id, self._generation)
+        return batch
 
     def _schedule(self) -> None:
         if self._scheduled:
@@ -220,10 +254,15 @@ class StoreSink:
         self._scheduled = False
         if self.lost is not None:
             return None
-        batch, after = self._batch, _Taken(self._events, self._on_result if self._batch.result else None)
+        if self._batch is None and self._delta is None:
+            return None
+        batch, self._batch = self._open(), None
+        after = _Taken(self._events if self._owner is None else batch.events,
+                       self._on_result if batch.result else None)
         if self._delta is not None:
             batch.delta, self._delta = self._delta, None
-        self._batch, self._events = TaskBatch(self.task_id, batch.generation), []
+        if self._owner is None:
+            self._events = []
         if after.on_result is not None:
             self._on_result = None
         return None if batch.empty() else (batch, after)
@@ -233,9 +272,14 @@ class StoreSink:
         result it carried is reported to ``finish``'s caller."""
         if error is not None:
             self.lost = error
-            if self._on_lost is not None:
+            if self._owner is not None:
+                self._owner.lost(self.task_id, error)
+            elif self._on_lost is not None:
                 self._on_lost(error)
-        else:
+        elif self._owner is not None:
+            if after.events:
+                self._owner.durable(self.task_id, after.events)  # type: ignore[arg-type]
+        elif self._on_event is not None:
             for event in after.events:
                 self._on_event(event)
         if after.on_result is not None:
@@ -246,5 +290,6 @@ class StoreSink:
 class _Taken:
     """What a taken batch leaves to do after its commit: publish its events, report the result it carried."""
 
-    events: list[AnyEvent]
+    events: list[AnyEvent] | list[EventRow]
+    """The batch's events to publish: the objects, or their rows (``SinkHooks`` are given rows)."""
     on_result: Callable[[Exception | None], None] | None

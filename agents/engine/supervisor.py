@@ -8,6 +8,7 @@ the store says is still running.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +26,8 @@ from agents.engine.loop_watch import LoopWatch, log_stall
 from agents.engine.memory_link import MemoryLink
 from agents.engine.otel_spans import live_spans
 from agents.engine.runtime import Runtime
-from agents.engine.sink import StoreSink
+from agents.engine.sink import SinkHooks, StoreSink
+from agents.engine.stops import Limits
 from agents.engine.task_runner import TaskRunner, build_result
 from agents.engine.task_state import TaskState
 from agents.errors import TaskLeaseHeldError, TaskNotWaitingError, UnknownTaskError
@@ -33,6 +35,7 @@ from agents.events import AnyEvent, EscalatedPayload, parse_event
 from agents.outputs import output_type_of
 from agents.results import TaskResult
 from agents.store import LeaseLostError, Store
+from agents.store.batch import EventRow
 from agents.task_text import check_text_length
 from agents.tools.mcp import ToolRefresher
 
@@ -55,9 +58,9 @@ class SupervisorCore(SubmitCommands, CancelCommands):
                  profile: ModelProfile = HOSTED) -> None:
         self._store, self._rt, self._cfg, self._clock = store, runtime, config, clock
         self._refresher = refresher
-        self._profile = profile
-        """The model's (``llm.profile``): whether its calls may run at once."""
         """Re-lists the MCP servers whose tool lists changed before a task starts or continues (None: no server)."""
+        self._profile, self._limits = profile, Limits.of(config, profile)
+        """The model's (``llm.profile``): whether its calls may run at once; all runs' caps (frozen)."""
         self._checks = tuple(checks)
         """The user's answer checks, given to every task this Supervisor runs."""
         self._owns = owns
@@ -66,7 +69,9 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         self._scopes: dict[str, CancelScope] = {}  # each running task's cancel switch (``cancel``)
         self._runs: dict[str, int] = {}
         self._results: dict[str, tuple[int, TaskResult]] = {}
-        self._live: dict[str, list[AnyEvent]] = {}
+        self._live: dict[str, list[tuple[int, str]]] = {}
+        """A running task's durable events for live readers, as ``(seq, JSON text)``: text is nothing the
+        cyclic GC walks, where the event objects were ~40 per task in flight (each full pass walked them)."""
         # Waiters hold the current event; a change sets it and puts a fresh one in its place. Synchronous:
         # nothing is scheduled to wake them (a notification must not be a task nobody awaits).
         self._changed = asyncio.Event()
@@ -77,6 +82,7 @@ class SupervisorCore(SubmitCommands, CancelCommands):
         """Names this Supervisor in the task leases it takes (``lives_with_parent``: a Ray worker, which its raylet
         started and outlives only as an orphan on its way out)."""
         self._memory = MemoryLink(config)
+        self._hooks = SinkHooks(self._on_rows, self._on_lost, self._redact_live)  # every run's sink tells it
         # fallback: a runtime_env may hold a callable (Ray's worker_process_setup_hook); the record shows its repr.
         self._config_json = config.model_dump(mode="json", fallback=repr)
         """What every task row records of the (frozen) config: dumped once, not per submitted task."""
@@ -238,15 +244,15 @@ class SupervisorCore(SubmitCommands, CancelCommands):
     # ------------------------------------------------------------------ internals
     def _sink(self, task_id: str, generation: int, *, new: bool = False) -> StoreSink:
         """The sink of a run; ``new``: the task was created just now, so it has no events yet."""
-        return StoreSink(self._store, task_id, lambda e: self._on_event(task_id, e), self._clock,
-                         generation=generation, on_lost=lambda exc: self._on_lost(task_id, exc),
-                         on_secret=lambda: self._redact_live(task_id), last_seq=0 if new else None)
+        return StoreSink(self._store, task_id, None, self._clock, generation=generation, hooks=self._hooks,
+                         last_seq=0 if new else None)
 
     def _redact_live(self, task_id: str) -> None:
         """A secret became known: the events kept for live readers are served redacted from now on too."""
         live = self._live.get(task_id)
         if live:
-            self._live[task_id] = [parse_event(self._store.redact(e.model_dump(mode="json"))) for e in live]
+            self._live[task_id] = [(seq, json.dumps(self._store.redact(json.loads(body)), ensure_ascii=False))
+                                   for seq, body in live]
 
     def _on_lost(self, task_id: str, exc: Exception) -> None:
         """This runner may no longer write the task (another took it over, or the store refused): stop it."""
@@ -257,8 +263,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
                       "orch.resume(task_id)", task_id, type(exc).__name__, exc)
         self._stop_run(task_id)
 
-    def _on_event(self, task_id: str, event: AnyEvent) -> None:
-        self._live.setdefault(task_id, []).append(event)
+    def _on_rows(self, task_id: str, rows: list[EventRow]) -> None:
+        self._live.setdefault(task_id, []).extend((row[1], row[4]) for row in rows)
         self._notify()
 
     def _notify(self) -> None:
@@ -275,8 +281,8 @@ class SupervisorCore(SubmitCommands, CancelCommands):
 
     def _events_after(self, task_id: str, after_seq: int) -> list[AnyEvent]:
         live = self._live.get(task_id)
-        if live and live[0].seq <= after_seq + 1:
-            return [e for e in live if e.seq > after_seq]
+        if live and live[0][0] <= after_seq + 1:
+            return [parse_event(body) for seq, body in live if seq > after_seq]
         return self._store.events(task_id, after_seq=after_seq)
 
     def _is_running(self, task_id: str) -> bool:
@@ -314,19 +320,20 @@ class SupervisorCore(SubmitCommands, CancelCommands):
 
     def _start(self, state: TaskState, sink: StoreSink, first: EscalatedPayload | None = None) -> None:
         """Run the task; ``first``, the human's answer that continues it, is the run's first event."""
-        cfg = self._cfg
-        seen = cfg.observability
+        seen = self._cfg.observability
         traced, close_spans = live_spans(sink, state, enabled=seen.otel, content=seen.otel_content,
                                          setup=seen.otel_setup)
         if first is not None:
             traced.emit(first)
-        runner = TaskRunner(state, config=cfg, runtime=self._rt, sink=traced, clock=self._clock,
-                            memory=self._memory, checks=self._checks, profile=self._profile)
+        runner = TaskRunner(state, config=self._cfg, runtime=self._rt, sink=traced, clock=self._clock,
+                            memory=self._memory, checks=self._checks, profile=self._profile,
+                            limits=self._limits)
         self._runs[state.task_id] = state.run
         self._scopes[state.task_id] = runner.cancel_scope
         task = asyncio.ensure_future(runner.run())
         self._running[state.task_id] = task
-        task.add_done_callback(close_spans)
+        if close_spans is not None:
+            task.add_done_callback(close_spans)
         task.add_done_callback(lambda t, s=state, k=sink: self._on_done(s, k, t))
 
     def _on_done(self, state: TaskState, sink: StoreSink, task: asyncio.Task[TaskResult]) -> None:

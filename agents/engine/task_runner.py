@@ -16,7 +16,7 @@ from agents.checks.api import Check
 from agents.config import RuntimeConfig
 from agents.engine.answer_events import AnswerEvents
 from agents.engine.answer_checks import checked_review, recorded_with
-from agents.engine.cancel import CancelScope, cancelled_stop
+from agents.engine.cancel import CancelScope, cancelled_stop, within
 from agents.engine.code_replans import replan_before_review
 from agents.engine.execution import PlanExecution
 from agents.engine.gates import is_approval
@@ -56,7 +56,8 @@ class TaskRunner:
 
     def __init__(self, state: TaskState, *, config: RuntimeConfig, runtime: Runtime, sink: TaskSink,
                  clock: Callable[[], float] = time.time, memory: MemoryLink | None = None,
-                 checks: Sequence[Check] = (), profile: ModelProfile = HOSTED) -> None:
+                 checks: Sequence[Check] = (), profile: ModelProfile = HOSTED,
+                 limits: Limits | None = None) -> None:
         self.state, self._checks = state, tuple(checks)  # the user's answer checks, run on every accept
         self._cfg, self._rt, self._sink, self._clock = config, runtime, sink, clock
         self._memory = memory
@@ -64,7 +65,7 @@ class TaskRunner:
         # reasoning step for the plan, rather than queue behind each other at the server.
         self._speculate_plan = config.speculative_planning and profile.concurrent_calls
         self._final_figure_look = profile.uses(Strategy.FINAL_FIGURE_LOOK)
-        self._limits = Limits.of(config, profile)
+        self._limits = limits or Limits.of(config, profile)  # ``limits``: the same, built once for many runs
         if config.prices is not None and not state.usage.total.llm_calls:  # priced: nothing spent is $0
             state.usage = state.usage.model_copy(update={"cost_usd": 0.0})
         self._exec: PlanExecution | None = None
@@ -117,8 +118,7 @@ class TaskRunner:
     # ------------------------------------------------------------------ the run
     async def run(self) -> TaskResult:
         try:
-            timeout = self._cfg.task_timeout_s
-            by = await self.cancel_scope.run(lambda: asyncio.wait_for(self._run(), timeout=timeout))
+            by = await self.cancel_scope.run(lambda: within(self._cfg.task_timeout_s, self._run()))
             if by is not None:  # ``_run`` itself only ends by raising
                 self._finish(cancelled_stop(self.state, self._exec, self._sink, by, self._clock()))
         except (asyncio.CancelledError, LeaseLostError):

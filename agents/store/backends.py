@@ -35,6 +35,7 @@ from agents.store.identity import mark
 from agents.store.opening import configure, identify_or_refuse, open_store_file
 from agents.store.schema import migrate, schema_version
 from agents.store.scrub import ScrubReport, scrub_task
+from agents.store.wal_checkpoints import FALLBACK_PAGES, WalCheckpoints
 
 __all__ = ["Backend", "BackendKind", "Connection", "Cursor", "SqliteBackend", "open_backend"]
 
@@ -93,6 +94,8 @@ class SqliteBackend:
         self._durable, self._create = durable, create
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._checkpoints: WalCheckpoints | None = None
+        """Copies the log into the file off the writer's thread (``agents.store.wal_checkpoints``)."""
         self._pid = os.getpid()
         self._open()
 
@@ -104,10 +107,13 @@ class SqliteBackend:
             migrate(conn, path=self.label)
             if self._create and not found.marked:
                 mark(conn)
+            conn.execute(f"PRAGMA wal_autocheckpoint = {FALLBACK_PAGES}")
         except BaseException:
             conn.close()
             raise
         self._conn, self._pid = conn, os.getpid()
+        # After a fork too: the parent's thread is not in the child.
+        self._checkpoints = WalCheckpoints(self.path, total_changes=conn.total_changes)
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -138,6 +144,8 @@ class SqliteBackend:
                     conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            if self._checkpoints is not None:
+                self._checkpoints.committed(conn.total_changes)
 
     def schema_version(self) -> int:
         with self.read() as conn:
@@ -152,6 +160,8 @@ class SqliteBackend:
 
     def close(self) -> None:
         with self._lock:
+            if self._checkpoints is not None and os.getpid() == self._pid:
+                self._checkpoints.close()
             if self._conn is not None:
                 self._conn, conn = None, self._conn
                 conn.close()

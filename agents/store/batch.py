@@ -24,12 +24,14 @@ from typing import Any
 
 from agents.store import fencing
 from agents.store.codec import decode, encode
+from agents.store.dialect import LOCK_ROW
 from agents.store.errors import EventSequenceError, StoreError, StoreTaskNotFoundError, TaskExistsError
 from agents.store.records import UNFINISHED
 from agents.store.redact import Redactor
 
-__all__ = ["LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch", "encode_batch",
-           "insert_tasks", "last_seq", "load_state", "merge_deltas", "write_batch", "write_group"]
+__all__ = ["EventRow", "GroupReads", "LeaseLostError", "ResultRow", "TaskBatch", "apply_delta", "check_batch",
+           "encode_batch", "group_reads", "insert_tasks", "last_seq", "load_state", "merge_deltas",
+           "write_batch", "write_group"]
 
 EventRow = tuple[str, int, str, float, str]
 OutputRow = tuple[str, int, int, int, str | None, str | None, int, float]
@@ -82,34 +84,87 @@ def encode_batch(batch: TaskBatch, redactor: Redactor) -> None:
         rec, redactor, what=f"an LLM call record of task {batch.task_id!r}")) for role, rec in batch.llm_calls]
 
 
-def check_batch(conn: Any, batch: TaskBatch) -> None:
+@dataclass(slots=True)
+class GroupReads:
+    """What the batches of one group commit are checked and numbered against, read for the whole group with
+    one statement per table (``group_reads``) instead of three per batch, and kept current as its batches are
+    written (two batches of one task in a group: the second follows the first)."""
+
+    holders: dict[str, int]
+    """Each task's lease generation; absent: no lease row."""
+    last_seqs: dict[str, int]
+    """The last event seq of each task with events in the group (0: none stored)."""
+    last_calls: dict[str, int]
+    """The last LLM call record seq of each task with records in the group (0: none stored)."""
+
+
+_IN_SIZES = (8, 64, 512)
+"""The lengths of the ``IN (...)`` lists a group's reads use (a shorter list is padded by repeating its last
+id): a few statement texts, which stay in the connection's statement cache, rather than one per group size."""
+
+
+def group_reads(conn: Any, batches: Sequence[TaskBatch]) -> GroupReads:
+    """Read what ``check_batch`` and ``write_batch`` need for every batch of a group (the lease rows read with
+    a share lock on PostgreSQL, as ``fencing.current`` reads one)."""
+    ids = list(dict.fromkeys(b.task_id for b in batches))
+    with_events = list(dict.fromkeys(b.task_id for b in batches if b.events))
+    with_calls = list(dict.fromkeys(b.task_id for b in batches if b.llm_calls))
+    holders = _select_in(conn, "SELECT task_id, generation FROM leases WHERE task_id IN ({})"
+                               " ORDER BY task_id " + LOCK_ROW, ids)
+    seqs = _select_in(conn, "SELECT task_id, MAX(seq) FROM events WHERE task_id IN ({}) GROUP BY task_id",
+                      with_events)
+    calls = _select_in(conn, "SELECT task_id, MAX(seq) FROM llm_calls WHERE task_id IN ({}) GROUP BY task_id",
+                       with_calls)
+    return GroupReads(holders, {t: seqs.get(t, 0) for t in with_events},
+                      {t: calls.get(t, 0) for t in with_calls})
+
+
+def _select_in(conn: Any, sql: str, ids: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for start in range(0, len(ids), _IN_SIZES[-1]):
+        chunk = ids[start:start + _IN_SIZES[-1]]
+        size = next(n for n in _IN_SIZES if n >= len(chunk))
+        padded = chunk + [chunk[-1]] * (size - len(chunk))
+        out.update((str(task_id), int(value)) for task_id, value in conn.execute(
+            sql.format(", ".join("?" * size)), padded).fetchall() if value is not None)
+    return out
+
+
+def check_batch(conn: Any, batch: TaskBatch, reads: GroupReads | None = None) -> None:
     """Refuse ``batch`` before any of it is written: ``LeaseLostError`` when the writer's generation lost the
     lease, ``StoreTaskNotFoundError``, or ``EventSequenceError`` when its events do not follow the stored
-    ones."""
+    ones. ``reads``: its group's (``group_reads``), else read here."""
     task_id = batch.task_id
-    holder = fencing.current(conn, task_id)
+    holder = fencing.current(conn, task_id) if reads is None else reads.holders.get(task_id)
     if holder is None:  # no lease row: the task may not exist at all (with one, its foreign key says it does)
         if conn.execute("SELECT 1 FROM tasks WHERE task_id = ?", (task_id,)).fetchone() is None:
             raise StoreTaskNotFoundError(task_id)
     elif batch.generation is not None and holder != batch.generation:
         raise LeaseLostError(task_id, batch.generation, holder)
     if batch.events:
-        expected = last_seq(conn, task_id) + 1
+        expected = (last_seq(conn, task_id) if reads is None else reads.last_seqs[task_id]) + 1
         for offset, row in enumerate(batch.events):
             if row[1] != expected + offset:
                 raise EventSequenceError(task_id, expected=expected + offset, got=row[1])
 
 
-def write_batch(conn: Any, batch: TaskBatch, now: float) -> list[str]:
+def write_batch(conn: Any, batch: TaskBatch, now: float, reads: GroupReads | None = None) -> list[str]:
     """Write ``batch``, which ``check_batch`` accepted, inside the caller's transaction; returns blob paths
-    the batch's outputs replaced. Raises no ``StoreError`` (an error here fails the whole transaction)."""
+    the batch's outputs replaced. Raises no ``StoreError`` (an error here fails the whole transaction).
+    ``reads``: its group's, brought up to date with what this batch wrote."""
     task_id = batch.task_id
     if batch.events:
         conn.executemany("INSERT INTO events(task_id, seq, type, ts, body_json) VALUES (?, ?, ?, ?, ?)", batch.events)
+        if reads is not None:
+            reads.last_seqs[task_id] = batch.events[-1][1]
     replaced = _write_outputs(conn, batch.outputs)
     if batch.llm_calls:
-        first = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM llm_calls WHERE task_id = ?",
-                                 (task_id,)).fetchone()[0])
+        if reads is None:
+            first = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM llm_calls WHERE task_id = ?",
+                                     (task_id,)).fetchone()[0])
+        else:
+            first = reads.last_calls[task_id] + 1
+            reads.last_calls[task_id] = first + len(batch.llm_calls) - 1
         conn.executemany("INSERT INTO llm_calls(task_id, seq, role, record_json) VALUES (?, ?, ?, ?)",
                          [(task_id, first + i, role, text) for i, (role, text) in enumerate(batch.llm_calls)])
     if batch.checkpoint is not None:
@@ -139,13 +194,14 @@ def write_group(conn: Any, batches: Sequence[TaskBatch], now: float) -> tuple[li
     # Anything raised while writing fails the whole transaction, which the caller rolls back.
     refused: list[Exception | None] = []
     replaced: list[str] = []
+    reads = group_reads(conn, batches)
     for batch in batches:
         try:
-            check_batch(conn, batch)
+            check_batch(conn, batch, reads)
         except StoreError as exc:
             refused.append(exc)
             continue
-        replaced += write_batch(conn, batch, now)
+        replaced += write_batch(conn, batch, now, reads)
         refused.append(None)
     return refused, replaced
 

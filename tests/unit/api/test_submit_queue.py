@@ -3,6 +3,7 @@ call, in order, and every call about a task waits for its submit first; a refuse
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -57,6 +58,26 @@ def test_a_refused_submit_raises_its_own_error_where_its_task_is_used_and_the_ot
         queue.wait_for("t1", done[1])
     queue.wait_for("t2", done[2])
     queue.close()
+
+
+def test_the_submits_of_one_burst_are_answered_together_and_each_keeps_its_own_error():
+    sup = _Slow(refuse="t2")
+    queue = SubmitQueue(sup.send, group=lambda task_id: int(task_id[1:]) % 2)  # two shards: one burst each
+    first = queue.put("x", "t0", None)
+    assert sup.sent.wait(5)
+    later = [queue.put("x", f"t{i}", None) for i in range(1, 5)]
+    assert not any(d.done() for d in later)  # queued behind the first answer
+    sup.first.set()
+    queue.wait_for("t0", first)
+    assert queue.wait_for("t1", later[0]) and queue.wait_for("t4", later[3])
+    assert later[0].burst is later[2].burst and later[1].burst is later[3].burst  # by shard, in put order
+    assert later[0].burst is not later[1].burst and [d.index for d in later] == [0, 0, 1, 1]
+    with pytest.raises(StoreError, match="disk full"):
+        asyncio.run(queue.await_for("t2", later[1]))
+    asyncio.run(queue.await_for("t3", later[2]))
+    assert later[1].error() is not None and later[3].error() is None
+    queue.close()
+    assert sup.bursts[1:] == [["t1", "t3"], ["t2", "t4"]]
 
 
 def test_close_sends_what_is_queued_and_refuses_later_submits():

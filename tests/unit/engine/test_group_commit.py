@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agents.engine.sink import StoreSink
+from agents.engine.sink import SinkHooks, StoreSink
 from agents.events import TaskSubmittedPayload
 from agents.store import LeaseLostError, Store
 
@@ -77,3 +77,44 @@ def test_a_sink_that_flushes_first_is_not_written_again(tmp_path):
 
         asyncio.run(run())
         assert store.calls == [["a"]] and [e.seq for e in seen] == [1] and store.last_seq("a") == 1
+
+
+def test_hooks_hear_durable_events_as_their_stored_rows_and_a_lost_task_by_its_id(tmp_path):
+    rows: list = []
+    lost: list = []
+    hooks = SinkHooks(lambda task_id, written: rows.extend((task_id, r[1], r[2]) for r in written),
+                      lambda task_id, error: lost.append((task_id, type(error))), lambda task_id: None)
+    with CountingStore(tmp_path / "g.db") as store:
+        async def run() -> None:
+            sinks = []
+            for task_id in ("a", "b"):
+                store.create_task(task_id, "t", {})
+                sinks.append(StoreSink(store, task_id, None, generation=store.acquire_lease(task_id, "me"),
+                                       hooks=hooks, last_seq=0))
+            store.acquire_lease("b", "someone else")  # b's runner is fenced out
+            for sink in sinks:
+                sink.emit(TaskSubmittedPayload(task="t"))
+            sinks[0].emit(TaskSubmittedPayload(task="t again"))
+            assert rows == []  # nothing is published before it is durable
+            await asyncio.sleep(0)
+
+        asyncio.run(run())
+        assert rows == [("a", 1, "task_submitted"), ("a", 2, "task_submitted")]
+        assert lost == [("b", LeaseLostError)]
+        assert [e.seq for e in store.events("a")] == [1, 2] and store.events("b") == []
+
+
+def test_a_sink_holds_no_batch_between_ticks_and_a_flush_with_nothing_waiting_writes_nothing(tmp_path):
+    seen: list = []
+    lost: list = []
+    with CountingStore(tmp_path / "g.db") as store:
+        async def run() -> StoreSink:
+            (sink,) = _sinks(store, ["a"], seen, lost)
+            assert sink.take() is None  # nothing emitted yet
+            sink.emit(TaskSubmittedPayload(task="t"))
+            await asyncio.sleep(0)
+            sink.flush()
+            return sink
+
+        sink = asyncio.run(run())
+        assert sink._batch is None and store.calls == [["a"]] and [e.seq for e in seen] == [1]

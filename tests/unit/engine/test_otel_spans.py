@@ -157,7 +157,7 @@ def test_a_session_turn_names_its_conversation():
 
 def test_off_by_default_the_sink_is_untouched():
     sink = MemorySink("t")
-    assert live_spans(sink, TaskState(task_id="t", task="x", submitted_at=0.0), enabled=False)[0] is sink
+    assert live_spans(sink, TaskState(task_id="t", task="x", submitted_at=0.0), enabled=False) == (sink, None)
     assert RuntimeConfig().observability.otel is False
 
 

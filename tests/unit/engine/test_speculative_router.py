@@ -122,3 +122,28 @@ def test_a_planner_failure_while_buffered_reaches_the_execution():
 
     with pytest.raises(RuntimeError, match="planner actor gone"):
         asyncio.run(read())
+
+
+def test_a_replayed_plan_is_not_kept_and_an_abandoned_one_is_charged_what_it_read():
+    step = PlanStep(step_id=1, description="x", tool_name="lookup", tool_input={"city": "Rome"})
+    started = Spend(Usage(llm_calls=1, input_tokens=500), ({"role": "planner"},))
+    done = Spend(Usage(llm_calls=1, input_tokens=500, output_tokens=44))
+    items = [PlanCallStarted(started), StepEmitted(step, 12), PlanCompleted(Plan(steps=[step]), done)]
+
+    async def stream(upto: int):
+        for item in items[:upto]:
+            yield item
+        await asyncio.sleep(60)  # a call still streaming: what abandon cancels
+
+    async def main() -> tuple[list, int, Spend]:
+        replayed = PlanPrefetch(stream(3))
+        await asyncio.sleep(0.01)
+        got = [item async for item in replayed]
+        abandoned = PlanPrefetch(stream(2))
+        await asyncio.sleep(0.01)
+        return got, len(replayed._items), await abandoned.abandon()
+
+    got, kept, spend = asyncio.run(main())
+    assert got == items and kept == 0  # what the replay handed on is no longer held
+    assert spend.usage == Usage(llm_calls=1, input_tokens=500, output_tokens=12)
+    assert spend.calls[0]["role"] == "planner"
