@@ -1,5 +1,5 @@
-"""The server child's grammar-drafted decoding (``agents/llm/local/_jump_forward.py``) on a real model: the replies
-token-by-token decoding writes, with the schema's forced text decoded in batches.
+"""The server child's grammar-drafted decoding (``agents/llm/local/_jump_forward.py``) on a real model: the
+replies token-by-token decoding writes, with the schema's forced text decoded in batches.
 
 Runs in-process on smollm2-135m (the child's patches, installed here under ``monkeypatch``)."""
 
@@ -10,13 +10,13 @@ import json
 import pytest
 from support.local_models import require_model
 
-from agents.llm.local import SMOKE_MODEL
-from agents.llm.local import _greedy_grammar, _jump_forward
+from agents.llm.local import SMOKE_MODEL, _greedy_grammar, _jump_forward
 
 pytestmark = pytest.mark.llm
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "population": {"type": "integer"},
-                                          "larger": {"type": "boolean"}, "action": {"enum": ["accept", "replan"]}},
+                                          "larger": {"type": "boolean"},
+                                          "action": {"enum": ["accept", "replan"]}},
           "required": ["city", "population", "larger", "action"]}
 PROMPTS = ["Give the city and population of Paris as JSON, whether it is larger than Rome, and accept.",
            "Reply with a JSON object about Tokyo."]

@@ -2,18 +2,20 @@
 one batch and checked, instead of one decode step a token.
 
 Most of a JSON reply is written by its schema, not chosen by the model: the keys, their order, the punctuation
-(``{"scores": {"completeness": `` … ``, "action": "``). On the embedded model's held-out corpus run (2026-12-02)
-that structure was 63% of the planner's reply tokens and 68% of the reviewer's. A decode step is ~50 ms on 2 cores;
-a batch of 4 tokens costs ~2.8 steps, of 6 ~3.7 (the weights are read once for the whole batch).
+(``{"scores": {"completeness": `` … ``, "action": "``). On the embedded model's held-out corpus run
+(2026-12-02) that structure was 63% of the planner's reply tokens and 68% of the reviewer's. A decode step is
+~50 ms on 2 cores; a batch of 4 tokens costs ~2.8 steps, of 6 ~3.7 (the weights are read once for the whole
+batch).
 
 After each token the model writes, ``forced_run`` walks the grammar one character at a time (probing the
-single-character tokens against a copy of the grammar's state) while exactly one character is allowed; where the
-grammar allows an optional space before the next forced character, the space follows ``json.dumps``'s layout (after
-``:`` and ``,``, nowhere else). The run is tokenized as plain text, checked token by token against the grammar, and
-sent to the library's ``generate`` as a draft: the model decodes its token and the draft in one batch, the sampler
-picks each position's token as always (greedy under the grammar), and the library keeps the draft up to the first
-token the model did not pick. Nothing is forced: the reply is the one token-by-token decoding writes, up to the
-arithmetic of a batched decode (the same kernels llama.cpp runs for a prompt).
+single-character tokens against a copy of the grammar's state) while exactly one character is allowed; where
+the grammar allows an optional space before the next forced character, the space follows ``json.dumps``'s
+layout (after ``:`` and ``,``, nowhere else). The run is tokenized as plain text, checked token by token
+against the grammar, and sent to the library's ``generate`` as a draft: the model decodes its token and the
+draft in one batch, the sampler picks each position's token as always (greedy under the grammar), and the
+library keeps the draft up to the first token the model did not pick. Nothing is forced: the reply is the one
+token-by-token decoding writes, up to the arithmetic of a batched decode (the same kernels llama.cpp runs for
+a prompt).
 
 ``TETRARCH_JUMP_FORWARD=0`` in the server's environment turns it off.
 
@@ -88,7 +90,7 @@ class JumpForward:
         self._one_view = np.ctypeslib.as_array(self._one)
 
     def tokens_after(self, grammar: Any, token: int) -> list[int]:
-        """The tokens the grammar forces after ``token`` (just accepted into ``grammar``), checked one by one."""
+        """The tokens the grammar forces after ``token`` (just accepted into ``grammar``), each checked."""
         lib, llama = self._lib, self._llama
         probe = lib.llama_sampler_clone(grammar)
         try:
@@ -101,7 +103,8 @@ class JumpForward:
         if not text:
             return []
         room = llama.n_ctx() - llama.n_tokens - 2
-        return self._checked(grammar, llama.tokenize(text.encode(), add_bos=False, special=False)[:max(room, 0)])
+        tokens = llama.tokenize(text.encode(), add_bos=False, special=False)
+        return self._checked(grammar, tokens[:max(room, 0)])
 
     def _allowed(self, grammar: Any) -> frozenset[str]:
         view = self._view
@@ -110,8 +113,8 @@ class JumpForward:
         return frozenset(label for label, logit in zip(self._labels, view["logit"]) if logit != float("-inf"))
 
     def _checked(self, grammar: Any, tokens: list[int]) -> list[int]:
-        """The longest prefix of ``tokens`` the grammar accepts in order (all of them, unless tokenizing the run on
-        its own made a token the grammar's walk never allowed)."""
+        """The longest prefix of ``tokens`` the grammar accepts in order (all of them, unless tokenizing the run
+        on its own made a token the grammar's walk never allowed)."""
         lib = self._lib
         probe = lib.llama_sampler_clone(grammar)
         try:
@@ -127,13 +130,13 @@ class JumpForward:
 
     def _array(self, data: Any, size: int) -> Any:
         lib = self._lib
-        return lib.llama_token_data_array(data=ctypes.cast(data, lib.llama_token_data_p), size=size, selected=-1,
-                                          sorted=False)
+        return lib.llama_token_data_array(data=ctypes.cast(data, lib.llama_token_data_p), size=size,
+                                          selected=-1, sorted=False)
 
 
 def install() -> None:
     """Draft what the grammar forces after each token the model writes, for requests sampled by
-    ``GrammarCheckedGreedy`` (the grammar greedy requests; anything else runs the library's loop untouched)."""
+    ``GrammarCheckedGreedy`` (the grammar greedy requests; anything else runs the library's loop as is)."""
     from llama_cpp.llama import Llama
 
     library_generate, library_eval = Llama.generate, Llama.eval
@@ -146,7 +149,7 @@ def install() -> None:
             while True:
                 sent = yield token
                 if pending and token == pending[0]:
-                    del pending[0]  # confirmed; the library samples the batch's next position without a decode
+                    del pending[0]  # confirmed: the library samples the batch's next position, no decode
                     token = inner.send(sent)
                     continue
                 # The library decodes next (a refuted draft is cut there): a new draft can join that batch.
@@ -156,6 +159,8 @@ def install() -> None:
         except StopIteration:
             return
         finally:
+            # A draft the library never decoded must not widen the next request's eval.
+            self._tetrarch_verify = False
             inner.close()
 
     def eval(self: Llama, tokens: Any) -> None:
@@ -181,8 +186,8 @@ def _draft(llama: Any, token: int) -> list[int]:
 
 
 def _eval_every_position(llama: Any, tokens: Any) -> None:
-    """``Llama.eval`` with the logits of every position kept in the context (the sampler reads each drafted position),
-    and none copied into ``llama.scores`` (sized for the last position only when ``logits_all`` is off)."""
+    """``Llama.eval`` with the logits of every position kept in the context (the sampler reads each drafted
+    position), none copied into ``llama.scores`` (sized for the last position when ``logits_all`` is off)."""
     llama._ctx.kv_cache_seq_rm(-1, llama.n_tokens, -1)
     for i in range(0, len(tokens), llama.n_batch):
         batch = tokens[i:min(len(tokens), i + llama.n_batch)]

@@ -7,9 +7,9 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.tiers import examples
 
 from agents.llm.local._jump_forward import END, forced_run
-from support.tiers import examples
 
 
 class _Language:
@@ -45,7 +45,8 @@ def _spacings(compact: str) -> set[str]:
 def test_the_keys_of_a_fixed_object_are_drafted_up_to_the_free_value():
     replies = set().union(*(_spacings(f'{{"action":"{a}","answer":"{b}"}}') for a in ("accept", "replan")
                             for b in ("x", "y")))
-    assert _walk(replies, "{") == '"action": "'  # spaces as json.dumps lays them out; then the model picks the action
+    # Spaces as json.dumps lays them out, up to where the model picks the action.
+    assert _walk(replies, "{") == '"action": "'
     assert _walk(replies, '{"action": "accept"') == ', "answer": "'
 
 
@@ -63,7 +64,7 @@ def test_a_walk_leaves_the_space_before_a_value_to_the_model():
 
 def test_a_walk_ends_where_the_reply_may_end():
     assert _walk({"{}", "{} "}, "{") == "}"
-    assert _walk({"ab", "abc"}, "a") == "b"  # then either the end or "c": nothing is drafted past a possible end
+    assert _walk({"ab", "abc"}, "a") == "b"  # then the end or "c": nothing is drafted past a possible end
 
 
 def test_a_walk_keeps_to_its_limit():
