@@ -117,24 +117,16 @@ class StoreSink:
 
     Writes are coalesced: everything a runner emits in one event-loop tick (events, outputs, LLM records, the
     checkpoint or its deltas) is committed in one transaction at the end of the tick, fenced by the lease
-    ``generation`` this runner holds. Live readers see an event once it is durable. When another runner has
-    taken the task over, the commit is refused whole, ``on_lost`` is called (the Supervisor cancels this
-    runner) and every later ``emit`` raises ``LeaseLostError``.
+    ``generation`` this runner holds. ``hooks`` hear each durable event as its stored row (the sink keeps no
+    event objects until its commit; a reader that keeps rows holds text, which the cyclic GC does not walk).
+    When another runner has taken the task over, the commit is refused whole, ``hooks.lost`` is told (the
+    Supervisor cancels this runner) and every later ``emit`` raises ``LeaseLostError``.
     """
 
-    def __init__(self, store: Store, task_id: str, on_event: Callable[[AnyEvent], None] | None,
-                 clock: Callable[[], float] = time.time, *, generation: int | None = None,
-                 on_lost: Callable[[Exception], None] | None = None,
-                 on_secret: Callable[[], None] | None = None, last_seq: int | None = None,
-                 hooks: SinkHooks | None = None) -> None:
-        self._store, self.task_id, self._on_event, self._clock = store, task_id, on_event, clock
-        self._owner = hooks
-        """Given, told instead of the three callbacks, with durable events as their stored rows: the sink
-        keeps no event objects until its commit (a reader that keeps rows holds text, which the cyclic GC does
-        not walk)."""
+    def __init__(self, store: Store, task_id: str, hooks: SinkHooks, clock: Callable[[], float] = time.time, *,
+                 generation: int | None = None, last_seq: int | None = None) -> None:
+        self._store, self.task_id, self._owner, self._clock = store, task_id, hooks, clock
         self.generation = generation or 0
-        self._on_lost = on_lost
-        self._on_secret = on_secret
         # ``last_seq``: the caller knows it (0 for a task it has just created), so the store is not asked; a
         # wrong guess is refused by the store's sequence check (EventSequenceError), never written.
         self._seq = store.last_seq(task_id) if last_seq is None else last_seq
@@ -142,7 +134,6 @@ class StoreSink:
         self._batch: TaskBatch | None = None
         """This tick's writes, made by the first of them: a sink between ticks holds no batch (with its three
         lists, four objects per task in flight for the cyclic GC)."""
-        self._events: list[AnyEvent] = []
         self._on_result: Callable[[Exception | None], None] | None = None
         self._delta: tuple[int, dict[str, Any]] | None = None
         self._scheduled = False
@@ -162,8 +153,6 @@ class StoreSink:
         row, event = self._store.event_row(self.task_id, event)
         batch = self._open()
         batch.events.append(row)
-        if self._owner is None:
-            self._events.append(event)
         if checkpoint is not None:
             # A full checkpoint covers every delta before it.
             batch.checkpoint, self._delta = (self._seq, checkpoint), None
@@ -182,10 +171,7 @@ class StoreSink:
         # The task row, its first events and the router's call record were written before the plan named the
         # secret (usually given in the task text): rewrite them, and the live copies readers are served.
         self._store.scrub(self.task_id, [value])
-        if self._owner is not None:
-            self._owner.secret_added(self.task_id)
-        elif self._on_secret is not None:
-            self._on_secret()
+        self._owner.secret_added(self.task_id)
 
     def put_output(self, plan_version: int, step_id: int, attempt: int, output: Any) -> None:
         row = self._store.output_row(self.task_id, plan_version, step_id, attempt, output)
@@ -257,12 +243,9 @@ class StoreSink:
         if self._batch is None and self._delta is None:
             return None
         batch, self._batch = self._open(), None
-        after = _Taken(self._events if self._owner is None else batch.events,
-                       self._on_result if batch.result else None)
+        after = _Taken(batch.events, self._on_result if batch.result else None)
         if self._delta is not None:
             batch.delta, self._delta = self._delta, None
-        if self._owner is None:
-            self._events = []
         if after.on_result is not None:
             self._on_result = None
         return None if batch.empty() else (batch, after)
@@ -272,16 +255,9 @@ class StoreSink:
         result it carried is reported to ``finish``'s caller."""
         if error is not None:
             self.lost = error
-            if self._owner is not None:
-                self._owner.lost(self.task_id, error)
-            elif self._on_lost is not None:
-                self._on_lost(error)
-        elif self._owner is not None:
-            if after.events:
-                self._owner.durable(self.task_id, after.events)  # type: ignore[arg-type]
-        elif self._on_event is not None:
-            for event in after.events:
-                self._on_event(event)
+            self._owner.lost(self.task_id, error)
+        elif after.events:
+            self._owner.durable(self.task_id, after.events)
         if after.on_result is not None:
             after.on_result(error)
 
@@ -290,6 +266,6 @@ class StoreSink:
 class _Taken:
     """What a taken batch leaves to do after its commit: publish its events, report the result it carried."""
 
-    events: list[AnyEvent] | list[EventRow]
-    """The batch's events to publish: the objects, or their rows (``SinkHooks`` are given rows)."""
+    events: list[EventRow]
+    """The batch's events to publish, as their stored rows."""
     on_result: Callable[[Exception | None], None] | None

@@ -244,7 +244,7 @@ class SupervisorCore(SubmitCommands, CancelCommands):
     # ------------------------------------------------------------------ internals
     def _sink(self, task_id: str, generation: int, *, new: bool = False) -> StoreSink:
         """The sink of a run; ``new``: the task was created just now, so it has no events yet."""
-        return StoreSink(self._store, task_id, None, self._clock, generation=generation, hooks=self._hooks,
+        return StoreSink(self._store, task_id, self._hooks, self._clock, generation=generation,
                          last_seq=0 if new else None)
 
     def _redact_live(self, task_id: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from agents.engine.sink import SinkHooks, StoreSink
-from agents.events import TaskSubmittedPayload
+from agents.events import TaskSubmittedPayload, parse_event
 from agents.store import LeaseLostError, Store
 
 
@@ -21,12 +21,18 @@ class CountingStore(Store):
         return super().write_batches(batches)
 
 
+def _hooks(seen: list, lost: list) -> SinkHooks:
+    """Hooks that keep the durable events (parsed back from their rows) and the errors of lost tasks."""
+    return SinkHooks(lambda task_id, rows: seen.extend(parse_event(row[4]) for row in rows),
+                     lambda task_id, error: lost.append(error), lambda task_id: None)
+
+
 def _sinks(store: Store, ids: list[str], seen: list, lost: list) -> list[StoreSink]:
     sinks = []
     for task_id in ids:
         store.create_task(task_id, "t", {})
         generation = store.acquire_lease(task_id, "me")
-        sinks.append(StoreSink(store, task_id, seen.append, generation=generation, on_lost=lost.append))
+        sinks.append(StoreSink(store, task_id, _hooks(seen, lost), generation=generation))
     return sinks
 
 
@@ -89,8 +95,8 @@ def test_hooks_hear_durable_events_as_their_stored_rows_and_a_lost_task_by_its_i
             sinks = []
             for task_id in ("a", "b"):
                 store.create_task(task_id, "t", {})
-                sinks.append(StoreSink(store, task_id, None, generation=store.acquire_lease(task_id, "me"),
-                                       hooks=hooks, last_seq=0))
+                sinks.append(StoreSink(store, task_id, hooks, generation=store.acquire_lease(task_id, "me"),
+                                       last_seq=0))
             store.acquire_lease("b", "someone else")  # b's runner is fenced out
             for sink in sinks:
                 sink.emit(TaskSubmittedPayload(task="t"))
