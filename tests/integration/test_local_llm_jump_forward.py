@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.local_models import require_model
+from support.local_models import json_replies, smoke_llama
 
-from agents.llm.local import SMOKE_MODEL, _greedy_grammar, _jump_forward
+from agents.llm.local import _greedy_grammar, _jump_forward
 
 pytestmark = pytest.mark.llm
 
@@ -24,20 +24,11 @@ PROMPTS = ["Give the city and population of Paris as JSON, whether it is larger 
 
 @pytest.fixture(scope="module")
 def model():
-    from llama_cpp import Llama
-
-    return Llama(str(require_model(SMOKE_MODEL)), n_ctx=1024, logits_all=False, verbose=False)
+    return smoke_llama()
 
 
 def _replies(model) -> list[str]:
-    replies = []
-    for prompt in PROMPTS:
-        model.reset()
-        out = model.create_chat_completion(
-            [{"role": "user", "content": prompt}], response_format={"type": "json_object", "schema": SCHEMA},
-            temperature=0.0, max_tokens=64)
-        replies.append(out["choices"][0]["message"]["content"])
-    return replies
+    return json_replies(model, PROMPTS, SCHEMA, max_tokens=64, cold=True)
 
 
 def test_drafted_decoding_writes_the_replies_of_token_by_token_decoding(model, monkeypatch):

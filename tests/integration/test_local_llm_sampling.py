@@ -6,9 +6,8 @@ Runs in-process on smollm2-135m (the child's patch, installed here under ``monke
 from __future__ import annotations
 
 import pytest
-from support.local_models import require_model
+from support.local_models import json_replies, smoke_llama
 
-from agents.llm.local import SMOKE_MODEL
 from agents.llm.local import _greedy_grammar
 
 pytestmark = pytest.mark.llm
@@ -23,19 +22,11 @@ PROMPTS = ["Give the city and population of Paris as JSON, and whether it is lar
 
 @pytest.fixture(scope="module")
 def model():
-    from llama_cpp import Llama
-
-    return Llama(str(require_model(SMOKE_MODEL)), n_ctx=1024, logits_all=False, verbose=False)
+    return smoke_llama()
 
 
 def _replies(model) -> list[str]:
-    replies = []
-    for prompt in PROMPTS:
-        out = model.create_chat_completion(
-            [{"role": "user", "content": prompt}], response_format={"type": "json_object", "schema": SCHEMA},
-            temperature=0.0, repeat_penalty=1.1, max_tokens=48)
-        replies.append(out["choices"][0]["message"]["content"])
-    return replies
+    return json_replies(model, PROMPTS, SCHEMA, max_tokens=48, repeat_penalty=1.1)
 
 
 def test_checked_greedy_gives_the_librarys_replies_token_for_token(model, monkeypatch):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,3 +48,26 @@ def process_group_gone(pgid: int, timeout_s: float = 10.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def smoke_llama() -> Any:
+    """The smoke model loaded in this process (the server child's patches are tested on it), 1,024 tokens."""
+    from llama_cpp import Llama
+
+    from agents.llm.local import SMOKE_MODEL
+
+    return Llama(str(require_model(SMOKE_MODEL)), n_ctx=1024, logits_all=False, verbose=False)
+
+
+def json_replies(model: Any, prompts: Sequence[str], schema: dict[str, Any], *, max_tokens: int,
+                 repeat_penalty: float = 1.0, cold: bool = False) -> list[str]:
+    """Greedy replies held to ``schema``, one a prompt; ``cold``: each from an empty context."""
+    replies = []
+    for prompt in prompts:
+        if cold:
+            model.reset()
+        out = model.create_chat_completion(
+            [{"role": "user", "content": prompt}], response_format={"type": "json_object", "schema": schema},
+            temperature=0.0, repeat_penalty=repeat_penalty, max_tokens=max_tokens)
+        replies.append(out["choices"][0]["message"]["content"])
+    return replies
