@@ -17,7 +17,7 @@ from typing import Any
 
 from planning.terse_line import IDENT, THINK
 
-__all__ = ["TERSE_REFLECTION_GRAMMAR", "terse_plan_grammar"]
+__all__ = ["TERSE_CONFIRMING_GRAMMAR", "TERSE_REFLECTION_GRAMMAR", "terse_plan_grammar"]
 
 TERSE_REFLECTION_GRAMMAR = r'''root ::= accept | retry | other
 accept ::= "accept " [4-5] " " [4-5] " " [4-5] "\nanswer: " text
@@ -30,6 +30,9 @@ text ::= [^\n]+'''
 on two CPU cores), and cannot write a line that is neither form. An accept scores 4 or 5 throughout: unnamed,
 the third score came out at random (1 or 3 on six right results of six, measured), and the policy then
 refused every accept; what an accept must not rest on is checked by code (``agents.checks``)."""
+
+TERSE_CONFIRMING_GRAMMAR = TERSE_REFLECTION_GRAMMAR.replace('"\\nanswer: " text', '("\\nanswer: " text)?')
+"""The same verdict where the reviewer is shown the plan's answer to confirm: an accept may end at its scores."""
 
 _COMMON = r'''num ::= [1-9] [0-9]*
 ref ::= "$" num ("." ([A-Za-z_] [A-Za-z0-9_]* | [0-9]+))*

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from planning.text_limits import cap_text
 
@@ -83,6 +84,11 @@ class Plan(_Wire):
     """A whole plan as the planner emits it."""
 
     steps: list[PlanStep]
+    answer: SkipJsonSchema[ModelText | None] = Field(default=None, exclude=True)
+    """The answer's shape the planner wrote after its steps (the terse form's ``answer:`` line), with step references
+    code fills from the results (``agents.roles.reflector.drafted_answer``); the reviewer is shown it filled and
+    confirms or replaces it. Not part of the wire dump or of the plan's JSON schema (a JSON plan cannot carry one):
+    it is the planner's proposal to the reviewer, kept in the task's checkpoint (``TaskState.drafted_answer``)."""
 
     def step(self, step_id: int) -> PlanStep:
         for s in self.steps:

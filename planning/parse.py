@@ -64,11 +64,12 @@ def parse_router_decision(text: str) -> RouterDecision:
     return parse_model(text, RouterDecision)
 
 
-def parse_reflection(text: str) -> Reflection:
+def parse_reflection(text: str, answer_given: bool = False) -> Reflection:
     """The reflector's reply, in the JSON wire form or the terse form (``planning.terse_reflection``),
-    whichever the model wrote: a line starting like ``accept 5 5 5`` makes it terse."""
+    whichever the model wrote: a line starting like ``accept 5 5 5`` makes it terse. ``answer_given``: the
+    review was shown an answer to confirm, so a terse accept may leave the answer out."""
     if isinstance(text, str) and find_verdict_line(text) is not None:
-        return parse_terse_reflection(text)
+        return parse_terse_reflection(text, answer_given=answer_given)
     return parse_model(text, Reflection)
 
 

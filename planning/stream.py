@@ -50,6 +50,11 @@ class StreamingPlanParser:
         return [] if self._target is None else self._target.steps
 
     @property
+    def answer(self) -> str | None:
+        """The answer's shape a terse plan wrote after its steps (``TersePlanParser.answer``); None in JSON."""
+        return self._target.answer if isinstance(self._target, TersePlanParser) else None
+
+    @property
     def form(self) -> str | None:
         """``"json"``, ``"terse"``, or None while undecided."""
         if self._target is None:

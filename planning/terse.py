@@ -13,6 +13,8 @@ reference once and derives the dependencies from it::
 Grammar (one step per line; the reply may also hold blank lines, code fences and prose lines)::
 
     step      := INT "." NAME "(" [args] ")" ["after" "$" INT ("," "$" INT)*] ["#" description]
+    answer    := "answer:" TEXT                     the answer's shape: "$N[.path]" / "{$N[.path]}" where step N's
+                                                    output goes, "$$" a literal "$" (``Plan.answer``, wire refs)
     args      := arg ("," arg)*
     arg       := (NAME | STRING) "=" value          tool steps take named arguments only
                | STRING                             think("question") — a reasoning step (tool_name null)
@@ -44,7 +46,7 @@ from typing import Any
 from dag.refs import references
 from planning.errors import LLMOutputError, PlanningError
 from planning.models import Plan, PlanStep
-from planning.terse_line import IDENT, THINK, describe_call, parse_terse_line
+from planning.terse_line import IDENT, THINK, describe_call, parse_terse_line, translate_text
 
 __all__ = ["THINK", "TerseEncodingError", "TersePlanParser", "parse_terse", "render_terse", "render_terse_step"]
 
@@ -52,6 +54,7 @@ _STEP_LINE = re.compile(r"\d+\s*\.\s*\S")
 # A call written without its number ("lookup(...)", "- lookup(...)", "Step 2: lookup(...)") is a step the model
 # meant: reject it rather than drop it silently.
 _UNNUMBERED_CALL = re.compile(r"(?:[-*]\s*|step\s*\d+\s*[:.)]\s*)?[A-Za-z_][A-Za-z0-9_.\-]*\(.*\)\s*(?:#.*)?", re.I)
+_ANSWER_LINE = re.compile(r"answer\s*:\s*(?P<text>.*\S)", re.IGNORECASE)
 _TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _REF_TAIL = re.compile(r"[A-Za-z0-9_.}]")
 # The wire spellings of a reference (dag.refs reads the same ones): whole value, and the three inline forms.
@@ -77,6 +80,8 @@ class TersePlanParser:
         self._line_no = 0
         self._closed = False
         self.steps: list[PlanStep] = []
+        self.answer: str | None = None
+        """The reply's ``answer:`` line after its steps, in wire spelling (the last one written), or None."""
 
     def feed(self, chunk: str) -> list[PlanStep]:
         if self._closed:
@@ -110,7 +115,10 @@ class TersePlanParser:
         text = line.strip()
         if not text or text.startswith(("```", "#")):
             return
-        if _STEP_LINE.match(text):
+        answer = _ANSWER_LINE.fullmatch(text) if self.steps else None
+        if answer is not None:
+            self.answer = translate_text(answer.group("text"), set())
+        elif _STEP_LINE.match(text):
             step = parse_terse_line(text, self._line_no, self._params)
             out.append(step)
             self.steps.append(step)
@@ -123,14 +131,15 @@ def parse_terse(text: str, params: Mapping[str, Sequence[str]] | None = None) ->
     """A whole terse plan (the streaming parser fed in one piece)."""
     parser = TersePlanParser(params)
     steps = parser.feed(text) + parser.close()
-    return Plan(steps=steps)
+    return Plan(steps=steps, answer=parser.answer)
 
 
 def render_terse(plan: Plan, params: Mapping[str, Sequence[str]] | None = None) -> str:
     """The terse form of a wire plan (replan context, prompt examples); ``parse_terse`` reads it back to an
     equal plan when its references use the canonical wire spellings and ``depends_on`` is sorted. With
     ``params`` (tool → parameter order) the leading arguments that follow that order are written by position."""
-    return "\n".join(render_terse_step(s, params) for s in plan.steps)
+    lines = [render_terse_step(s, params) for s in plan.steps]
+    return "\n".join(lines if plan.answer is None else [*lines, f"answer: {_unquoted(plan.answer)}"])
 
 
 def _positional(step: PlanStep, params: Mapping[str, Sequence[str]] | None) -> int:
@@ -199,6 +208,11 @@ def _quoted(text: str) -> str:
         pos = m.end()
     out.append(_escape_dollars(text[pos:], ""))
     return json.dumps("".join(out), ensure_ascii=False)
+
+
+def _unquoted(text: str) -> str:
+    """A wire text in terse spelling outside a string (an ``answer:`` line): ``_quoted`` without the quotes."""
+    return json.loads(_quoted(" ".join(text.split())))
 
 
 def _escape_dollars(text: str, following: str) -> str:

@@ -12,7 +12,8 @@ The JSON reply spends ~60 tokens on score keys and nulls before the answer start
 First line: the action (``accept``, ``retry``, ``replan``, ``escalate``; ``retry_step`` is read as ``retry``),
 the completeness, correctness and format scores (1-5), for ``retry`` the step (``step N``), then optionally
 ``:`` and the feedback (for ``retry``: the change to make). Then ``answer:`` and the answer for the user, which
-may run over several lines (required with ``accept``). ``overall_pass`` is true exactly for ``accept``.
+may run over several lines (required with ``accept``, unless the reviewer was shown an answer to confirm).
+``overall_pass`` is true exactly for ``accept``.
 
     >>> r = parse_terse_reflection("retry 4 2 4 step 3: use 'Dalwynbre'")
     >>> r.action, r.retry_details.step_id, r.retry_details.modification, r.overall_pass
@@ -50,9 +51,11 @@ def find_verdict_line(text: str) -> int | None:
     return None
 
 
-def parse_terse_reflection(text: str) -> Reflection:
+def parse_terse_reflection(text: str, *, answer_given: bool = False) -> Reflection:
     """A terse reply as the wire ``Reflection``; every malformed reply raises ``LLMOutputError`` saying how to
-    write it (the message goes back to the model for its one repair round)."""
+    write it (the message goes back to the model for its one repair round). ``answer_given``: the reviewer was
+    shown an answer to confirm (the plan's draft), so an accept without an ``answer:`` line confirms it (its
+    ``answer`` is then None, for the caller to fill)."""
     lines = text.splitlines()
     start = find_verdict_line(text)
     if start is None:
@@ -70,7 +73,7 @@ def parse_terse_reflection(text: str) -> Reflection:
     if action != "retry_step" and step is not None:
         raise LLMOutputError(f"only 'retry' names a step; {m.group('action')} does not. {_FORM}", raw=text)
     answer = _answer(lines[start + 1:])
-    if action == "accept" and not answer:
+    if action == "accept" and not answer and not answer_given:
         raise AnswerMissingError(f"'accept' needs the answer for the user on a line 'answer: ...'. {_FORM}", raw=text)
     data = {"scores": {"completeness": completeness, "correctness": correctness, "format": fmt},
             "overall_pass": action == "accept", "action": action, "feedback": feedback, "answer": answer,

@@ -22,6 +22,7 @@ from typing import Any
 
 import networkx as nx
 
+from dag.refs import references
 from planning.errors import PlanValidationError
 from planning.models import Plan, PlanStep
 
@@ -30,6 +31,7 @@ __all__ = [
     "PlanValidationError",
     "ProblemCode",
     "ToolSchemas",
+    "answer_draft",
     "check_arguments",
     "omit_null_optionals",
     "validate_plan",
@@ -322,3 +324,13 @@ def _short(value: Any) -> str:
 
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def answer_draft(answer: str | None, steps: list[PlanStep]) -> str | None:
+    """The plan's answer draft when it rests on the plan: it names at least one step, and only steps of the plan.
+    A draft that names no step would be an answer written before any result; one naming a step that is not there
+    could never be filled."""
+    if not answer:
+        return None
+    named = references(answer)
+    return answer if named and named <= {s.step_id for s in steps} else None

@@ -21,7 +21,7 @@ Search hits show their texts alone (ids and scores are noise)::
     </untrusted-data>
 
 With ``calls`` (step id → the arguments as the plan wrote them) each line also says what the step was asked, so a
-reader needs no separate plan (the lean reflector, reflector/v5)::
+reader needs no separate plan (the lean reflector, reflector/v11)::
 
     >>> print(render_results_compact([StepLine(1, "lookup", "completed", 2.8)], calls={1: '("Rome", "pop")'}))
     <untrusted-data source="step results">

@@ -57,7 +57,7 @@ _HEADERS = frozenset({"name", "version", "purpose", "variables", "context", "ope
 """A template is text and its variables: no header switches behaviour."""
 _VERSION_FILE = re.compile(r"^v(\d+)\.txt$")
 DEFAULT_VERSIONS: dict[str, str] = {
-    "router": "v5", "planner": "v4", "reflector": "v5", "executor": "v1", "executor_repair": "v2",
+    "router": "v5", "planner": "v14", "reflector": "v11", "executor": "v1", "executor_repair": "v2",
     "executor_figures": "v1", "repair": "v2", "clarify_check": "v3", "answer": "v1"}
 """The version an unpinned ``load_prompt(name)`` returns, and the hosted model profile's
 (``agents.llm.profile.HOSTED``): the lean forms (the router sees tool purposes, not argument schemas; the reviewer

@@ -83,10 +83,11 @@ class PlanIntake:
                 self._add_step(step)
             case PlanRestarted():
                 self._restart()
-            case PlanCompleted(spend=spend, cut=cut):
+            case PlanCompleted(plan=plan, spend=spend, cut=cut):
                 self._plan_iter = None  # exhausted: a later run() (retry_step) must not read it again
                 self._sched.seal()
                 self._st.plan_complete = True
+                self._st.drafted_answer = plan.answer
                 if cut is not None:
                     self._st.plan_cuts.append(PlanCut(plan_version=self._st.plan_version, repeated=cut))
                 self._charge("planner", spend)
@@ -138,6 +139,6 @@ class PlanIntake:
         self._sched = Scheduler()
         self._facts.clear()
         self.values.clear()
-        self._st.plan_steps = []
+        self._st.plan_steps, self._st.drafted_answer = [], None
         self._plan_broken = False
 

@@ -250,7 +250,7 @@ class TaskRunner:
     async def _reflect(self) -> Decision:
         st = self.state
         st.phase = "reflect"
-        plan = Plan(steps=list(st.plan_steps))
+        plan = Plan(steps=list(st.plan_steps), answer=st.drafted_answer)
         views = self._views(plan)  # no step runs while the reviewer reads them (outputs may come from the store)
         reviewed = (st.plan_version, review_input(plan, views))
         if self._reviewed is not None and self._reviewed[0] < reviewed[0] and self._reviewed[1] == reviewed[1]:
@@ -348,7 +348,7 @@ class TaskRunner:
                 if v.status == "completed" and v.step_id in outputs}
         st.replans += 1
         st.plan_version += 1
-        st.plan_steps, st.steps, st.plan_complete = [], {}, False
+        st.plan_steps, st.steps, st.plan_complete, st.drafted_answer = [], {}, False, None
         st.step_retries, st.modifications, st.confirmed = {}, {}, []
         st.phase = "plan"
         self._exec = None

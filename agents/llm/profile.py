@@ -70,7 +70,7 @@ class ModelProfile(BaseModel):
     override the default. Roles read it from the LLM they call, so it crosses Ray with the model.
 
         >>> HOSTED.prompt("planner"), HOSTED.reply_form("planner")
-        ('v4', 'terse')
+        ('v14', 'terse')
         >>> HOSTED.with_prompts(planner="v10").prompt("planner")
         'v10'
     """

@@ -37,12 +37,15 @@ from prompts import count_tokens, get_encoding
 
 __all__ = ["LatencyModel", "GoldTask", "SimulatedLLM", "DEFAULT_LATENCY"]
 
-# What planner/v4 and reflector/v5 say when they ask for the terse forms (the simulated model answers in the
+# What planner/v14 and reflector/v11 say when they ask for the terse forms (the simulated model answers in the
 # form its prompt asks for, so a benchmark measures the prompt version actually in use).
 _TERSE_PLAN_MARK = "Write one step per line and nothing else:\nN. tool("
 _POSITIONAL_MARK = "in the order of the tool's parameters"
 _CATALOG_LINE = re.compile(r"^- (\w+)\(([^)]*)\)", re.MULTILINE)
 _TERSE_VERDICT_MARK = "accept C R F"
+_ANSWER_LINE_MARK = 'end with one line "answer: <the answer>"'
+_DRAFT_SHOWN_MARK = "The plan's answer, filled in from the results:"
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _TERSE_ROUTE_MARK = "Reply with one line: the route, your confidence"
 _TERSE_NOTE_MARK = '"# note" at the end of a line'
 _DELTA = re.compile(r"The previous plan:\n(?P<plan>.*?)\n\nIts results:.*?"
@@ -89,9 +92,37 @@ class GoldTask(BaseModel):
     """A first plan that fails and must be repaired (the repair suite); the replan returns ``plan``."""
     replan_feedback: str = "A step failed; fix its input and plan again."
     answer: str
+    answer_number: float | None = None
+    """The figure the answer states, where it states one (the suites' right answer, as a number)."""
     react_turns: list[list[dict[str, Any]]] = Field(default_factory=list)
     """The gold ReAct trajectory: each turn's tool calls, with concrete arguments."""
     reasoning_outputs: dict[int, str] = Field(default_factory=dict)
+
+
+def _answer_shape(gold: GoldTask, plan: Plan) -> str | None:
+    """The answer's shape a correct planner writes when its last step computes the figure the answer states: the
+    answer with that figure replaced by the step's reference. None where the answer is not such a sentence."""
+    last = plan.steps[-1] if plan.steps else None
+    if last is None or last.tool_name != "calculator" or gold.answer_number is None:
+        return None
+    for m in _NUMBER.finditer(gold.answer):
+        if _same_figure(m.group(0), gold.answer_number):
+            return f"{gold.answer[:m.start()]}{{$step_{last.step_id}_result}}{gold.answer[m.end():]}"
+    return None
+
+
+def _same_figure(written: str, value: float) -> bool:
+    try:
+        return abs(float(written.replace(",", "")) - value) <= 1e-6 * max(1.0, abs(value))
+    except ValueError:
+        return False
+
+
+def _states(gold: GoldTask, prompt: str) -> bool:
+    """Whether the plan's answer shown in a review prompt states the gold figure (then a correct reviewer confirms it)."""
+    shown = prompt.split(_DRAFT_SHOWN_MARK, 1)[1]
+    return gold.answer_number is not None and any(_same_figure(m.group(0), gold.answer_number)
+                                                  for m in _NUMBER.finditer(shown))
 
 
 def _param_order(prompt: str) -> dict[str, list[str]]:
@@ -166,7 +197,7 @@ class SimulatedLLM:
             plan = Plan(steps=[s if s.tool_name is None else
                                s.model_copy(update={"description": describe_call(s.tool_name, s.tool_input)})
                                for s in plan.steps])
-        # Answer in the form the prompt asked for, as a real model would (planner/v4: terse; a replan is a
+        # Answer in the form the prompt asked for, as a real model would (planner/v14: terse; a replan is a
         # delta over the kept steps, numbered where the prompt says).
         params = _param_order(text) if _asks(request, _POSITIONAL_MARK) else None
         delta = _DELTA.search(text)
@@ -174,7 +205,9 @@ class SimulatedLLM:
             previous = parse_terse(delta.group("plan"), _param_order(text))
             kept_ids = {int(i) for i in re.findall(r"\$(\d+)", delta.group("kept") or "")}
             kept = [s for s in previous.steps if s.step_id in kept_ids]
-            return render_terse(Plan(steps=as_delta(kept, plan, start=int(delta.group("start")))), params)
+            plan = Plan(steps=as_delta(kept, plan, start=int(delta.group("start"))))
+        if _asks(request, _ANSWER_LINE_MARK):
+            plan = plan.model_copy(update={"answer": _answer_shape(gold, plan)})
         return render_terse(plan, params)
 
     def _reflect(self, gold: GoldTask, request: LLMRequest) -> str:
@@ -188,6 +221,8 @@ class SimulatedLLM:
         else:
             reflection = {"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
                           "action": "accept", "retry_details": None, "feedback": "", "answer": gold.answer}
+        if reflection["action"] == "accept" and _DRAFT_SHOWN_MARK in results and _states(gold, results):
+            reflection["answer"] = None  # the plan's answer, filled by code, is right: the verdict confirms it
         if _asks(request, _TERSE_VERDICT_MARK):
             return render_terse_reflection(Reflection.model_validate(reflection))
         return json.dumps(reflection)

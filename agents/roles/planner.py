@@ -32,7 +32,7 @@ from planning.models import Plan, PlanStep
 from planning.parse import plan_schema
 from planning.rejected import RejectedCall, rejected_problem, rejected_repeat
 from planning.stream import StreamingPlanParser
-from planning.validate import PlanProblem, ProblemCode, validate_plan, validate_step
+from planning.validate import PlanProblem, ProblemCode, answer_draft, validate_plan, validate_step
 from prompts import count_tokens, load_prompt, prepare_prompts
 from prompts.registry import PromptTemplate, ReplyForm
 
@@ -144,7 +144,8 @@ class Planner:
                     # Abandoned at the loop: the server never sent its usage chunk, so count what it wrote.
                     spend = spend + _abandoned(convo, raw_parts, f"abandoned: {round_.cut.describe()}")
                     counted = True
-                plan = Plan(steps=steps)
+                draft = None if round_.cut is not None else answer_draft(round_.answer, steps)
+                plan = Plan(steps=steps, answer=draft)
                 validate_plan(plan, schemas, max_steps=self._options.max_steps)
                 yield PlanCompleted(plan, spend, round_.cut)
                 return
@@ -222,7 +223,9 @@ class Planner:
             return out
 
         def finish() -> list[StepEmitted]:
-            return [*accept(parser.close()), *(StepEmitted(s, written) for s in round_.close())]
+            closed = [*accept(parser.close()), *(StepEmitted(s, written) for s in round_.close())]
+            round_.answer = parser.answer  # the answer line may be the reply's last, closed only now
+            return closed
 
         if self._options.stream_plan:
             pieces = llm.stream(request)
@@ -286,6 +289,8 @@ class _Round:
         """Asks about calls that ignore the task (``planning.blind_calls``): set on the first round only."""
         self.cut: RepeatedCall | None = None
         """The model step at which this reply was found looping (it and the rest of the reply are dropped)."""
+        self.answer: str | None = None
+        """The answer's shape the reply wrote after its steps (``Plan.answer``), once the reply has ended."""
 
     def loops(self, step: PlanStep) -> bool:
         """Whether the model's ``step`` is the looping copy of a read call it made before (``planning.loops``).

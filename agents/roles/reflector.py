@@ -6,6 +6,8 @@ It only proposes: ``planning.policy.decide`` has the last word.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from agents.checks.facts import Fact, Severity, render_facts, text_of
 from agents.checks.review import evidence_of, result_facts
@@ -23,15 +25,20 @@ from agents.roles.render import render_checks, step_calls
 from agents.roles.typed_review import typed_call, typed_review
 from agents.outputs import OutputSpec
 from agents.tools.registry import catalog_params
-from dag.refs import fill_text, find_reference
-from planning.grammar import TERSE_REFLECTION_GRAMMAR
+from dag.refs import fill_text, find_reference, references
+from planning.grammar import TERSE_CONFIRMING_GRAMMAR, TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
 from planning.written_answer import figure_pattern, parse_written_answer, written_answer_schema
 from prompts import PromptTemplate, load_prompt, prepare_prompts
+from prompts.fence import fence_untrusted
 from prompts.compact import render_results_compact
 
-__all__ = ["Reflector", "filled_answer", "filled_text"]
+__all__ = ["Reflector", "drafted_answer", "filled_answer", "filled_text", "render_draft"]
+
+_DRAFT_VALUE_CHARS = 120
+"""The longest text a draft is filled with: a name or a short phrase. A passage is not an answer (the reviewer
+writes one from it instead)."""
 
 _ANSWER_TOKENS = 200
 """A sentence or two: the answer prompt's reply is bounded so a model that will not end it cannot run on."""
@@ -91,15 +98,32 @@ class Reflector:
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
             if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
+        # A second look was told why the previous answer did not count: it writes one rather than confirm a draft.
+        draft = None if again is not None else self._shown_draft(template, plan, results, task, output)
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
-                                 **self._variables(template, task, plan, results, note, refused_fault))
+                                 **self._variables(template, task, plan, results, note, refused_fault, draft))
         schema = reflection_schema() if form == "json" else None  # a copy, only where it is sent
         messages, schema, parse, llm = typed_review(prompt.messages, schema, output, llm)
+        if draft is not None:  # an accept may confirm the plan's answer without writing one
+            parse = partial(parse_reflection, answer_given=True)
         feed = None if answer is None else AnswerFeed(answer, lambda text: filled_text(text, results, task))
+        grammar = TERSE_REFLECTION_GRAMMAR if draft is None else TERSE_CONFIRMING_GRAMMAR
         call = await typed_call(call_json(llm, role="reflector", messages=messages, parse=parse,
                                           json_schema=schema, metadata={"task_id": task_id}, form=form,
-                                          grammar=TERSE_REFLECTION_GRAMMAR, on_text=feed and feed.feed))
-        return RoleResult(filled_answer(call.value, results, task), call.spend)
+                                          grammar=grammar, on_text=feed and feed.feed))
+        review = call.value
+        if draft is not None and review.action == "accept" and not review.answer:
+            review = review.model_copy(update={"answer": draft})
+        return RoleResult(filled_answer(review, results, task), call.spend)
+
+    @staticmethod
+    def _shown_draft(template: PromptTemplate, plan: Plan, results: Sequence[StepView], task: str,
+                     output: OutputSpec | None) -> str | None:
+        """The plan's answer draft, filled, where this review shows it: a template that asks for it, an answer
+        that is text (a typed output is written as its JSON), and a draft every reference of which filled."""
+        if output is not None or "drafted_answer" not in template.variables:
+            return None
+        return drafted_answer(plan, results, task)
 
     async def answer_again(self, task_id: str, task: str, plan: Plan, results: Sequence[StepView],
                            again: SecondLook, llm: LLM | None = None) -> RoleResult[Reflection]:
@@ -132,10 +156,11 @@ class Reflector:
         return RoleResult(filled_answer(reflection, results, task), call.spend)
 
     def _variables(self, template: PromptTemplate, task: str, plan: Plan, results: Sequence[StepView],
-                   refused_note: str = "", refused_fault: bool = True) -> dict[str, str]:
+                   refused_note: str = "", refused_fault: bool = True, draft: str | None = None) -> dict[str, str]:
         """What the template declares, besides the task: ``steps``, one line a step with its call and its result,
         all fenced; the facts code checked, as ``checks`` or as ``code_checks`` (left out when code found nothing);
-        the tool list for a template that opens like the other roles' prompts."""
+        the tool list for a template that opens like the other roles' prompts; the plan's answer ``draft``, filled,
+        for a template that shows it (``drafted_answer``)."""
         wants = set(template.variables)
         out: dict[str, str] = {}
         if "tools" in wants:
@@ -147,6 +172,8 @@ class Reflector:
             out.update({"checks": render_facts(facts)} if "checks" in wants else {"code_checks": render_checks(facts)})
         if "steps" in wants:
             out["steps"] = render_results_compact(results, calls=step_calls(plan, catalog_params(self._tools)))
+        if "drafted_answer" in wants:
+            out["drafted_answer"] = render_draft(draft)
         return out
 
 
@@ -178,3 +205,35 @@ def filled_text(answer: str, results: Sequence[StepView], task: str = "") -> str
     if any(find_reference(text) for text in (task, *map(text_of, done.values()))):
         return answer
     return fill_text(answer, done)
+
+
+def drafted_answer(plan: Plan, results: Sequence[StepView], task: str = "") -> str | None:
+    """The planner's answer draft (``Plan.answer``) filled with the outputs it names, or None when there is none or
+    it cannot stand as an answer: a step it names did not complete, or gave something other than a number, a
+    truth value or a short one-line text (a passage or a record is the reviewer's to read and word).
+
+        >>> plan = Plan(steps=[], answer="Rome has {$step_3_result} more people.")
+        >>> drafted_answer(plan, [StepView(3, "difference", "calculator", "completed", 1200)])
+        'Rome has 1200 more people.'
+    """
+    if not plan.answer:
+        return None
+    done = {r.step_id: r.output for r in results if r.status == "completed"}
+    named = references(plan.answer)
+    if not named or any(i not in done or not _plain(done[i]) for i in named):
+        return None
+    filled = filled_text(plan.answer, results, task)
+    return None if find_reference(filled) is not None else filled
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, str):
+        return 0 < len(value.strip()) <= _DRAFT_VALUE_CHARS and "\n" not in value.strip()
+    return isinstance(value, int | float) and value == value  # bool is an int; NaN is not an answer
+
+
+def render_draft(draft: str | None) -> str:
+    """The draft as the reviewer's prompt shows it (fenced: it holds tool outputs), or nothing without one."""
+    if draft is None:
+        return ""
+    return "The plan's answer, filled in from the results:\n" + fence_untrusted(draft, "the plan's answer")

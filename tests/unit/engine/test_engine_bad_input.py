@@ -111,7 +111,7 @@ def test_the_embedded_model_gets_the_json_forms_and_no_speculation():
     assert {r: SMALL_LOCAL.prompt(r) for r in (*roles, "executor")} == {
         "router": "v7", "planner": "v10", "reflector": "v10", "executor": "v3"}
     assert {SMALL_LOCAL.reply_form(r) for r in roles} == {"json"} and not SMALL_LOCAL.concurrent_calls
-    assert SMALL_LOCAL.with_prompts(planner="v4").prompt("planner") == "v4"
+    assert SMALL_LOCAL.with_prompts(planner="v14").prompt("planner") == "v14"
     plan = wire.plan(wire.step(1, "lookup", {"city": "Paris"}))
     for profile in (SMALL_LOCAL, HOSTED):
         seen: list[tuple[str, str, float]] = []

@@ -68,7 +68,7 @@ def test_the_hosted_default_runs_no_strategy_and_uses_the_lean_terse_prompts():
     assert HOSTED.concurrent_calls and not HOSTED.stop_at_plan and not HOSTED.grammar
     assert HOSTED.local_ray_system_config == {}
     assert {name: HOSTED.prompt(name) for name in PROMPT_NAMES} == DEFAULT_VERSIONS
-    assert (HOSTED.prompt("router"), HOSTED.prompt("planner"), HOSTED.prompt("reflector")) == ("v5", "v4", "v5")
+    assert (HOSTED.prompt("router"), HOSTED.prompt("planner"), HOSTED.prompt("reflector")) == ("v5", "v14", "v11")
     assert [HOSTED.reply_form(r) for r in ("router", "planner", "reflector")] == ["terse"] * 3
     # the defaults of every model that is not given another profile
     assert ModelProfile().strategies == frozenset() and FunctionLLM(lambda r: "").profile == HOSTED
@@ -97,7 +97,7 @@ def test_with_prompts_is_a_new_profile_with_the_same_forms():
         update={"reply_forms": {**HOSTED.reply_forms, "planner": "json"}})
     assert json_planner.prompt("planner") == "v10" and json_planner.reply_form("planner") == "json"
     assert json_planner.prompt("router") == "v5" and json_planner.reply_form("router") == "terse"
-    assert HOSTED.prompt("planner") == "v4" and HOSTED.reply_form("planner") == "terse"  # unchanged
+    assert HOSTED.prompt("planner") == "v14" and HOSTED.reply_form("planner") == "terse"  # unchanged
     # validated like a new profile: a pin from the command line (benchmarks/prompt_regression) fails here, by name
     with pytest.raises(pydantic.ValidationError, match="unknown prompt name"):
         HOSTED.with_prompts(plannr="v10")

@@ -45,7 +45,7 @@ def test_every_role_has_a_template_that_renders() -> None:
 
 
 @pytest.mark.parametrize(("version", "last"), [("v10", "Output only the JSON object."),
-                                               ("v4", "Output only the numbered step lines.")])
+                                               ("v14", "Output only the numbered step lines and the answer line.")])
 def test_guardrails_come_last_in_the_system_message(version: str, last: str) -> None:
     rendered = load_prompt("planner", version).render(**_values(load_prompt("planner", version)))
     assert rendered.messages[0]["content"].rstrip().endswith(last)
@@ -94,14 +94,14 @@ def test_values_are_inserted_once_never_expanded_again() -> None:
 
 
 def test_latest_and_pinned_versions_and_fingerprints(tmp_path: Path) -> None:
-    for name, version in (("router", "v5"), ("planner", "v4")):
+    for name, version in (("router", "v5"), ("planner", "v14")):
         (tmp_path / name).mkdir()
         (tmp_path / name / f"{version}.txt").write_text((PROMPTS_DIR / name / f"{version}.txt").read_text())
     v6 = (PROMPTS_DIR / "router" / "v5.txt").read_text().replace("# version: 5", "# version: 6")
     (tmp_path / "router" / "v6.txt").write_text(v6.replace("You route", "You now route"))
     (tmp_path / "router" / "notes.txt").write_text("not a version")
     registry = PromptRegistry(tmp_path)
-    assert registry.available() == {"planner": ["v4"], "router": ["v5", "v6"]}
+    assert registry.available() == {"planner": ["v14"], "router": ["v5", "v6"]}
     latest, pinned = registry.load("router"), registry.load("router", "5")
     assert (latest.version, pinned.version) == ("v6", "v5")
     assert latest.fingerprint != pinned.fingerprint
@@ -220,7 +220,7 @@ def test_fenced_data_can_never_close_or_reopen_the_fence(payload: str) -> None:
 
 def test_replan_context_goes_to_the_user_message_not_the_system_message() -> None:
     # Issue 19: the replan context (with fenced tool output) sat in the planner's system message.
-    for version in ("v4", "v10"):
+    for version in ("v14", "v10"):
         template = load_prompt("planner", version)
         rendered = template.render(**{**_values(template), "replan_context": "RESULTS <untrusted-data>x</untrusted-data>"})
         system, user = (m["content"] for m in rendered.messages)

@@ -347,10 +347,10 @@ def test_whole_set_runs_and_reports_with_canned_replies(shipped, registry) -> No
 
 
 def test_cli_helpers() -> None:
-    assert _parse_pins(["planner=v4", "reflector=v5"]) == {"planner": "v4", "reflector": "v5"}
+    assert _parse_pins(["planner=v14", "reflector=v11"]) == {"planner": "v14", "reflector": "v11"}
     with pytest.raises(SystemExit):
         _parse_pins(["planner"])
-    with pytest.raises(PromptNotFoundError, match="available: v4, v10"):  # a retired version fails before the run
+    with pytest.raises(PromptNotFoundError, match="available: v10, v14"):  # a retired version fails before the run
         _parse_pins(["planner=v1"])
     cases = {"router": [RouterCase("router-01", "a", "plan"), RouterCase("router-02", "b", "direct")],
              "planner": [PlannerCase("planner-01", "c")]}

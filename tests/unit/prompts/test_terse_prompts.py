@@ -1,4 +1,4 @@
-"""The hosted model profile's terse forms (router/v5, planner/v4, reflector/v5) and the small-local profile's JSON
+"""The hosted model profile's terse forms (router/v5, planner/v14, reflector/v11) and the small-local profile's JSON
 forms (router/v7, planner/v10, reflector/v10): which profile uses which, the forms their texts describe parse with
 the reply parsers, and the task-specific text comes after a prefix shared by every task (prompt caching)."""
 
@@ -24,18 +24,18 @@ def _system(name: str, version: str) -> str:
 
 
 def test_the_hosted_profile_uses_the_terse_defaults_and_the_small_one_the_json_forms() -> None:
-    assert {r: DEFAULT_VERSIONS[r] for r in ROLES} == {"router": "v5", "planner": "v4", "reflector": "v5"}
+    assert {r: DEFAULT_VERSIONS[r] for r in ROLES} == {"router": "v5", "planner": "v14", "reflector": "v11"}
     assert {r: load_prompt(r).version for r in ROLES} == {r: DEFAULT_VERSIONS[r] for r in ROLES}
     assert all(HOSTED.prompt(name) == DEFAULT_VERSIONS[name] for name in PROMPT_NAMES)
     assert {r: HOSTED.reply_form(r) for r in ROLES} == dict.fromkeys(ROLES, "terse")
     assert {r: SMALL_LOCAL.prompt(r) for r in ROLES} == {"router": "v7", "planner": "v10", "reflector": "v10"}
     assert {r: SMALL_LOCAL.reply_form(r) for r in ROLES} == dict.fromkeys(ROLES, "json")
-    assert ModelProfile().prompt("planner") == "v4"  # a profile that names no version gets the hosted one
+    assert ModelProfile().prompt("planner") == "v14"  # a profile that names no version gets the hosted one
     assert PromptRegistry(defaults={"planner": "v10"}).load("planner").version == "v10"
 
 
 def test_planner_v4_example_is_a_terse_plan_with_arguments_by_position() -> None:
-    system = _system("planner", "v4")
+    system = _system("planner", "v14")
     assert "# note" not in system  # no step notes: arguments by position keep a step short
     example = system[system.index("Example"):].split("\n", 1)[1]
     plan = StreamingPlanParser({"weather": ["city"], "calculator": ["expression"]})
@@ -52,7 +52,7 @@ def test_planner_v4_example_is_a_terse_plan_with_arguments_by_position() -> None
     ("escalate C R F:", "escalate 1 1 1: which Paris?", "escalate"),
 ])
 def test_each_verdict_form_reflector_v5_describes_parses(form: str, reply: str, action: str) -> None:
-    assert f"\n{form}" in _system("reflector", "v5")
+    assert f"\n{form}" in _system("reflector", "v11")
     reflection = parse_reflection(reply)
     assert (reflection.action, reflection.overall_pass) == (action, action == "accept")
     assert reflection.scores.completeness == int(reply.split()[1])

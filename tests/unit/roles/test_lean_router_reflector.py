@@ -1,4 +1,4 @@
-"""router/v5 and reflector/v5, the lean defaults for hosted models (issue 18's input-token targets): the router
+"""router/v5 and reflector/v11, the lean defaults for hosted models (issue 18's input-token targets): the router
 sees what each tool is for and no argument schemas; the reviewer sees no tool catalog, one fenced line a step
 holding its call and its result, and the facts code checked only when there are some. Both still take the
 terse and the JSON replies, and the simulated model plays every suite's gold behaviour through them."""
@@ -18,7 +18,7 @@ from agents.roles.messages import StepView
 from agents.roles.reflector import Reflector
 from agents.roles.router import Router
 from agents.tools.registry import ToolRegistry
-from benchmarks.suite import SUITES, load_suite
+from benchmarks.suite import SUITES, answer_matches, load_suite
 from benchmarks.world import World, make_tools
 from planning.models import Plan, PlanStep, RouterDecision
 from planning.terse_line import describe_call
@@ -38,10 +38,10 @@ def _fixed_tokens(name: str, version: str) -> int:
 
 
 def test_the_lean_versions_are_the_defaults_and_smaller_than_the_ones_they_replace() -> None:
-    assert load_prompt("router").template_id == "router/v5" and load_prompt("reflector").template_id == "reflector/v5"
-    assert (HOSTED.prompt("router"), HOSTED.prompt("reflector")) == ("v5", "v5")
+    assert load_prompt("router").template_id == "router/v5" and load_prompt("reflector").template_id == "reflector/v11"
+    assert (HOSTED.prompt("router"), HOSTED.prompt("reflector")) == ("v5", "v11")
     assert _fixed_tokens("router", "v5") < RETIRED_V3_TOKENS["router"] - 35
-    assert _fixed_tokens("reflector", "v5") < RETIRED_V3_TOKENS["reflector"] - 70
+    assert _fixed_tokens("reflector", "v11") < RETIRED_V3_TOKENS["reflector"] - 70
     # the embedded model's forms are untouched (measured on the real model)
     assert SMALL_LOCAL.prompt("router") == "v7" and SMALL_LOCAL.prompt("reflector") == "v10"
 
@@ -126,7 +126,7 @@ def test_the_facts_code_checked_are_shown_only_when_there_are_some() -> None:
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_the_simulated_model_plays_every_suite_through_the_lean_defaults(suite: str) -> None:
-    """As the benchmark runs them (default versions): the gold answer, 3 calls a task plus 2 a replan; the
+    """As the benchmark runs them (default versions): the right answer, 3 calls a task plus 2 a replan; the
     repair suite's failed steps are read as failed from the one-line form."""
     tasks = load_suite(suite, None if suite == "repair" else 8)  # repair-024 is the one replanned task
     llm = SimulatedLLM([t.gold for t in tasks], INSTANT)
@@ -137,7 +137,9 @@ def test_the_simulated_model_plays_every_suite_through_the_lean_defaults(suite: 
 
     replans = 0
     for t, result in asyncio.run(run_all()):
-        assert result.status == "accepted" and result.answer == t.gold.answer, (t.id, result.error)
+        # the gold answer, or the plan's draft filled with the computed figure, which the reviewer confirmed
+        assert result.status == "accepted", (t.id, result.error)
+        assert result.answer == t.gold.answer or answer_matches(result.answer or "", t.answer_number), t.id
         assert result.usage.total.llm_calls == 3 + 2 * result.replans
         assert result.usage.by_role["router"].input_tokens < 300
         replans += result.replans
