@@ -68,8 +68,8 @@ def load_suite(name: str, limit: int | None = None, split: str = "all") -> list[
     for raw in doc["tasks"]:
         if split != "all" and raw.get("split") != split:
             continue
-        fields = {k: raw[k] for k in ("task", "plan", "first_plan", "replan_feedback", "answer", "answer_number",
-                                      "react_turns") if k in raw}
+        kept = ("task", "plan", "first_plan", "replan_feedback", "answer", "answer_number", "react_turns")
+        fields = {k: raw[k] for k in kept if k in raw}
         tasks.append(BenchTask(raw["id"], GoldTask(**fields), raw.get("answer_number"), raw.get("answer_text"),
                                raw.get("wrong_text"), raw.get("kind", ""), raw.get("split", "")))
     return _round_robin(tasks)[:limit]

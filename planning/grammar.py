@@ -32,7 +32,8 @@ the third score came out at random (1 or 3 on six right results of six, measured
 refused every accept; what an accept must not rest on is checked by code (``agents.checks``)."""
 
 TERSE_CONFIRMING_GRAMMAR = TERSE_REFLECTION_GRAMMAR.replace('"\\nanswer: " text', '("\\nanswer: " text)?')
-"""The same verdict where the reviewer is shown the plan's answer to confirm: an accept may end at its scores."""
+"""The same verdict where the reviewer is shown the plan's answer to confirm: an accept may end at its
+scores."""
 
 _COMMON = r'''num ::= [1-9] [0-9]*
 ref ::= "$" num ("." ([A-Za-z_] [A-Za-z0-9_]* | [0-9]+))*

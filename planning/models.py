@@ -85,10 +85,11 @@ class Plan(_Wire):
 
     steps: list[PlanStep]
     answer: SkipJsonSchema[ModelText | None] = Field(default=None, exclude=True)
-    """The answer's shape the planner wrote after its steps (the terse form's ``answer:`` line), with step references
-    code fills from the results (``agents.roles.reflector.drafted_answer``); the reviewer is shown it filled and
-    confirms or replaces it. Not part of the wire dump or of the plan's JSON schema (a JSON plan cannot carry one):
-    it is the planner's proposal to the reviewer, kept in the task's checkpoint (``TaskState.drafted_answer``)."""
+    """The answer's shape the planner wrote after its steps (the terse form's ``answer:`` line), with step
+    references code fills from the results (``agents.roles.reflector.drafted_answer``); the reviewer is shown
+    it filled and confirms or replaces it. Not part of the wire dump or of the plan's JSON schema (a JSON plan
+    cannot carry one): it is the planner's proposal to the reviewer, kept in the task's checkpoint
+    (``TaskState.drafted_answer``)."""
 
     def step(self, step_id: int) -> PlanStep:
         for s in self.steps:

@@ -51,7 +51,8 @@ class StreamingPlanParser:
 
     @property
     def answer(self) -> str | None:
-        """The answer's shape a terse plan wrote after its steps (``TersePlanParser.answer``); None in JSON."""
+        """The answer's shape a terse plan wrote after its steps (``TersePlanParser.answer``); None in
+        JSON."""
         return self._target.answer if isinstance(self._target, TersePlanParser) else None
 
     @property

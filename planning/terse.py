@@ -13,8 +13,8 @@ reference once and derives the dependencies from it::
 Grammar (one step per line; the reply may also hold blank lines, code fences and prose lines)::
 
     step      := INT "." NAME "(" [args] ")" ["after" "$" INT ("," "$" INT)*] ["#" description]
-    answer    := "answer:" TEXT                     the answer's shape: "$N[.path]" / "{$N[.path]}" where step N's
-                                                    output goes, "$$" a literal "$" (``Plan.answer``, wire refs)
+    answer    := "answer:" TEXT                     after the steps: the answer's shape, "$N[.path]" or
+                                                    "{$N[.path]}" where step N's output goes (``Plan.answer``)
     args      := arg ("," arg)*
     arg       := (NAME | STRING) "=" value          tool steps take named arguments only
                | STRING                             think("question") — a reasoning step (tool_name null)
@@ -211,7 +211,8 @@ def _quoted(text: str) -> str:
 
 
 def _unquoted(text: str) -> str:
-    """A wire text in terse spelling outside a string (an ``answer:`` line): ``_quoted`` without the quotes."""
+    """A wire text in terse spelling outside a string (an ``answer:`` line): ``_quoted`` without the
+    quotes."""
     return json.loads(_quoted(" ".join(text.split())))
 
 

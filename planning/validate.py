@@ -327,9 +327,9 @@ def _short(value: Any) -> str:
 
 
 def answer_draft(answer: str | None, steps: list[PlanStep]) -> str | None:
-    """The plan's answer draft when it rests on the plan: it names at least one step, and only steps of the plan.
-    A draft that names no step would be an answer written before any result; one naming a step that is not there
-    could never be filled."""
+    """The plan's answer draft when it rests on the plan: it names at least one step, and only steps of the
+    plan. A draft that names no step would be an answer written before any result; one naming a step that is
+    not there could never be filled."""
     if not answer:
         return None
     named = references(answer)

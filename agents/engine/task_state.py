@@ -122,8 +122,8 @@ class TaskState(BaseModel):
     plan_steps: list[PlanStep] = Field(default_factory=list)
     plan_complete: bool = False
     drafted_answer: str | None = None
-    """The answer's shape the current plan's planner wrote after its steps (``Plan.answer``): the reviewer is shown
-    it filled from the results, and may accept it as the answer."""
+    """The answer's shape the current plan's planner wrote after its steps (``Plan.answer``): the reviewer is
+    shown it filled from the results, and may accept it as the answer."""
     plan_cuts: list[PlanCut] = Field(default_factory=list)
     """Plans the planner ended early at a looping step (reported with the task's outcome)."""
     steps: dict[int, StepState] = Field(default_factory=dict)

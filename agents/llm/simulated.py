@@ -100,8 +100,9 @@ class GoldTask(BaseModel):
 
 
 def _answer_shape(gold: GoldTask, plan: Plan) -> str | None:
-    """The answer's shape a correct planner writes when its last step computes the figure the answer states: the
-    answer with that figure replaced by the step's reference. None where the answer is not such a sentence."""
+    """The answer's shape a correct planner writes when its last step computes the figure the answer states:
+    the answer with that figure replaced by the step's reference. None where the answer is not such a
+    sentence."""
     last = plan.steps[-1] if plan.steps else None
     if last is None or last.tool_name != "calculator" or gold.answer_number is None:
         return None
@@ -119,7 +120,8 @@ def _same_figure(written: str, value: float) -> bool:
 
 
 def _states(gold: GoldTask, prompt: str) -> bool:
-    """Whether the plan's answer shown in a review prompt states the gold figure (then a correct reviewer confirms it)."""
+    """Whether the plan's answer shown in a review prompt states the gold figure (then a correct reviewer
+    confirms it)."""
     shown = prompt.split(_DRAFT_SHOWN_MARK, 1)[1]
     return gold.answer_number is not None and any(_same_figure(m.group(0), gold.answer_number)
                                                   for m in _NUMBER.finditer(shown))
@@ -222,7 +224,7 @@ class SimulatedLLM:
             reflection = {"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": True,
                           "action": "accept", "retry_details": None, "feedback": "", "answer": gold.answer}
         if reflection["action"] == "accept" and _DRAFT_SHOWN_MARK in results and _states(gold, results):
-            reflection["answer"] = None  # the plan's answer, filled by code, is right: the verdict confirms it
+            reflection["answer"] = None  # the plan's answer, filled by code, is right: the verdict confirms
         if _asks(request, _TERSE_VERDICT_MARK):
             return render_terse_reflection(Reflection.model_validate(reflection))
         return json.dumps(reflection)

@@ -98,7 +98,7 @@ class Reflector:
         note = "" if not refused else (
             f"Your previous answer to these results was refused: {refused} Write the answer again from the results."
             if refused_fault else f"Your previous answer to these results was not accepted: {refused}")
-        # A second look was told why the previous answer did not count: it writes one rather than confirm a draft.
+        # A second look was told why the previous answer did not count: it writes one, it confirms no draft.
         draft = None if again is not None else self._shown_draft(template, plan, results, task, output)
         prompt = template.render(budget_tokens=self._prompts.context_token_budget, task=task,
                                  **self._variables(template, task, plan, results, note, refused_fault, draft))
@@ -156,11 +156,12 @@ class Reflector:
         return RoleResult(filled_answer(reflection, results, task), call.spend)
 
     def _variables(self, template: PromptTemplate, task: str, plan: Plan, results: Sequence[StepView],
-                   refused_note: str = "", refused_fault: bool = True, draft: str | None = None) -> dict[str, str]:
+                   refused_note: str = "", refused_fault: bool = True,
+                   draft: str | None = None) -> dict[str, str]:
         """What the template declares, besides the task: ``steps``, one line a step with its call and its result,
         all fenced; the facts code checked, as ``checks`` or as ``code_checks`` (left out when code found nothing);
-        the tool list for a template that opens like the other roles' prompts; the plan's answer ``draft``, filled,
-        for a template that shows it (``drafted_answer``)."""
+        the tool list for a template that opens like the other roles' prompts; the plan's answer ``draft``,
+        filled, for a template that shows it (``drafted_answer``)."""
         wants = set(template.variables)
         out: dict[str, str] = {}
         if "tools" in wants:
@@ -208,9 +209,9 @@ def filled_text(answer: str, results: Sequence[StepView], task: str = "") -> str
 
 
 def drafted_answer(plan: Plan, results: Sequence[StepView], task: str = "") -> str | None:
-    """The planner's answer draft (``Plan.answer``) filled with the outputs it names, or None when there is none or
-    it cannot stand as an answer: a step it names did not complete, or gave something other than a number, a
-    truth value or a short one-line text (a passage or a record is the reviewer's to read and word).
+    """The planner's answer draft (``Plan.answer``) filled with the outputs it names, or None when there is
+    none or it cannot stand as an answer: a step it names did not complete, or gave something other than a
+    number, a truth value or a short one-line text (a passage or a record is the reviewer's to read and word).
 
         >>> plan = Plan(steps=[], answer="Rome has {$step_3_result} more people.")
         >>> drafted_answer(plan, [StepView(3, "difference", "calculator", "completed", 1200)])

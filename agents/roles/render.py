@@ -18,7 +18,8 @@ __all__ = ["output_text", "render_checks", "render_inputs", "render_plan", "rend
 
 def render_checks(facts: Sequence[Fact]) -> str:
     """The facts code checked (``agents.checks.review.result_facts``) under their heading, or nothing when there are none: the
-    lean reviewer (reflector/v11) is not told "nothing found", which costs tokens and reads like a verification."""
+    lean reviewer (reflector/v11) is not told "nothing found", which costs tokens and reads like a
+    verification."""
     return f"Checked by code:\n{render_facts(facts)}" if facts else ""
 
 

@@ -4,8 +4,9 @@ Two forms, matching the planner prompt's reply form:
 
 - JSON (planner/v10): the whole previous plan and verbose results; the model writes a complete new plan and
   keeps a completed step by repeating it unchanged (same id, tool, input and dependencies).
-- terse (planner/v14): a **delta replan**. Completed steps keep their numbers and outputs; the model writes only
-  the steps that change or are new, numbered after the highest old id, and refers to kept outputs as ``$N``.
+- terse (planner/v14): a **delta replan**. Completed steps keep their numbers and outputs; the model writes
+  only the steps that change or are new, numbered after the highest old id, and refers to kept outputs as
+  ``$N``.
   The planner role emits the kept steps itself (no tokens), so the wire plan is still complete.
 
     >>> from planning.models import Plan, PlanStep

@@ -576,8 +576,8 @@ def test_reflector_prompts_fence_every_output(version):
              StepView(step_id=2, description="count", tool_name="count_items", status="failed",
                       error=f"tool said: {entry['output']}")]
     template = load_prompt("reflector", version)
-    shown = {"steps": render_results_compact(views), "code_checks": "", "checks": "", "tools": "fetch_page(url)",
-             "drafted_answer": ""}
+    shown = {"steps": render_results_compact(views), "code_checks": "", "checks": "",
+             "tools": "fetch_page(url)", "drafted_answer": ""}
     prompt = template.render(budget_tokens=6000, task="t", **{k: shown[k] for k in template.variables if k != "task"})
     assert assert_marker_fenced(LLMRequest(role="reflector", messages=prompt.messages), entry["marker"]) == 2
     assert "<untrusted-data>" in prompt.messages[0]["content"]  # the guardrail explains the fence
@@ -602,8 +602,8 @@ def test_the_replan_context_fences_every_output(terse):
 @pytest.mark.parametrize("profile", [HOSTED, SMALL_LOCAL], ids=["hosted", "small-local"])
 def test_the_reflector_role_fences_every_output_and_argument_it_shows(profile):
     """The prompt the Reflector role sends: outputs and errors that carry injected text are inside one fence each
-    time. Both reviewers (reflector/v11, v10) show each step's call beside its result, inside the same fence, so an
-    argument that quotes injected text is fenced too."""
+    time. Both reviewers (reflector/v11, v10) show each step's call beside its result, inside the same fence,
+    so an argument that quotes injected text is fenced too."""
     entry = BY_ID["fence-close"]
     quoted = f"count in {entry['output']}"
     plan = Plan(steps=[PlanStep(step_id=1, description="fetch", tool_name="fetch_page",

@@ -1,5 +1,5 @@
-"""SimulatedLLM answers in the form its prompt asks for (terse with the hosted planner/v14 + reflector/v11, JSON with
-the small model's planner/v10),
+"""SimulatedLLM answers in the form its prompt asks for (terse with the hosted planner/v14 + reflector/v11,
+JSON with the small model's planner/v10),
 streams token by token under the latency model, and the terse path plays every suite's gold behaviour through
 the real per-task state machine with the same results and 3 LLM calls a task."""
 

@@ -1,6 +1,6 @@
-"""The plan's answer draft through a task, in-process with scripted roles (no Ray): the planner's ``answer:`` line
-is kept in the checkpoint, the reviewer confirms it with a bare verdict, the user's checks judge it before the
-accept counts, and a replan or a second look does not carry it."""
+"""The plan's answer draft through a task, in-process with scripted roles (no Ray): the planner's ``answer:``
+line is kept in the checkpoint, the reviewer confirms it with a bare verdict, the user's checks judge it
+before the accept counts, and a replan or a second look does not carry it."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def test_a_bare_accept_makes_the_filled_draft_the_answer_and_the_checkpoint_keep
     assert result.status == "accepted" and result.answer == "Rome has 0.7 million more people than Paris."
     assert result.usage.total.llm_calls == 3
     assert "answer" not in result.plan.model_dump()  # the wire plan is unchanged
-    assert sink.checkpoints[-1]["drafted_answer"] == "Rome has {$step_3_result} million more people than Paris."
+    draft = "Rome has {$step_3_result} million more people than Paris."
+    assert sink.checkpoints[-1]["drafted_answer"] == draft
     llm.assert_complete()
 
 
@@ -39,7 +40,8 @@ def test_the_users_check_judges_the_confirmed_draft_and_the_second_look_writes_i
     def reviewer(request: LLMRequest) -> str:
         text = "\n".join(str(m["content"]) for m in request.messages)
         prompts.append(text)
-        return "accept 5 5 5" if len(prompts) == 1 else "accept 5 5 5\nanswer: Rome, by 0.7 million (2.8 vs 2.1)."
+        second = "accept 5 5 5\nanswer: Rome, by 0.7 million (2.8 vs 2.1)."
+        return "accept 5 5 5" if len(prompts) == 1 else second
 
     def cites_both(review: AnswerReview) -> None:
         if "2.1" not in (review.answer or ""):
@@ -57,7 +59,7 @@ def test_a_replan_drops_the_first_plans_draft():
     replanned = '3. subtract(a=$2, b=$1)'
     llm = ScriptedLLM({"router": [ROUTE], "planner": [first, replanned],
                        "reflector": ["replan 2 2 4: compute the difference",
-                                     "accept 5 5 5",  # no draft to confirm now: asked again (the repair round)
+                                     "accept 5 5 5",  # no draft to confirm now: the repair round
                                      "accept 5 5 5\nanswer: Rome, by 0.7 million."]})
     result, sink = run(llm)
     assert result.status == "accepted" and result.answer == "Rome, by 0.7 million."

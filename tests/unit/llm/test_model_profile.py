@@ -68,7 +68,8 @@ def test_the_hosted_default_runs_no_strategy_and_uses_the_lean_terse_prompts():
     assert HOSTED.concurrent_calls and not HOSTED.stop_at_plan and not HOSTED.grammar
     assert HOSTED.local_ray_system_config == {}
     assert {name: HOSTED.prompt(name) for name in PROMPT_NAMES} == DEFAULT_VERSIONS
-    assert (HOSTED.prompt("router"), HOSTED.prompt("planner"), HOSTED.prompt("reflector")) == ("v5", "v14", "v11")
+    versions = (HOSTED.prompt("router"), HOSTED.prompt("planner"), HOSTED.prompt("reflector"))
+    assert versions == ("v5", "v14", "v11")
     assert [HOSTED.reply_form(r) for r in ("router", "planner", "reflector")] == ["terse"] * 3
     # the defaults of every model that is not given another profile
     assert ModelProfile().strategies == frozenset() and FunctionLLM(lambda r: "").profile == HOSTED

@@ -1,5 +1,6 @@
-"""The terse plan's ``answer:`` line: the answer's shape with step references, read into ``Plan.answer`` in wire
-spelling, kept out of the plan's wire dump and JSON schema, and used only when it rests on the plan's steps."""
+"""The terse plan's ``answer:`` line: the answer's shape with step references, read into ``Plan.answer`` in
+wire spelling, kept out of the plan's wire dump and JSON schema, and used only when it rests on the plan's
+steps."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def test_the_streaming_parser_reads_the_answer_line_whatever_the_chunks() -> Non
         steps += parser.close()
         assert len(steps) == 3 and parser.answer == "Rome, by {$step_3_result} million", size
     json_parser = StreamingPlanParser()
-    json_parser.feed('{"steps": [{"step_id": 1, "tool_name": "lookup", "tool_input": {}}], "answer": "x $step_1_result"}')
+    json_parser.feed('{"steps": [{"step_id": 1, "tool_name": "lookup", "tool_input": {}}], '
+                     '"answer": "x $step_1_result"}')
     json_parser.close()
     assert json_parser.answer is None  # a JSON plan carries no draft: its schema has no such key
 

@@ -44,8 +44,9 @@ def test_every_role_has_a_template_that_renders() -> None:
             assert f"<{variable} value>" in rendered.messages[0]["content"] + rendered.messages[1]["content"]
 
 
-@pytest.mark.parametrize(("version", "last"), [("v10", "Output only the JSON object."),
-                                               ("v14", "Output only the numbered step lines and the answer line.")])
+@pytest.mark.parametrize(("version", "last"), [
+    ("v10", "Output only the JSON object."),
+    ("v14", "Output only the numbered step lines and the answer line.")])
 def test_guardrails_come_last_in_the_system_message(version: str, last: str) -> None:
     rendered = load_prompt("planner", version).render(**_values(load_prompt("planner", version)))
     assert rendered.messages[0]["content"].rstrip().endswith(last)

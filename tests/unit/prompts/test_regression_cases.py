@@ -350,7 +350,8 @@ def test_cli_helpers() -> None:
     assert _parse_pins(["planner=v14", "reflector=v11"]) == {"planner": "v14", "reflector": "v11"}
     with pytest.raises(SystemExit):
         _parse_pins(["planner"])
-    with pytest.raises(PromptNotFoundError, match="available: v10, v14"):  # a retired version fails before the run
+    # a retired version fails before the run
+    with pytest.raises(PromptNotFoundError, match="available: v10, v14"):
         _parse_pins(["planner=v1"])
     cases = {"router": [RouterCase("router-01", "a", "plan"), RouterCase("router-02", "b", "direct")],
              "planner": [PlannerCase("planner-01", "c")]}

@@ -1,6 +1,7 @@
-"""The hosted model profile's terse forms (router/v5, planner/v14, reflector/v11) and the small-local profile's JSON
-forms (router/v7, planner/v10, reflector/v10): which profile uses which, the forms their texts describe parse with
-the reply parsers, and the task-specific text comes after a prefix shared by every task (prompt caching)."""
+"""The hosted model profile's terse forms (router/v5, planner/v14, reflector/v11) and the small-local
+profile's JSON forms (router/v7, planner/v10, reflector/v10): which profile uses which, the forms their texts
+describe parse with the reply parsers, and the task-specific text comes after a prefix shared by every task
+(prompt caching)."""
 
 from __future__ import annotations
 

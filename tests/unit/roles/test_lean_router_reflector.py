@@ -1,7 +1,7 @@
-"""router/v5 and reflector/v11, the lean defaults for hosted models (issue 18's input-token targets): the router
-sees what each tool is for and no argument schemas; the reviewer sees no tool catalog, one fenced line a step
-holding its call and its result, and the facts code checked only when there are some. Both still take the
-terse and the JSON replies, and the simulated model plays every suite's gold behaviour through them."""
+"""router/v5 and reflector/v11, the lean defaults for hosted models (issue 18's input-token targets): the
+router sees what each tool is for and no argument schemas; the reviewer sees no tool catalog, one fenced line
+a step holding its call and its result, and the facts code checked only when there are some. Both still take
+the terse and the JSON replies, and the simulated model plays every suite's gold behaviour through them."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def _fixed_tokens(name: str, version: str) -> int:
 
 
 def test_the_lean_versions_are_the_defaults_and_smaller_than_the_ones_they_replace() -> None:
-    assert load_prompt("router").template_id == "router/v5" and load_prompt("reflector").template_id == "reflector/v11"
+    assert load_prompt("router").template_id == "router/v5"
+    assert load_prompt("reflector").template_id == "reflector/v11"
     assert (HOSTED.prompt("router"), HOSTED.prompt("reflector")) == ("v5", "v11")
     assert _fixed_tokens("router", "v5") < RETIRED_V3_TOKENS["router"] - 35
     assert _fixed_tokens("reflector", "v11") < RETIRED_V3_TOKENS["reflector"] - 70

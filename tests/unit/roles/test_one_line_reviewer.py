@@ -1,6 +1,6 @@
-"""The reviewer reading one line a step (reflector/v10, the small-local profile's, and v11, the hosted one's): each
-step's call and its result on one fenced line, the facts code checked after them, and no plan repeated apart (no
-Ray, no model)."""
+"""The reviewer reading one line a step (reflector/v10, the small-local profile's, and v11, the hosted one's):
+each step's call and its result on one fenced line, the facts code checked after them, and no plan repeated
+apart (no Ray, no model)."""
 
 from __future__ import annotations
 

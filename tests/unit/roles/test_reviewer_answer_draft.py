@@ -1,6 +1,6 @@
-"""The reviewer and the plan's answer draft (``Plan.answer``, the terse planner's ``answer:`` line): shown filled and
-fenced where every step it names gave a short plain value, confirmed by a bare ``accept`` verdict, replaced by an
-``answer:`` line, and never shown where it cannot stand as an answer (no Ray, no model)."""
+"""The reviewer and the plan's answer draft (``Plan.answer``, the terse planner's ``answer:`` line): shown
+filled and fenced where every step it names gave a short plain value, confirmed by a bare ``accept`` verdict,
+replaced by an ``answer:`` line, and never shown where it cannot stand as an answer (no Ray, no model)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def _user(request: LLMRequest) -> str:
 def test_a_bare_accept_confirms_the_draft_filled_from_the_results() -> None:
     request, review = _review("accept 5 5 5")
     assert "The plan's answer, filled in from the results:" in _user(request)
-    assert '<untrusted-data source="the plan\'s answer">\nRome has 0.7 million more people than Paris.' in _user(request)
+    fenced = '<untrusted-data source="the plan\'s answer">\nRome has 0.7 million more people than Paris.'
+    assert fenced in _user(request)
     assert request.grammar == TERSE_CONFIRMING_GRAMMAR  # sent where the profile takes grammars
     assert (review.action, review.answer) == ("accept", "Rome has 0.7 million more people than Paris.")
 
@@ -77,7 +78,7 @@ def test_a_draft_that_cannot_stand_as_an_answer_is_not_shown_and_an_accept_must_
     assert drafted_answer(DRAFTED, views) is None
     request, review = _review("accept 5 5 5\nanswer: Rome, by 0.7 million.", views=views)
     assert "The plan's answer" not in _user(request) and review.answer == "Rome, by 0.7 million."
-    with pytest.raises(InvalidLLMOutputError):  # a bare accept has no answer: repair round, then a clear error
+    with pytest.raises(InvalidLLMOutputError):  # a bare accept has no answer: a repair round, then an error
         _review("accept 5 5 5", views=views)
 
 
@@ -89,7 +90,8 @@ def test_a_hostile_short_value_is_fenced_inside_the_draft() -> None:
 
 def test_no_draft_for_a_typed_output_or_a_reviewer_that_does_not_ask_for_it() -> None:
     assert "The plan's answer" not in _user(_review(
-        '{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": true, "action": "accept", '
-        '"retry_details": null, "feedback": "", "answer": "Rome, by 0.7 million."}', profile=SMALL_LOCAL)[0])
+        '{"scores": {"completeness": 5, "correctness": 5, "format": 5}, "overall_pass": true, '
+        '"action": "accept", "retry_details": null, "feedback": "", "answer": "Rome, by 0.7 million."}',
+        profile=SMALL_LOCAL)[0])
     request, review = _review("accept 5 5 5\nanswer: 0.7", output=output_spec(float, importable=False))
     assert "The plan's answer" not in _user(request) and review.answer == "0.7"

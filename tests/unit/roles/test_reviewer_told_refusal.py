@@ -1,6 +1,6 @@
 """A second review of the same results (``planning.policy.ReviewAgain``) is told what code found wrong with the
-answer before, among the facts code checked: in the hosted reviewer (reflector/v11, terse) and the small-local one
-(reflector/v10, JSON) alike."""
+answer before, among the facts code checked: in the hosted reviewer (reflector/v11, terse) and the small-local
+one (reflector/v10, JSON) alike."""
 
 from __future__ import annotations
 

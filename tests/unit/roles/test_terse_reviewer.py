@@ -1,7 +1,7 @@
-"""The terse reviewer (reflector/v11, the hosted profile's): its request carries the verdict grammar (sent where the
-model's profile takes grammars, ``ModelProfile.grammar``), its reply is read into the wire ``Reflection``, and the
-policy still decides (no Ray, no model). The JSON reviewer (reflector/v10, the small-local profile's) gets its
-schema instead."""
+"""The terse reviewer (reflector/v11, the hosted profile's): its request carries the verdict grammar (sent
+where the model's profile takes grammars, ``ModelProfile.grammar``), its reply is read into the wire
+``Reflection``, and the policy still decides (no Ray, no model). The JSON reviewer (reflector/v10, the
+small-local profile's) gets its schema instead."""
 
 from __future__ import annotations
 
