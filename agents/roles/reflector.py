@@ -25,7 +25,8 @@ from agents.roles.render import render_checks, step_calls
 from agents.roles.typed_review import typed_call, typed_review
 from agents.outputs import OutputSpec
 from agents.tools.registry import catalog_params
-from dag.refs import fill_text, find_reference, references
+from dag.errors import DagError
+from dag.refs import Ref, Template, compile_value, fill_text, find_reference, resolve
 from planning.grammar import TERSE_CONFIRMING_GRAMMAR, TERSE_REFLECTION_GRAMMAR
 from planning.models import Plan, Reflection
 from planning.parse import parse_reflection, reflection_schema
@@ -220,8 +221,12 @@ def drafted_answer(plan: Plan, results: Sequence[StepView], task: str = "") -> s
     if not plan.answer:
         return None
     done = {r.step_id: r.output for r in results if r.status == "completed"}
-    named = references(plan.answer)
-    if not named or any(i not in done or not _plain(done[i]) for i in named):
+    compiled = compile_value(plan.answer)
+    named = [compiled] if isinstance(compiled, Ref) else compiled.refs if isinstance(compiled, Template) else []
+    try:
+        if not named or not all(_plain(resolve(ref, done)) for ref in named):
+            return None
+    except DagError:  # a step it names did not complete, or has no such field
         return None
     filled = filled_text(plan.answer, results, task)
     return None if find_reference(filled) is not None else filled

@@ -95,3 +95,9 @@ def test_no_draft_for_a_typed_output_or_a_reviewer_that_does_not_ask_for_it() ->
         profile=SMALL_LOCAL)[0])
     request, review = _review("accept 5 5 5\nanswer: 0.7", output=output_spec(float, importable=False))
     assert "The plan's answer" not in _user(request) and review.answer == "0.7"
+
+
+def test_a_draft_may_name_a_field_of_a_structured_output() -> None:
+    plan = Plan(steps=STEPS, answer="Rome is {$step_3_result.celsius} degrees warmer.")
+    assert drafted_answer(plan, _views(third={"celsius": 4.5})) == "Rome is 4.5 degrees warmer."
+    assert drafted_answer(plan, _views(third={"kelvin": 4.5})) is None  # no such field
