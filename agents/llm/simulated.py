@@ -100,31 +100,43 @@ class GoldTask(BaseModel):
 
 
 def _answer_shape(gold: GoldTask, plan: Plan) -> str | None:
-    """The answer's shape a correct planner writes when its last step computes the figure the answer states:
-    the answer with that figure replaced by the step's reference. None where the answer is not such a
-    sentence."""
+    """The answer's shape a correct planner writes when its last step computes the figure the answer states: the
+    answer with that figure replaced by the step's reference. None where the answer is not such a sentence."""
     last = plan.steps[-1] if plan.steps else None
-    if last is None or last.tool_name != "calculator" or gold.answer_number is None:
+    figure = _gold_figure(gold)
+    if last is None or last.tool_name != "calculator" or figure is None:
         return None
-    for m in _NUMBER.finditer(gold.answer):
-        if _same_figure(m.group(0), gold.answer_number):
-            return f"{gold.answer[:m.start()]}{{$step_{last.step_id}_result}}{gold.answer[m.end():]}"
-    return None
+    return f"{gold.answer[:figure.start()]}{{$step_{last.step_id}_result}}{gold.answer[figure.end():]}"
 
 
-def _same_figure(written: str, value: float) -> bool:
+def _gold_figure(gold: GoldTask) -> re.Match[str] | None:
+    """Where the gold answer writes its figure: ``answer_number`` as written, rounded to the decimals shown."""
+    if gold.answer_number is None:
+        return None
+    return next((m for m in _NUMBER.finditer(gold.answer) if _rounds_to(gold.answer_number, m.group(0))), None)
+
+
+def _rounds_to(value: float, written: str) -> bool:
+    """Whether ``written`` is ``value`` rounded to the decimals it shows ("60.12" writes 60.1246)."""
+    text = written.replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
     try:
-        return abs(float(written.replace(",", "")) - value) <= 1e-6 * max(1.0, abs(value))
+        return abs(float(text) - round(value, decimals)) <= 10 ** -(decimals + 3) + 1e-9 * abs(value)
     except ValueError:
         return False
 
 
 def _states(gold: GoldTask, prompt: str) -> bool:
-    """Whether the plan's answer shown in a review prompt states the gold figure (then a correct reviewer
-    confirms it)."""
+    """Whether the plan's answer shown in a review prompt states the gold figure, to the decimals the gold answer
+    writes it with (then a correct reviewer confirms it)."""
+    figure = _gold_figure(gold)
+    if figure is None:
+        return False
+    written = figure.group(0).replace(",", "")
+    decimals = len(written.split(".")[1]) if "." in written else 0
     shown = prompt.split(_DRAFT_SHOWN_MARK, 1)[1]
-    return gold.answer_number is not None and any(_same_figure(m.group(0), gold.answer_number)
-                                                  for m in _NUMBER.finditer(shown))
+    return any(_rounds_to(float(m.group(0).replace(",", "")), f"{float(written):.{decimals}f}")
+               for m in _NUMBER.finditer(shown))
 
 
 def _param_order(prompt: str) -> dict[str, list[str]]:

@@ -120,3 +120,14 @@ def test_the_planner_drafts_the_answer_where_its_last_step_computes_it_and_the_r
     assert result.status == "accepted" and answer_matches(result.answer or "", task.answer_number)
     assert review.answer == result.answer
     assert result.usage.by_role["reflector"].output_tokens <= 8  # the verdict line alone
+
+
+def test_a_gold_answer_that_rounds_the_computed_figure_is_drafted_and_confirmed() -> None:
+    """The mixed suite's answers round the figure ("60.12%" for 60.1246): the draft puts the computed value there,
+    and a reviewer shown it confirms it when it rounds to the figure the gold answer writes."""
+    task = load_suite("mixed", 1)[0]
+    llm = SimulatedLLM([task.gold], INSTANT)
+    assert llm.answer(_planner_request(task.gold.task, "v14")).splitlines()[-1].startswith("answer: ")
+    result, _ = asyncio.run(run_task(llm, task.text, tools=TOOLS, config=TERSE))
+    assert result.status == "accepted" and answer_matches(result.answer or "", task.answer_number)
+    assert result.usage.by_role["reflector"].output_tokens <= 8
