@@ -19,7 +19,7 @@ from agents.trace.cli import main as trace_main
 pytestmark = pytest.mark.browser
 
 @pytest.fixture(autouse=True, scope="module")
-def _chromium() -> None:
+def _needs_chromium() -> None:
     require_chromium()  # at run time: the fast tier collects this module while CI still installs Chromium
 
 
@@ -47,8 +47,8 @@ class _Elements(HTMLParser):
 
 
 def _chromium(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([require_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                           "--enable-logging=stderr", "--v=0", *args],
+    return subprocess.run([require_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                           "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0", *args],
                           capture_output=True, text=True, timeout=timeout, check=False)
 
 

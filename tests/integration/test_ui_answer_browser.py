@@ -18,7 +18,7 @@ from agents.ui import UIServer
 pytestmark = pytest.mark.browser
 
 @pytest.fixture(autouse=True, scope="module")
-def _chromium() -> None:
+def _needs_chromium() -> None:
     require_chromium()  # at run time: the fast tier collects this module while CI still installs Chromium
 
 

@@ -29,7 +29,7 @@ from prompts import count_tokens
 pytestmark = pytest.mark.browser
 
 @pytest.fixture(autouse=True, scope="module")
-def _chromium() -> None:
+def _needs_chromium() -> None:
     require_chromium()  # at run time: the fast tier collects this module while CI still installs Chromium
 
 

@@ -15,15 +15,12 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
-
+import pytest
 
 def require_chromium() -> str:
     """The Chromium binary, looked up when a browser test runs, not when its module is collected: the fast tier
     collects the browser modules too (and deselects them), while CI installs Chromium beside it. Missing in CI is
     an error (the browser tests must run there); elsewhere the test is skipped with what to run."""
-    import pytest
-
     found = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
     if found is None:
         if os.environ.get("CI"):
