@@ -132,11 +132,8 @@ def _states(gold: GoldTask, prompt: str) -> bool:
     figure = _gold_figure(gold)
     if figure is None:
         return False
-    written = figure.group(0).replace(",", "")
-    decimals = len(written.split(".")[1]) if "." in written else 0
     shown = prompt.split(_DRAFT_SHOWN_MARK, 1)[1]
-    return any(_rounds_to(float(m.group(0).replace(",", "")), f"{float(written):.{decimals}f}")
-               for m in _NUMBER.finditer(shown))
+    return any(_rounds_to(float(m.group(0).replace(",", "")), figure.group(0)) for m in _NUMBER.finditer(shown))
 
 
 def _param_order(prompt: str) -> dict[str, list[str]]:
